@@ -1,0 +1,100 @@
+"""Couples of short texts as plain arrays: the one data structure every stage shares.
+
+A :class:`PairSet` holds P couples (text a, text b). Each text is a row of word indices
+into an embedding table / vocabulary, already sorted by descending idf (paper, section
+3.1), padded on the right to a common width; the padding value is 0 and is never read
+because every consumer masks with the lengths. ``label`` is 1 for a related pair and 0
+for an unrelated one.
+
+Files are ``.npz`` archives (no pickles) with the keys ``a``, ``b``, ``len_a``,
+``len_b`` and ``label``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+KEYS = ("a", "b", "len_a", "len_b", "label")
+
+
+class PairSet(NamedTuple):
+    a: np.ndarray  # (P, W) int32, idf-descending word indices, 0-padded
+    b: np.ndarray  # (P, W) int32
+    len_a: np.ndarray  # (P,) int32, true lengths
+    len_b: np.ndarray  # (P,) int32
+    label: np.ndarray  # (P,) int8, 1 = related, 0 = unrelated
+
+    @property
+    def width(self) -> int:
+        return int(self.a.shape[1])
+
+    def __len__(self) -> int:
+        return int(self.label.shape[0])
+
+    def take(self, index) -> "PairSet":
+        """The couples at ``index`` (an integer array or a boolean mask)."""
+        return PairSet(*(np.asarray(x)[index] for x in self))
+
+
+def validate(pairs: PairSet, name: str = "pairs", vocab_size: int | None = None) -> None:
+    """Raise ``ValueError`` naming ``name`` if the arrays are not a consistent PairSet."""
+    a, b, la, lb, y = (np.asarray(x) for x in pairs)
+    if a.ndim != 2 or b.shape != a.shape:
+        raise ValueError(f"{name}: a and b must be 2-D arrays of one shape, got {a.shape} and {b.shape}")
+    p = a.shape[0]
+    for key, arr in (("len_a", la), ("len_b", lb), ("label", y)):
+        if arr.shape != (p,):
+            raise ValueError(f"{name}: {key} must have shape ({p},), got {arr.shape}")
+    if p and (la.min() < 0 or lb.min() < 0 or la.max() > a.shape[1] or lb.max() > a.shape[1]):
+        raise ValueError(f"{name}: lengths must lie in 0..{a.shape[1]} (the width)")
+    if p and not np.isin(y, (0, 1)).all():
+        raise ValueError(f"{name}: labels must be 0 (unrelated) or 1 (related)")
+    if vocab_size is not None and p and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= vocab_size):
+        raise ValueError(f"{name}: word indices must lie in 0..{vocab_size - 1}")
+
+
+def concat(parts: list[PairSet]) -> PairSet:
+    """Stack PairSets of possibly different widths (narrower ones are 0-padded)."""
+    width = max(p.width for p in parts)
+
+    def pad(x):
+        return np.pad(x, ((0, 0), (0, width - x.shape[1])))
+
+    return PairSet(
+        np.concatenate([pad(p.a) for p in parts]).astype(np.int32),
+        np.concatenate([pad(p.b) for p in parts]).astype(np.int32),
+        np.concatenate([p.len_a for p in parts]).astype(np.int32),
+        np.concatenate([p.len_b for p in parts]).astype(np.int32),
+        np.concatenate([p.label for p in parts]).astype(np.int8),
+    )
+
+
+def save(path: str, pairs: PairSet) -> None:
+    """Write ``pairs`` to ``path`` atomically (temporary name, then rename)."""
+    validate(pairs, name=path)
+    tmp = f"{path}.tmp.npz"
+    np.savez(tmp, **{k: np.asarray(v) for k, v in zip(KEYS, pairs)})
+    os.replace(tmp, path)
+
+
+def load(path: str) -> PairSet:
+    """Read a PairSet written by :func:`save`; a clear ``ValueError`` on a bad file."""
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: no such file")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            missing = [k for k in KEYS if k not in z]
+            if missing:
+                raise ValueError(f"{path}: not a pair file (missing {', '.join(missing)})")
+            pairs = PairSet(
+                z["a"].astype(np.int32), z["b"].astype(np.int32),
+                z["len_a"].astype(np.int32), z["len_b"].astype(np.int32),
+                z["label"].astype(np.int8),
+            )
+    except (OSError, EOFError) as err:
+        raise ValueError(f"{path}: cannot read pair file ({err})") from None
+    validate(pairs, name=path)
+    return pairs

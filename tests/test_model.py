@@ -1,0 +1,117 @@
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from repro import model
+
+
+def test_init_weights_is_half():
+    w = model.init_weights(7)
+    assert w.shape == (7,) and np.all(np.asarray(w) == 0.5)
+    with pytest.raises(ValueError, match="n_max"):
+        model.init_weights(0)
+
+
+def test_interpolated_weights_hand_computed():
+    w = np.array([1.0, 2.0, 4.0, 8.0, 16.0], np.float32)  # n_max = 5
+    z = np.asarray(model.interpolated_weights(w, np.array([1, 2, 3, 5, 4, 9, 0]), 9))
+    eps = 1e-5
+    # n = 1: w[0]; n = 2: ends; n = 3: positions 0, 2, 4; n = n_max: w itself
+    np.testing.assert_allclose(z[0], [1, 0, 0, 0, 0, 0, 0, 0, 0])
+    np.testing.assert_allclose(z[1], [1, 16, 0, 0, 0, 0, 0, 0, 0])
+    np.testing.assert_allclose(z[2], [1, 4, 16, 0, 0, 0, 0, 0, 0])
+    np.testing.assert_allclose(z[3], [1, 2, 4, 8, 16, 0, 0, 0, 0])
+    # n = 4: positions 0, 4/3, 8/3, 4
+    p1, p2 = 4 / 3, 8 / 3
+    z41 = (4 - 2) * (p1 - 1) / (1 + eps) + 2
+    z42 = (8 - 4) * (p2 - 2) / (1 + eps) + 4
+    np.testing.assert_allclose(z[4], [1, z41, z42, 16, 0, 0, 0, 0, 0], rtol=1e-6)
+    # n = 9 > n_max: positions 0, .5, 1, ..., 4
+    half = [(w[i + 1] - w[i]) * 0.5 / (1 + eps) + w[i] for i in range(4)]
+    expected = [1, half[0], 2, half[1], 4, half[2], 8, half[3], 16]
+    np.testing.assert_allclose(z[5], expected, rtol=1e-6)
+    np.testing.assert_allclose(z[6], 0.0)
+
+
+def test_interpolation_matches_numpy_linspace_reference():
+    rng = np.random.default_rng(3)
+    w = rng.normal(size=30).astype(np.float32)
+    lengths = np.arange(1, 41)
+    z = np.asarray(model.interpolated_weights(w, lengths, 40))
+    for row, n in zip(z, lengths):
+        # the paper's I_j = 1 + (j-1)(n_max-1)/(n-1), 0-based (linspace without rounding)
+        pos = np.arange(n) * 29 / max(n - 1, 1)
+        lo, hi = np.floor(pos).astype(int), np.ceil(pos).astype(int)
+        hi = np.minimum(hi, 29)
+        ref = (w[hi] - w[lo]) * (pos - lo) / (hi - lo + 1e-5) + w[lo]
+        np.testing.assert_allclose(row[:n], ref, rtol=1e-5, atol=1e-5)  # float32
+        assert np.all(row[n:] == 0)
+
+
+def test_represent_hand_computed():
+    table = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0], [-1.0, 3.0]], np.float32)
+    w = np.array([1.0, 0.5, 0.25], np.float32)
+    tokens = np.array([[2, 0, 1], [3, 1, 0]], np.int32)
+    lengths = np.array([3, 2])
+    t = np.asarray(model.represent(w, table, tokens, lengths))
+    # text 0, n = 3 = n_max: (1*[2,2] + .5*[1,0] + .25*[0,1]) / 3
+    np.testing.assert_allclose(t[0], [2.5 / 3, 2.25 / 3], rtol=1e-6)
+    # text 1, n = 2: weights w[0], w[2] -> (1*[-1,3] + .25*[0,1]) / 2
+    np.testing.assert_allclose(t[1], [-0.5, 3.25 / 2], rtol=1e-6)
+
+
+def test_represent_fixed_length_is_plain_weighted_mean():
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=(50, 8)).astype(np.float32)
+    tokens = rng.integers(0, 50, size=(6, 20)).astype(np.int32)
+    w = rng.uniform(size=20).astype(np.float32)
+    t = np.asarray(model.represent(w, table, tokens, np.full(6, 20)))
+    ref = np.einsum("j,bjd->bd", w, table[tokens]) / 20
+    np.testing.assert_allclose(t, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_represent_empty_text():
+    table = np.eye(3, dtype=np.float32)
+    tokens = np.array([[1, 0], [0, 0]], np.int32)
+    with pytest.raises(ValueError, match=r"lengths\[1\] is 0"):
+        model.represent(np.ones(2), table, tokens, np.array([2, 0]))
+    t = np.asarray(model.represent(np.ones(2), table, tokens, np.array([2, 0]), allow_empty=True))
+    np.testing.assert_allclose(t[1], 0.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(table=np.full((3, 2), np.nan, np.float32)), "table contains NaN"),
+        (dict(table=np.array([[np.inf, 0]] * 3, np.float32)), "table contains NaN"),
+        (dict(table=np.zeros((0, 2), np.float32)), "table must be a non-empty"),
+        (dict(tokens=np.zeros((0, 2), np.int32), lengths=np.zeros(0, np.int32)), "tokens is empty"),
+        (dict(tokens=np.array([[0, 5]], np.int32)), "tokens: word indices"),
+        (dict(tokens=np.zeros(2, np.int32)), "tokens must be 2-D"),
+        (dict(lengths=np.array([1, 2])), "lengths has 2 entries"),
+        (dict(lengths=np.array([3])), "exceeds the width"),
+        (dict(w=np.array([np.nan, 1.0])), "w contains NaN"),
+    ],
+)
+def test_represent_bad_input(kwargs, match):
+    args = dict(w=np.ones(2, np.float32), table=np.ones((3, 2), np.float32),
+                tokens=np.array([[0, 1]], np.int32), lengths=np.array([2]))
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        model.represent(args["w"], args["table"], args["tokens"], args["lengths"])
+
+
+def test_represent_gradient_matches_finite_differences():
+    with jax.enable_x64(True):
+        rng = np.random.default_rng(1)
+        table = jnp.asarray(rng.normal(size=(30, 5)))
+        tokens = jnp.asarray(rng.integers(0, 30, size=(4, 12)))
+        lengths = jnp.asarray([12, 7, 1, 10])
+        w = jnp.asarray(rng.uniform(size=8))
+        v = jnp.asarray(rng.normal(size=(4, 5)))
+        f = lambda w: jnp.sum(v * model._represent(w, table, tokens, lengths))
+        g = np.asarray(jax.grad(f)(w))
+        h = 1e-6
+        fd = [(f(w.at[i].add(h)) - f(w.at[i].add(-h))) / (2 * h) for i in range(8)]
+        np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
