@@ -28,6 +28,7 @@ class CVResult(NamedTuple):
     grid: np.ndarray  # (K,) kappa values tried
     errors: np.ndarray  # (K, F) held-out optimal split error per kappa and fold
     epochs: np.ndarray  # (K, F) epochs Algorithm 1 ran
+    weights: np.ndarray  # (K, F, n_max) the weights of every run
 
 
 def fold_indices(labels, folds: int, seed: int):
@@ -83,4 +84,4 @@ def select_kappa(table, pairs: PairSet, grid=DEFAULT_GRID, *, folds: int = 5,
             errors[i, j] = metrics.split_error(s, part.label, s, part.label)[0]
     mean = errors.mean(axis=1)
     best = int(np.flatnonzero(mean == mean.min())[0])
-    return CVResult(float(grid[best]), grid, errors, np.asarray(epochs).reshape(k, f))
+    return CVResult(float(grid[best]), grid, errors, np.asarray(epochs).reshape(k, f), w)

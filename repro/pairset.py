@@ -31,7 +31,9 @@ class PairSet(NamedTuple):
     def width(self) -> int:
         return int(self.a.shape[1])
 
-    def __len__(self) -> int:
+    @property
+    def size(self) -> int:
+        """Number of couples P (``len()`` of a PairSet is its 5 fields, as for any tuple)."""
         return int(self.label.shape[0])
 
     def take(self, index) -> "PairSet":

@@ -29,11 +29,11 @@ def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int
     table = jnp.asarray(table)
     validate(pairs, vocab_size=table.shape[0])
     check_tokens(pairs.a, table.shape[0], "pairs.a")
-    out = np.empty(len(pairs), np.float64)
-    for s in range(0, len(pairs), chunk):
+    out = np.empty(pairs.size, np.float64)
+    for s in range(0, pairs.size, chunk):
         part = [jnp.asarray(np.asarray(x)[s:s + chunk]) for x in pairs[:4]]
         n = part[0].shape[0]
-        if n < chunk and len(pairs) > chunk:  # pad the tail so one compiled shape serves all
+        if n < chunk and pairs.size > chunk:  # pad the tail so one compiled shape serves all
             part = [jnp.pad(x, [(0, chunk - n)] + [(0, 0)] * (x.ndim - 1)) for x in part]
         out[s:s + n] = np.asarray(_distances_jit(w, table, *part, kind))[:n]
     return out

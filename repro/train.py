@@ -160,7 +160,7 @@ def prepare(table, pairs: PairSet, name: str = "pairs") -> Data:
     check_table(table)
     validate(pairs, name=name, vocab_size=np.shape(table)[0])
     check_tokens(pairs.a, np.shape(table)[0], name=f"{name}.a")
-    if len(pairs) and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
+    if pairs.size and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
         raise ValueError(f"{name}: every text needs at least one in-vocabulary word (a length is 0)")
     return Data(jnp.asarray(table, jnp.float32), jnp.asarray(pairs.a), jnp.asarray(pairs.b),
                 jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))

@@ -1,0 +1,101 @@
+import numpy as np
+import pytest
+from scipy import stats
+
+from repro import metrics
+
+
+def brute_split_error(vs, vy, ts, ty):
+    lo, hi = vs.min(), vs.max()
+    vn, tn = (vs - lo) / (hi - lo), (ts - lo) / (hi - lo)
+    best_err, best_t = np.inf, None
+    for t in np.linspace(0, 1, 1001):
+        err = (np.sum((vn > t) & (vy == 0)) + np.sum((vn <= t) & (vy == 1))) / vn.size
+        if err <= best_err:  # the largest threshold among ties
+            best_err, best_t = err, t
+    pred = tn > best_t
+    fpr = np.sum(pred & (ty == 0)) / np.sum(ty == 0)
+    fnr = np.sum(~pred & (ty == 1)) / np.sum(ty == 1)
+    return (fpr + fnr) / 2, best_t
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_split_error_equals_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    vy, ty = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    vs = rng.normal(size=n) + vy * rng.uniform(0, 2)
+    ts = rng.normal(size=n) + ty * rng.uniform(0, 2)
+    if seed % 2:  # heavy ties: scores on a coarse grid, some exactly on thresholds
+        vs, ts = np.round(vs, 1), np.round(ts, 1)
+    err, theta = metrics.split_error(vs, vy, ts, ty)
+    ref_err, ref_theta = brute_split_error(vs, vy, ts, ty)
+    assert theta == ref_theta
+    assert err == pytest.approx(ref_err, abs=1e-15)
+
+
+def test_split_error_hand_computed():
+    # validation normalised scores 0, .25, .5, 1 ; related ones are .5 and 1
+    vs = np.array([0.0, 1.0, 2.0, 4.0]); vy = np.array([0, 0, 1, 1])
+    # errors are 0 for every threshold in [.25, .5): the largest is 0.499
+    err, theta = metrics.split_error(vs, vy, np.array([1.0, 3.0, 2.1, 0.5]), np.array([1, 1, 0, 0]))
+    assert theta == pytest.approx(0.499)
+    # test normalised .25, .75, .525, .125 -> predictions 0, 1, 1, 0: FNR 1/2, FPR 1/2
+    assert err == pytest.approx(0.5)
+
+
+def test_split_counts():
+    s = metrics.split([0, 1, 2, 3], [0, 0, 1, 1], [0, 3, 3, 0], [0, 0, 1, 1])
+    assert (s.false_positives, s.false_negatives, s.errors) == (1, 1, 2)
+    assert s.error == pytest.approx(0.5)
+
+
+def test_js_divergence_direct_formula():
+    rng = np.random.default_rng(0)
+    vs = rng.normal(size=200)
+    ts = rng.normal(size=500) * 1.5
+    ty = rng.integers(0, 2, 500)
+    ts = ts + ty
+    bins = 50
+    lo, hi = vs.min(), vs.max()
+    t = (ts - lo) / (hi - lo)
+    edges = np.linspace(-1, 1.5, bins + 1)
+    p = np.array([np.sum((t[ty == 1] >= edges[i]) & ((t[ty == 1] < edges[i + 1]) | ((i == bins - 1) & (t[ty == 1] == 1.5)))) for i in range(bins)]) + 1.0
+    q = np.array([np.sum((t[ty == 0] >= edges[i]) & ((t[ty == 0] < edges[i + 1]) | ((i == bins - 1) & (t[ty == 0] == 1.5)))) for i in range(bins)]) + 1.0
+    p, q = p / p.sum(), q / q.sum()
+    js = 0.0
+    for pi, qi in zip(p, q):
+        js += 0.5 * pi * np.log2(2 * pi / (pi + qi)) + 0.5 * qi * np.log2(2 * qi / (pi + qi))
+    assert metrics.js_divergence(vs, ts, ty, bins=bins) == pytest.approx(js, rel=1e-12)
+
+
+def test_js_divergence_bounds():
+    vs = np.array([0.0, 1.0])
+    same = metrics.js_divergence(vs, np.array([0.5, 0.5]), np.array([1, 0]), bins=10)
+    assert same == pytest.approx(0.0, abs=1e-15)
+    apart = metrics.js_divergence(vs, np.r_[np.zeros(10**5), np.ones(10**5)], np.r_[np.zeros(10**5), np.ones(10**5)], bins=10)
+    assert 0.99 < apart <= 1.0
+
+
+def test_binomial_test():
+    # null rate 0.5, B makes 0 errors in 5: two-sided p = 2 * 0.5**5
+    assert metrics.binomial_test(5, 10, 0, 5) == pytest.approx(0.0625)
+    assert metrics.binomial_test(30, 100, 12, 40) == pytest.approx(stats.binomtest(12, 40, 0.3).pvalue)
+    with pytest.raises(ValueError, match="errors_b"):
+        metrics.binomial_test(1, 10, 11, 10)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (([], [], [1.0], [1]), "val_scores: no scores"),
+        (([1.0, np.nan], [0, 1], [1.0, 2.0], [0, 1]), "val_scores: scores contain NaN"),
+        (([1.0, 2.0], [1, 1], [1.0, 2.0], [0, 1]), "val_scores: both related"),
+        (([1.0, 2.0], [0, 1], [1.0, 2.0], [0, 2]), "test_scores: labels must be"),
+        (([1.0, 1.0], [0, 1], [1.0, 2.0], [0, 1]), "all validation scores are equal"),
+        (([1.0, 2.0], [0, 1, 1], [1.0, 2.0], [0, 1]), "val_scores: scores and labels"),
+    ],
+)
+def test_split_error_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        metrics.split_error(*args)

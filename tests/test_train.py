@@ -1,0 +1,145 @@
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from repro import crossval, metrics
+from repro.scoring import pair_scores
+from repro.train import TrainConfig, make_trainer, next_rate, prepare, train
+
+from synthetic import signal_pairs
+
+
+def schedule(losses, config=TrainConfig()):
+    """Drive Algorithm 1's rule with a scripted sequence of mean epoch losses."""
+    eta, l_old, etas = config.eta, np.inf, []
+    for epoch, l_mean in enumerate(losses):
+        etas.append(eta)
+        eta, stop = next_rate(jnp.float32(eta), jnp.float32(l_mean), jnp.float32(l_old), config)
+        eta = float(eta)
+        if bool(stop):
+            return epoch + 1, etas
+        l_old = l_mean
+    return len(losses), etas
+
+
+def test_learning_rate_drop_and_stop_on_scripted_losses():
+    # falls, falls, rises (drop to 0.001), improves by 0.01, improves by 0.0002 (stop)
+    epochs, etas = schedule([1.0, 0.9, 0.95, 0.94, 0.9398, 0.5, 0.4])
+    assert epochs == 5
+    assert etas == pytest.approx([0.01, 0.01, 0.01, 0.001, 0.001])
+
+
+def test_no_stop_before_the_drop_and_no_stop_in_the_drop_epoch():
+    # tiny improvements at the high rate never stop training
+    epochs, etas = schedule([1.0, 0.9999, 0.9998, 0.9997])
+    assert epochs == 4 and etas == pytest.approx([0.01] * 4)
+    # the epoch whose loss rises drops the rate but does not stop
+    epochs, etas = schedule([1.0, 1.1, 1.0, 0.9999])
+    assert epochs == 4 and etas == pytest.approx([0.01, 0.01, 0.001, 0.001])
+
+
+def _split(w, table, pairs):
+    s = pair_scores(w, table, pairs)
+    return metrics.split_error(s, pairs.label, s, pairs.label)[0]
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    return signal_pairs(n_pairs=2000, width=10, informative=3, seed=0)
+
+
+@pytest.mark.parametrize("loss", ["median", "contrastive"])
+def test_known_answer_training(synthetic, loss):
+    table, pairs = synthetic
+    # the contrastive loss is unbounded below and learns slowly at eta = 0.01
+    epochs = 60 if loss == "median" else 200
+    result = train(table, pairs, TrainConfig(loss=loss, kappa=40.0, max_epochs=epochs), seed=0)
+    w = np.abs(result.weights)
+    # the weights concentrate on the three informative rank positions
+    assert w[:3].min() > 2 * w[3:].max()
+    # and the split error falls well below that of the initial (uniform) weights
+    before = _split(np.full(10, 0.5), table, pairs)
+    after = _split(result.weights, table, pairs)
+    assert after < before - 0.1
+    assert result.history.shape == (result.epochs,) and np.all(np.isfinite(result.history))
+
+
+def test_training_stops_by_the_rule(synthetic):
+    table, pairs = synthetic
+    result = train(table, pairs, TrainConfig(kappa=40.0, max_epochs=200), seed=0)
+    assert result.epochs < 200
+    h, etas = result.history, result.etas
+    drop = int(np.argmax(etas < 0.01))  # first epoch at the low rate
+    assert etas[0] == pytest.approx(0.01) and etas[-1] == pytest.approx(0.001)
+    assert h[drop - 1] > h[drop - 2]  # the rise that triggered the drop
+    assert h[-2] - h[-1] < 5e-4  # the stop condition
+    assert np.all(h[drop:-1][:-1] - h[drop:-1][1:] >= 5e-4)  # no earlier stop
+
+
+def test_variable_length_training(synthetic):
+    table, pairs = signal_pairs(n_pairs=1000, width=12, informative=3, seed=1, variable=True)
+    result = train(table, pairs, TrainConfig(kappa=40.0, max_epochs=40), n_max=8, seed=1)
+    assert result.weights.shape == (8,)
+    assert _split(result.weights, table, pairs) < _split(np.full(8, 0.5), table, pairs) - 0.05
+
+
+def test_same_seed_same_weights(synthetic):
+    table, pairs = synthetic
+    cfg = TrainConfig(max_epochs=5)
+    a = train(table, pairs, cfg, seed=7)
+    b = train(table, pairs, cfg, seed=7)
+    c = train(table, pairs, cfg, seed=8)
+    np.testing.assert_array_equal(a.weights, b.weights)
+    np.testing.assert_array_equal(a.history, b.history)
+    assert not np.array_equal(a.weights, c.weights)
+
+
+def test_train_bad_input(synthetic):
+    table, pairs = synthetic
+    with pytest.raises(ValueError, match="loss must be"):
+        train(table, pairs, TrainConfig(loss="hinge"))
+    with pytest.raises(ValueError, match="a batch needs 50 of each"):
+        train(table, pairs.take(np.arange(60)))
+    bad = pairs._replace(len_a=pairs.len_a.copy())
+    bad.len_a[3] = 0
+    with pytest.raises(ValueError, match="a length is 0"):
+        train(table, bad)
+    nan_table = table.copy()
+    nan_table[5, 0] = np.nan
+    with pytest.raises(ValueError, match="table contains NaN"):
+        train(nan_table, pairs)
+    with pytest.raises(ValueError, match="word indices"):
+        train(table[:50], pairs)
+
+
+def test_fold_indices_partition():
+    labels = np.array([1] * 23 + [0] * 27)
+    tr_rel, tr_unrel, held = crossval.fold_indices(labels, 5, seed=0)
+    assert tr_rel.shape == (5, 16) and tr_unrel.shape == (5, 20) and held.shape == (5, 9)
+    for f in range(5):
+        assert not set(held[f]) & set(tr_rel[f]) and not set(held[f]) & set(tr_unrel[f])
+        assert np.all(labels[tr_rel[f]] == 1) and np.all(labels[tr_unrel[f]] == 0)
+    assert len(set(held.ravel())) == 45  # the held-out folds are disjoint
+
+
+def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
+    table, pairs = synthetic
+    cv = crossval.select_kappa(table, pairs, grid=(5.0, 40.0, 160.0), folds=5,
+                               config=TrainConfig(max_epochs=15), seed=0)
+    assert cv.errors.shape == (3, 5) and cv.epochs.shape == (3, 5)
+    assert cv.kappa in (5.0, 40.0, 160.0)
+    mean = cv.errors.mean(axis=1)
+    assert mean[list(cv.grid).index(cv.kappa)] == mean.min()
+    assert np.all((cv.errors >= 0) & (cv.errors <= 0.5))
+    assert cv.errors.mean() < 0.3
+    # one (kappa, fold) of the batched run equals the same training run alone
+    tr_rel, tr_unrel, _ = crossval.fold_indices(pairs.label, 5, seed=0)
+    cfg = TrainConfig(max_epochs=15)
+    run = make_trainer(cfg, pairs.width)
+    keys = jax.random.split(jax.random.PRNGKey(0), 15)
+    i, f = 1, 3
+    w, _, _, epochs = run(prepare(table, pairs), jnp.asarray(tr_rel[f]), jnp.asarray(tr_unrel[f]),
+                          jnp.float32(40.0), keys[i * 5 + f])
+    assert int(epochs) == cv.epochs[i, f]
+    np.testing.assert_allclose(np.asarray(w), cv.weights[i, f], rtol=1e-4, atol=1e-6)
