@@ -56,3 +56,51 @@ $(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/d
 	    --setting $* --seed $(SEED) --out $(DATA)/$*
 
 PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
+
+# ---- weights (paper sections 3 and 5.2) ----------------------------------------------
+CORE := repro/model.py repro/losses.py repro/train.py repro/crossval.py repro/scoring.py
+$(DATA)/models/%.npz: $(PAIRS) $(CORE) experiments/train_weights.py
+	$(PY) -m experiments.train_weights --data $(DATA) --setting $(word 1,$(subst -, ,$*)) \
+	    --loss $(word 2,$(subst -, ,$*)) --seed $(SEED) --out $@
+
+MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/models/$(s)-$(l).npz))
+
+# ---- scores of every method on validation and test couples ------------------------------
+OTHER_ID := $(DATA)/.other-$(shell echo '$(OTHER_VECTORS)' | md5sum | cut -c1-8)
+$(OTHER_ID):
+	@mkdir -p $(DATA) && rm -f $(DATA)/.other-* && touch $@
+
+SCORING := repro/baselines.py repro/othervectors.py repro/scoring.py experiments/score.py
+$(DATA)/scores/wiki20.npz: $(DATA)/models/wiki20-contrastive.npz $(DATA)/models/wiki20-median.npz $(SCORING)
+	$(PY) -m experiments.score --data $(DATA) --setting wiki20 --models $(DATA)/models --out $@
+$(DATA)/scores/wikivar.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(SCORING)
+	$(PY) -m experiments.score --data $(DATA) --setting wikivar --models $(DATA)/models --out $@
+$(DATA)/scores/other.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(SCORING) $(OTHER_ID)
+	$(PY) -m experiments.score --data $(DATA) --setting other --models $(DATA)/models --out $@ \
+	    $(if $(OTHER_VECTORS),--other-vectors $(OTHER_VECTORS))
+
+SCORES := $(DATA)/scores/wiki20.npz $(DATA)/scores/wikivar.npz $(DATA)/scores/other.npz
+
+# ---- Table 1 and Figures 2, 3 -----------------------------------------------------------
+START_TIME := $(shell date +%s)
+$(RESULTS)/table1.md: $(SCORES) repro/report.py repro/metrics.py experiments/table1.py
+	$(PY) -m experiments.table1 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
+	    --readme README.md --started $(START_TIME)
+
+table1: $(RESULTS)/table1.md
+	@echo "Table 1: $(RESULTS)/table1.md (.csv .tex .json beside it)"
+
+$(RESULTS)/figure2.png: $(DATA)/scores/wiki20.npz $(DATA)/models/wiki20-contrastive.npz \
+                        $(DATA)/models/wiki20-median.npz experiments/figures.py
+	$(PY) -m experiments.figures --data $(DATA) --results $(RESULTS)
+
+figures: $(RESULTS)/figure2.png
+	@echo "Figures: $(RESULTS)/figure2.{png,pdf} $(RESULTS)/figure3.{png,pdf}"
+
+# ---- speed ------------------------------------------------------------------------------
+bench: $(STAMP)
+	$(PY) benchmarks/bench_train.py
+	$(PY) benchmarks/bench_extract.py
+
+clean-data:
+	rm -rf $(DATA)

@@ -1,0 +1,132 @@
+"""Table 1 of the paper from the score files: results/table1.{md,csv,tex,json} and the README.
+
+    python -m experiments.table1 --data data --results results [--readme README.md --started EPOCH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from experiments.common import run_cli
+from repro import report
+from repro.paper_results import TABLE1 as PAPER
+from repro.provenance import git_commit, hardware, read_json, versions, write_json
+
+TITLES = {"wiki20": "Wikipedia, 20 words", "wikivar": "Wikipedia, variable length",
+          "other": "Other vectors, variable length"}
+START, END = "<!-- table1:start -->", "<!-- table1:end -->"
+
+
+def _write(path: str, text: str) -> None:
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def _optional_json(path: str):
+    return read_json(path) if os.path.exists(path) else None
+
+
+def paper_markdown() -> str:
+    lines = ["| Method | " + " | ".join(f"{TITLES[s]}: split error | JS" for s in TITLES) + " |",
+             "|---|" + "---:|---:|" * len(TITLES)]
+    for m in report.METHODS:
+        cells = [f"{100 * PAPER[m][s][0]:.2f}% | {PAPER[m][s][1]:.4f}" for s in TITLES]
+        lines.append(f"| {report.LABELS[m]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def provenance(args, results) -> dict:
+    models = {}
+    for path in sorted(glob.glob(os.path.join(args.data, "models", "*.npz"))):
+        with np.load(path, allow_pickle=False) as z:
+            models[os.path.basename(path)[:-4]] = {
+                "kappa": None if np.isnan(z["kappa"]) else float(z["kappa"]), "epochs": int(z["epochs"]),
+                "final_mean_loss": float(z["history"][-1]), "weights": z["weights"].tolist(),
+                "train_pairs": int(z["train_pairs"]), "lambda": float(z["lam"]),
+                "distance": str(z["distance"]),
+                "seconds": {"kappa_cv": float(z["cv_seconds"]), "train": float(z["train_seconds"])},
+                **({"cv_grid": z["cv_grid"].tolist(), "cv_mean_errors": z["cv_errors"].mean(axis=1).tolist()}
+                   if "cv_grid" in z else {}),
+            }
+    scores = {s: _optional_json(os.path.join(args.data, "scores", f"{s}.json")) for s in results}
+    return {
+        "commit": git_commit(), "seed": args.seed,
+        "corpus": _optional_json(os.path.join(args.data, "paragraphs.json")),
+        "word2vec": _optional_json(os.path.join(args.data, "w2v", "summary.json")),
+        "pairs": {s: _optional_json(os.path.join(args.data, s, "summary.json")) for s in ("wiki20", "wikivar")},
+        "other_vectors": scores.get("other") and {k: v for k, v in scores["other"].items() if k != "seconds"},
+        "models": models,
+        "scoring_seconds": {s: (v or {}).get("seconds") for s, v in scores.items()},
+        "hardware": hardware(), "versions": versions(),
+        "results": results,
+        "make_wall_seconds": (time.time() - args.started) if args.started else None,
+    }
+
+
+def readme_block(md: str, prov: dict) -> str:
+    hw = prov["hardware"]
+    wall = prov["make_wall_seconds"]
+    other = prov.get("other_vectors") or {}
+    remap = other.get("remap_test") or {}
+    lines = [START, "", "Made by `make table1` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)%s." % (
+        prov["commit"][:12], prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"),
+        hw.get("jax_backend", "?"), f" in {wall / 60:.1f} min of wall time for the whole `make` run" if wall else ""),
+        "", md]
+    if remap:
+        lines += [f"Other vectors: {other.get('vectors')} ({other.get('dim')} d); "
+                  f"{100 * remap.get('other_vocab_found', float('nan')):.1f}% of their vocabulary is in the corpus "
+                  f"vocabulary, {100 * remap.get('corpus_vocab_found', float('nan')):.1f}% of the corpus vocabulary "
+                  f"is in theirs, {100 * remap.get('tokens_kept', float('nan')):.1f}% of the test tokens kept.", ""]
+    lines += ["The paper's Table 1 (Wikipedia dump of March 2015, 4.9M pairs per setting, Google News vectors):",
+              "", paper_markdown(), END]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--readme", default="", help="README whose table1 block to regenerate")
+    ap.add_argument("--started", type=float, default=0.0, help="epoch seconds when make started")
+    args = ap.parse_args(argv)
+
+    results = {}
+    for s in TITLES:
+        path = os.path.join(args.data, "scores", f"{s}.npz")
+        if not os.path.exists(path):
+            raise ValueError(f"{path}: no such file (run the scoring stage first)")
+        with np.load(path, allow_pickle=False) as z:
+            results[s] = report.evaluate({k: z[k] for k in z.files})
+    os.makedirs(args.results, exist_ok=True)
+    md = report.markdown(results, TITLES)
+    prov = provenance(args, results)
+    _write(os.path.join(args.results, "table1.md"), md)
+    _write(os.path.join(args.results, "table1.tex"), report.latex(
+        results, TITLES, "Split error and JS divergence on Wikipedia couples (reproduction of Table 1)."))
+    df = pd.DataFrame(report.csv_rows(results))
+    df.to_csv(os.path.join(args.results, "table1.csv.tmp"), index=False, float_format="%.6f")
+    os.replace(os.path.join(args.results, "table1.csv.tmp"), os.path.join(args.results, "table1.csv"))
+    write_json(os.path.join(args.results, "table1.json"), prov)
+    if args.readme:
+        with open(args.readme, encoding="utf-8") as f:
+            text = f.read()
+        if START not in text or END not in text:
+            raise ValueError(f"{args.readme}: no {START} ... {END} block to fill")
+        head, rest = text.split(START, 1)
+        tail = rest.split(END, 1)[1]
+        _write(args.readme, head + readme_block(md, prov) + tail)
+    print(md)
+    print(f"table written to {os.path.join(args.results, 'table1.md')} (.csv, .tex, .json beside it)")
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli(main))

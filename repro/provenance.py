@@ -1,0 +1,82 @@
+"""Where a result came from: commit, library versions, hardware. Also atomic JSON writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+from importlib import metadata
+
+
+def git_commit(root: str | None = None) -> str:
+    """The checked-out commit, with ``+dirty`` when tracked files differ; "unknown" outside git."""
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def versions(packages=("jax", "jaxlib", "optax", "numpy", "scipy", "gensim", "pandas")) -> dict:
+    out = {"python": platform.python_version()}
+    for p in packages:
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = None
+    return out
+
+
+def hardware() -> dict:
+    info = {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        import jax
+
+        info["jax_backend"] = jax.default_backend()
+        info["jax_devices"] = [str(d) for d in jax.devices()]
+    except Exception:  # noqa: BLE001 - provenance must never fail a run
+        pass
+    return info
+
+
+def write_json(path: str, obj) -> None:
+    """Write ``obj`` as JSON to ``path`` via a temporary name and a rename."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=2, sort_keys=False, default=_default)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _default(x):
+    import numpy as np
+
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def read_json(path: str):
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: no such file")
+    with open(path, encoding="utf-8") as f:
+        try:
+            return json.load(f)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: not valid JSON ({err})") from None

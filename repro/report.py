@@ -1,0 +1,95 @@
+"""Evaluation of score files into table rows, and the rows into Markdown and LaTeX."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from repro import metrics
+
+LABELS = {
+    "tfidf": "Tf-idf",
+    "mean": "Mean",
+    "max": "Max",
+    "minmax": "Min/max",
+    "mean_top30": "Mean, top 30% idf",
+    "max_top30": "Max, top 30% idf",
+    "minmax_top30": "Min/max, top 30% idf",
+    "mean_idf": "Mean, idf-weighted",
+    "learned_contrastive": "Learned weights, contrastive",
+    "learned_median": "Learned weights, median",
+}
+METHODS = tuple(LABELS)
+GROUPS = (("tfidf",), ("mean", "max", "minmax"), ("mean_top30", "max_top30", "minmax_top30", "mean_idf"),
+          ("learned_contrastive", "learned_median"))
+
+
+def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -> dict:
+    """Per method: split error, threshold, JS divergence, error counts, and the binomial
+    test p-value of ``reference`` against it (paper, section 5.3)."""
+    rows = {}
+    for m in methods:
+        sp = metrics.split(scores[f"validation_{m}"], scores["validation_label"],
+                           scores[f"test_{m}"], scores["test_label"])
+        js = metrics.js_divergence(scores[f"validation_{m}"], scores[f"test_{m}"], scores["test_label"])
+        rows[m] = {"split_error": sp.error, "threshold": sp.threshold, "js": js,
+                   "test_errors": sp.errors, "test_pairs": sp.n_related + sp.n_unrelated}
+    ref = rows.get(reference)
+    for m, r in rows.items():
+        r["p_value_vs_" + reference] = None if (ref is None or m == reference) else metrics.binomial_test(
+            r["test_errors"], r["test_pairs"], ref["test_errors"], ref["test_pairs"])
+    return rows
+
+
+def _best(results: dict, setting: str, key: str, lower: bool):
+    vals = {m: r[key] for m, r in results[setting].items()}
+    target = min(vals.values()) if lower else max(vals.values())
+    return {m for m, v in vals.items() if np.isclose(v, target, rtol=0, atol=1e-12)}
+
+
+def markdown(results: dict, titles: dict) -> str:
+    """The paper's Table 1 layout: split error (%) and JS divergence per setting, best in bold."""
+    settings = list(results)
+    head = "| Method | " + " | ".join(f"{titles[s]}: split error | {titles[s]}: JS" for s in settings) + " |"
+    lines = [head, "|---|" + "---:|---:|" * len(settings)]
+    best = {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in settings}
+    for m in METHODS:
+        cells = []
+        for s in settings:
+            r = results[s][m]
+            e, j = f"{100 * r['split_error']:.2f}%", f"{r['js']:.4f}"
+            cells += [f"**{e}**" if m in best[s][0] else e, f"**{j}**" if m in best[s][1] else j]
+        lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def latex(results: dict, titles: dict, caption: str) -> str:
+    settings = list(results)
+    best = {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in settings}
+    cols = " | ".join(["c c"] * len(settings))
+    out = [r"\begin{table*}[t]", r"\centering", rf"\caption{{{caption}}}", rf"\begin{{tabular}}{{l | {cols}}}",
+           r"\toprule",
+           " & " + " & ".join(rf"\multicolumn{{2}}{{c}}{{{titles[s]}}}" for s in settings) + r" \\",
+           " & " + " & ".join(["Split error & JS divergence"] * len(settings)) + r" \\"]
+    for group in GROUPS:
+        out.append(r"\hline")
+        for m in group:
+            cells = []
+            for s in settings:
+                r = results[s][m]
+                e, j = f"{100 * r['split_error']:.2f}\\%", f"{r['js']:.4f}"
+                cells += [rf"\textbf{{{e}}}" if m in best[s][0] else e, rf"\textbf{{{j}}}" if m in best[s][1] else j]
+            out.append(LABELS[m].replace("%", r"\%") + " & " + " & ".join(cells) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}", r"\end{table*}"]
+    return "\n".join(out) + "\n"
+
+
+def csv_rows(results: dict) -> list[dict]:
+    """One row per method, keyed ``method``; ``<setting>_split_error`` (a fraction) and ``<setting>_js``."""
+    rows = []
+    for m in METHODS:
+        row = {"method": m}
+        for s, res in results.items():
+            row[f"{s}_split_error"] = res[m]["split_error"]
+            row[f"{s}_js"] = res[m]["js"]
+        rows.append(row)
+    return rows
