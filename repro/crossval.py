@@ -60,7 +60,8 @@ def select_kappa(table, pairs: PairSet, grid=DEFAULT_GRID, *, folds: int = 5,
         raise ValueError("grid must be a non-empty list of positive kappa values")
     if folds < 2:
         raise ValueError(f"folds must be at least 2, got {folds}")
-    data = prepare(table, pairs)
+    data = prepare(table, pairs, config=config)
+    table = jnp.asarray(table, jnp.float32)
     _class_indices(pairs, config.batch_related * folds // (folds - 1), "pairs")
     tr_rel, tr_unrel, held = fold_indices(pairs.label, folds, seed)
     if min(tr_rel.shape[1], tr_unrel.shape[1]) < config.batch_related:
@@ -80,7 +81,7 @@ def select_kappa(table, pairs: PairSet, grid=DEFAULT_GRID, *, folds: int = 5,
     for j in range(f):
         part = pairs.take(held[j])
         for i in range(k):
-            s = pair_scores(w[i, j], data.table, part)
+            s = pair_scores(w[i, j], table, part)
             errors[i, j] = metrics.split_error(s, part.label, s, part.label)[0]
     mean = errors.mean(axis=1)
     best = int(np.flatnonzero(mean == mean.min())[0])

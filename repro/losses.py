@@ -16,11 +16,17 @@ def distance(x, y, kind: str = "euclidean"):
     """Row-wise distance between (B, d) arrays.
 
     ``euclidean`` is the paper's choice (section 5); ``sqeuclidean`` is what the original
-    code trained with (kappa = 160 was tuned on it). The Euclidean gradient at a zero
-    distance is taken as 0 (the double-``where`` guard), so identical texts give finite
-    gradients.
+    code trained with (kappa = 160 was tuned on it).
     """
-    sq = jnp.sum(jnp.square(x - y), axis=-1)
+    return distance_from_squared(jnp.sum(jnp.square(x - y), axis=-1), kind)
+
+
+def distance_from_squared(sq, kind: str = "euclidean"):
+    """The distance of ``kind`` from squared Euclidean distances ``sq``.
+
+    The Euclidean gradient at a zero distance is taken as 0 (the double-``where`` guard),
+    so identical texts give finite gradients.
+    """
     if kind == "sqeuclidean":
         return sq
     if kind == "euclidean":

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from repro import gram
 from repro import losses as L
 from repro.model import _represent, check_table, check_tokens, init_weights
 from repro.pairset import PairSet, validate
@@ -41,6 +42,8 @@ class TrainConfig(NamedTuple):
     tol: float = 5e-4  # stop once eta is low and the mean loss improves by less than this
     batch_related: int = 50  # related couples per batch (as many unrelated ones)
     max_epochs: int = 100  # safety bound on the number of epochs
+    data_form: str = "auto"  # "gather", "gram", or "auto": Gram form while it fits gram_budget
+    gram_budget: float = 4e9  # bytes the Gram form may take under "auto"
 
 
 class TrainResult(NamedTuple):
@@ -60,11 +63,22 @@ class Data(NamedTuple):
     len_b: jnp.ndarray  # (P,)
 
 
-def batch_loss(w, data: Data, index, n_related: int, config: TrainConfig, kappa):
-    """L_total of one batch: the couples ``index`` (first ``n_related`` related) plus L2."""
-    ta = _represent(w, data.table, data.a[index], data.len_a[index])
-    tb = _represent(w, data.table, data.b[index], data.len_b[index])
-    d = L.distance(ta, tb, config.distance)
+def sq_distances(w, data, index):
+    """Squared distances d^2(t(a), t(b)) of the couples ``index``, from either data form."""
+    if isinstance(data, Data):
+        ta = _represent(w, data.table, data.a[index], data.len_a[index])
+        tb = _represent(w, data.table, data.b[index], data.len_b[index])
+        return jnp.sum(jnp.square(ta - tb), axis=-1)
+    return gram.sq_distances(w, data, index)
+
+
+def batch_loss(w, data, index, n_related: int, config: TrainConfig, kappa):
+    """L_total of one batch: the couples ``index`` (first ``n_related`` related) plus L2.
+
+    ``data`` is the gather form (:class:`Data`) or a Gram form (:mod:`repro.gram`); both
+    give the same loss up to rounding.
+    """
+    d = L.distance_from_squared(sq_distances(w, data, index), config.distance)
     d_rel, d_unrel = d[:n_related], d[n_related:]
     if config.loss == "median":
         loss = L.median_loss(d_rel, d_unrel, kappa)
@@ -155,14 +169,26 @@ def _check_config(config: TrainConfig) -> None:
         raise ValueError("eta and eta_low must be positive")
 
 
-def prepare(table, pairs: PairSet, name: str = "pairs") -> Data:
-    """Check ``table`` and ``pairs`` at the API boundary and move them to the device."""
+def prepare(table, pairs: PairSet, name: str = "pairs", config: TrainConfig = TrainConfig()):
+    """Check ``table`` and ``pairs`` at the API boundary and move them to the device.
+
+    Returns the gather form (:class:`Data`) or the exact Gram form (:mod:`repro.gram`),
+    by ``config.data_form``.
+    """
     check_table(table)
     validate(pairs, name=name, vocab_size=np.shape(table)[0])
     check_tokens(pairs.a, np.shape(table)[0], name=f"{name}.a")
     if pairs.size and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
         raise ValueError(f"{name}: every text needs at least one in-vocabulary word (a length is 0)")
-    return Data(jnp.asarray(table, jnp.float32), jnp.asarray(pairs.a), jnp.asarray(pairs.b),
+    form = config.data_form
+    if form not in ("auto", "gather", "gram"):
+        raise ValueError(f"data_form must be 'auto', 'gather' or 'gram', got {form!r}")
+    if form == "auto":
+        form = "gram" if gram.gram_bytes(pairs, gram.is_fixed(pairs)) <= config.gram_budget else "gather"
+    table = jnp.asarray(table, jnp.float32)
+    if form == "gram":
+        return gram.build(table, pairs)
+    return Data(table, jnp.asarray(pairs.a), jnp.asarray(pairs.b),
                 jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
 
 
@@ -190,7 +216,7 @@ def train(table, pairs: PairSet, config: TrainConfig = TrainConfig(), *, n_max: 
       seed: every batch draw flows from it; the same seed gives the same weights.
     """
     _check_config(config)
-    data = prepare(table, pairs)
+    data = prepare(table, pairs, config=config)
     rel, unrel = _class_indices(pairs, config.batch_related, "pairs")
     n_max = pairs.width if n_max is None else int(n_max)
     run = make_trainer(config, n_max)

@@ -1,0 +1,119 @@
+"""End to end: a tiny dump the test writes -> paragraphs -> word2vec -> df -> couples ->
+weights -> scores -> Table 1 and figures, in seconds."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from experiments import figures, score, table1, train_weights
+from repro import docfreq, embeddings, pairs, wikidump
+from repro.report import METHODS
+
+from test_wikidump import HEADER, page_xml
+
+
+def synthetic_dump(n_articles=12, paragraphs=4, words=130, seed=0) -> str:
+    """Articles whose paragraphs mix topic words of their own with common words."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("bcdfghklmnprstvz"))
+    vowels = np.array(list("aeiou"))
+
+    def word():
+        return "".join(rng.choice(letters) + rng.choice(vowels) for _ in range(3))
+
+    common = [word() for _ in range(60)]
+    pages = []
+    for art in range(n_articles):
+        topic = [word() for _ in range(25)]
+        paras = []
+        for _ in range(paragraphs):
+            toks = [rng.choice(topic) if rng.random() < 0.5 else rng.choice(common) for _ in range(words)]
+            paras.append(" ".join(toks) + ".")
+        pages.append((f"Article {art}", 0, 10 + art, False, "\n\n".join(paras)))
+    return HEADER + "".join(page_xml(*p) for p in pages) + "</mediawiki>\n"
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chain")
+    data, results = root / "data", root / "results"
+    dump = root / "dump.xml"
+    dump.write_text(synthetic_dump(), encoding="utf-8")
+    data.mkdir()
+    para = data / "paragraphs.tsv"
+    assert wikidump.main(["--dump", str(dump), "--out", str(para), "--workers", "1"]) == 0
+    assert embeddings.main(["--paragraphs", str(para), "--out", str(data / "w2v"), "--epochs", "5",
+                            "--dim", "16", "--min-count", "1", "--seed", "1"]) == 0
+    assert docfreq.main(["--paragraphs", str(para), "--vocab", str(data / "w2v" / "vocab.txt"),
+                         "--out", str(data / "df.npz"), "--workers", "1"]) == 0
+    for setting in ("wiki20", "wikivar"):
+        assert pairs.main(["--paragraphs", str(para), "--vocab", str(data / "w2v" / "vocab.txt"),
+                           "--df", str(data / "df.npz"), "--setting", setting, "--seed", "0",
+                           "--out", str(data / setting)]) == 0
+        for loss in ("contrastive", "median"):
+            train_weights.main(["--data", str(data), "--setting", setting, "--loss", loss,
+                                "--out", str(data / "models" / f"{setting}-{loss}.npz"),
+                                "--batch-related", "4", "--max-epochs", "8", "--kappa-grid", "20,160"])
+    # "other" vectors: a GloVe text file holding every other corpus word, 8 dimensions
+    words = (data / "w2v" / "vocab.txt").read_text().split()
+    rng = np.random.default_rng(5)
+    other = root / "other.txt"
+    other.write_text("".join(f"{w} " + " ".join(f"{x:.4f}" for x in rng.normal(size=8)) + "\n"
+                             for w in words[::2]))
+    for setting in ("wiki20", "wikivar", "other"):
+        score.main(["--data", str(data), "--setting", setting, "--models", str(data / "models"),
+                    "--out", str(data / "scores" / f"{setting}.npz"), "--other-vectors", str(other)])
+    readme = root / "README.md"
+    readme.write_text(f"before\n{table1.START}\nold\n{table1.END}\nafter\n")
+    table1.main(["--data", str(data), "--results", str(results), "--readme", str(readme)])
+    figures.main(["--data", str(data), "--results", str(results)])
+    return data, results, readme
+
+
+def test_table_has_every_row_and_column(chain):
+    _, results, _ = chain
+    with open(results / "table1.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["method"] for r in rows] == list(METHODS)
+    cols = [f"{s}_{m}" for s in ("wiki20", "wikivar", "other") for m in ("split_error", "js")]
+    assert list(rows[0]) == ["method"] + cols
+    for r in rows:
+        for c in cols:
+            v = float(r[c])
+            assert (0.0 <= v <= 1.0) if c.endswith("js") else (0.0 <= v <= 0.5 + 1e-9), (r["method"], c, v)
+    md = (results / "table1.md").read_text()
+    assert md.count("\n") == 2 + len(METHODS) and md.count("**") >= 2 * 6
+    assert "\\begin{tabular}" in (results / "table1.tex").read_text()
+
+
+def test_provenance_and_readme(chain):
+    data, results, readme = chain
+    prov = json.loads((results / "table1.json").read_text())
+    assert prov["seed"] == 0 and prov["commit"]
+    assert prov["corpus"]["articles"] == 12
+    assert set(prov["models"]) == {f"{s}-{l}" for s in ("wiki20", "wikivar") for l in ("contrastive", "median")}
+    assert prov["models"]["wiki20-median"]["kappa"] in (20.0, 160.0)
+    assert prov["models"]["wiki20-contrastive"]["kappa"] is None
+    p = prov["results"]["wiki20"]["mean"]["p_value_vs_learned_median"]
+    assert 0.0 <= p <= 1.0
+    assert prov["other_vectors"]["remap_test"]["tokens_kept"] < 1.0
+    text = readme.read_text()
+    assert text.startswith("before\n") and text.endswith("after\n") and "old" not in text
+    assert "Learned weights, median" in text
+
+
+def test_figures_exist(chain):
+    _, results, _ = chain
+    for name in ("figure2", "figure3"):
+        for ext in ("png", "pdf"):
+            assert (results / f"{name}.{ext}").stat().st_size > 1000
+
+
+def test_cli_reports_bad_input(tmp_path, capsys):
+    code = train_weights.run_cli(train_weights.main, ["--data", str(tmp_path), "--setting", "wiki20",
+                                                      "--loss", "median", "--out", str(tmp_path / "m.npz")])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("error: ") and "vectors.npy" in err and err.count("\n") == 1
+    assert not (tmp_path / "m.npz").exists()
