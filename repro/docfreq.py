@@ -1,0 +1,186 @@
+"""Document frequencies of the vocabulary words, a paragraph being a document (original ``docfreq.py``).
+
+    python -m repro.docfreq --paragraphs DATA/paragraphs.tsv --vocab DATA/w2v/vocab.txt
+                            --out DATA/df.npz [--workers N]
+
+``df[i]`` is the number of paragraphs (lines of the TSV) whose token set contains word ``i``
+of ``vocab.txt``; tokens outside the vocabulary are ignored. ``n_docs`` is N, the number of
+paragraphs, all of them. Output: ``df.npz`` with ``df`` (V,) int64 and ``n_docs`` () int64,
+written under a temporary name and renamed. The idf of the paper's equation 1 is then
+``repro.idf.idf(df, n_docs)``.
+
+The file is streamed in blocks of lines; a ``multiprocessing.Pool`` counts the blocks
+(``imap_unordered``: integer sums do not depend on the order) and the parent adds the counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+from multiprocessing import Pool
+
+import numpy as np
+from tqdm import tqdm
+
+from repro.idf import idf
+
+BLOCK_LINES = 2000
+
+_index: dict[str, int] = {}
+
+
+class InputError(Exception):
+    """Bad input: ``str()`` is ``"<file>: <cause>"``."""
+
+    def __init__(self, path: str, cause: str):
+        super().__init__(path, cause)
+        self.path, self.cause = path, cause
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.cause}"
+
+
+def read_vocab(path: str) -> list[str]:
+    """Words of a ``vocab.txt`` (one per line), as :func:`repro.vectors.load_vectors` reads them."""
+    if not os.path.isfile(path):
+        raise InputError(path, "no such file")
+    try:
+        with open(path, encoding="utf-8") as f:
+            words = f.read().split("\n")[:-1]
+    except UnicodeDecodeError as err:
+        raise InputError(path, f"not UTF-8 text ({err.reason})") from None
+    if not words:
+        raise InputError(path, "empty vocabulary")
+    if len(set(words)) != len(words) or any(w == "" or "\t" in w or " " in w for w in words):
+        raise InputError(path, "not a vocabulary (empty, repeated or space-holding words)")
+    return words
+
+
+def count_block(lines: list[str], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(word indices, their df in these lines, number of lines) for a block of TSV lines."""
+    hits = []
+    for line in lines:
+        text = line[line.index("\t") + 1 :]
+        hits.extend(i for i in (index.get(t) for t in set(text.split())) if i is not None)
+    if not hits:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), len(lines)
+    uniq, cnt = np.unique(np.asarray(hits, dtype=np.int64), return_counts=True)
+    return uniq, cnt.astype(np.int64), len(lines)
+
+
+def _init_worker(words: list[str]) -> None:
+    global _index
+    _index = {w: i for i, w in enumerate(words)}
+
+
+def _count(lines: list[str]):
+    return count_block(lines, _index)
+
+
+def _blocks(path: str, block: int | None = None):
+    """Blocks of lines; each line checked for the article-id tab (error names the line)."""
+    block = block or BLOCK_LINES
+    with open(path, encoding="utf-8") as f:
+        lineno = 0
+        while True:
+            lines = list(itertools.islice(f, block))
+            if not lines:
+                return
+            for i, line in enumerate(lines):
+                if "\t" not in line:
+                    raise InputError(path, f"line {lineno + i + 1}: no tab between article id and text")
+            lineno += len(lines)
+            yield lines
+
+
+def document_frequencies(paragraphs: str, words: list[str], workers: int = 1,
+                         progress: bool | None = None) -> tuple[np.ndarray, int]:
+    """(df (V,) int64, N) for the vocabulary ``words`` over the paragraph TSV."""
+    df = np.zeros(len(words), dtype=np.int64)
+    n_docs = 0
+    blocks = _blocks(paragraphs)
+    with tqdm(desc="docfreq", unit=" paragraphs", disable=progress is False or None) as bar:
+        if workers > 1:
+            with Pool(workers, initializer=_init_worker, initargs=(words,)) as pool:
+                counted = pool.imap_unordered(_count, blocks)
+                for idx, cnt, n in counted:
+                    df[idx] += cnt  # indices are unique within a block
+                    n_docs += n
+                    bar.update(n)
+        else:
+            index = {w: i for i, w in enumerate(words)}
+            for lines in blocks:
+                idx, cnt, n = count_block(lines, index)
+                df[idx] += cnt
+                n_docs += n
+                bar.update(n)
+    return df, n_docs
+
+
+def save_df(path: str, df: np.ndarray, n_docs: int) -> None:
+    """Write ``df`` and ``n_docs`` to ``path`` atomically (temporary name, then rename)."""
+    tmp = f"{path}.tmp.npz"
+    try:
+        np.savez(tmp, df=np.asarray(df, dtype=np.int64), n_docs=np.int64(n_docs))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def load_df(path: str) -> tuple[np.ndarray, int]:
+    """Read what :func:`save_df` wrote; :class:`InputError` naming the file on bad input."""
+    if not os.path.isfile(path):
+        raise InputError(path, "no such file")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "df" not in z or "n_docs" not in z:
+                raise InputError(path, "not a df file (keys df and n_docs expected)")
+            df, n_docs = z["df"].astype(np.int64), int(z["n_docs"])
+    except (OSError, ValueError, EOFError) as err:
+        if isinstance(err, InputError):
+            raise
+        raise InputError(path, f"cannot read df file ({err})") from None
+    if df.ndim != 1 or n_docs <= 0 or (df < 0).any() or (df > n_docs).any():
+        raise InputError(path, "inconsistent df file (need 0 <= df <= n_docs, n_docs > 0)")
+    return df, n_docs
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m repro.docfreq", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--paragraphs", required=True, help="paragraph TSV from repro.wikidump")
+    ap.add_argument("--vocab", required=True, help="vocab.txt from repro.embeddings")
+    ap.add_argument("--out", required=True, help="df.npz to write")
+    ap.add_argument("--workers", type=int, default=os.cpu_count(), help="counting processes (default: all cores)")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    try:
+        if args.workers < 1:
+            raise InputError(args.out, "--workers must be at least 1")
+        words = read_vocab(args.vocab)
+        if not os.path.isfile(args.paragraphs):
+            raise InputError(args.paragraphs, "no such file")
+        try:
+            df, n_docs = document_frequencies(args.paragraphs, words, args.workers)
+        except UnicodeDecodeError as err:
+            raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
+        if n_docs == 0:
+            raise InputError(args.paragraphs, "no paragraphs")
+        save_df(args.out, df, n_docs)
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"error: {args.out}: interrupted", file=sys.stderr)
+        return 1
+    values = idf(df, n_docs)
+    print(f"docfreq: {n_docs} paragraphs, {len(words)} words ({int((df == 0).sum())} with df 0), "
+          f"idf {values.min():.2f}..{values.max():.2f} in {time.perf_counter() - t0:.2f} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

