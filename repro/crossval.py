@@ -20,7 +20,7 @@ from repro.scoring import pair_scores
 from repro.train import TrainConfig, _check_config, _class_indices, make_trainer, prepare
 from repro.pairset import PairSet
 
-DEFAULT_GRID = (10.0, 20.0, 40.0, 80.0, 160.0, 320.0)
+DEFAULT_GRID = tuple(10.0 * 2.0**k for k in range(10))  # 10, 20, ..., 160, ..., 5120
 
 
 class CVResult(NamedTuple):
@@ -73,7 +73,8 @@ def select_kappa(table, pairs: PairSet, grid=DEFAULT_GRID, *, folds: int = 5,
     kap = jnp.repeat(jnp.asarray(grid), f)  # (K*F,)
     rel = jnp.tile(jnp.asarray(tr_rel), (k, 1))
     unrel = jnp.tile(jnp.asarray(tr_unrel), (k, 1))
-    keys = jax.random.split(jax.random.PRNGKey(seed), k * f)
+    # one key per fold, shared by every kappa: the kappas are compared on the same batches
+    keys = jnp.tile(jax.random.split(jax.random.PRNGKey(seed), f), (k, 1))
     w, _, _, epochs = jax.vmap(run, in_axes=(None, 0, 0, 0, 0))(data, rel, unrel, kap, keys)
     w = np.asarray(w).reshape(k, f, -1)
 
