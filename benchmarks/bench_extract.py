@@ -4,9 +4,11 @@
 
 1. Throughput on the same dump in the same run: ``repro.wikidump.extract`` (all cores) and
    ``gensim.corpora.wikicorpus.WikiCorpus(path, dictionary={}).get_texts()`` (its default
-   ``processes = cpu_count - 1``, and with ``processes = cpu_count``). MB of uncompressed XML
+   ``processes = cpu_count - 1``, and with ``processes = cpu_count``); ours with one worker
+   too, for reference. MB of uncompressed XML
    per second, and paragraphs (ours) or articles (gensim, which yields one token list per
-   article) per second. Runs alternate and the best of ``--repeats`` counts, because a shared
+   article) per second. Each run is a fresh interpreter and times the extraction only (not
+   the imports); runs alternate and the best of ``--repeats`` counts, because a shared
    machine adds noise.
 2. Peak resident memory of ``python -m repro.wikidump`` on the dump and on the dump's pages
    repeated ``--copies`` times inside one ``<mediawiki>`` root (bz2, written to a temporary
@@ -52,22 +54,42 @@ def xml_bytes(path: str) -> int:
             n += len(block)
 
 
+OURS = """
+import json, sys, time
+from repro import wikidump
+t = time.perf_counter()
+s = wikidump.extract(sys.argv[1], sys.argv[2], workers=int(sys.argv[3]))
+print(json.dumps({"seconds": time.perf_counter() - t, "summary": s}))
+"""
+
+GENSIM = """
+import json, sys, time
+from gensim.corpora.wikicorpus import WikiCorpus
+t = time.perf_counter()
+corpus = WikiCorpus(sys.argv[1], dictionary={}, processes=int(sys.argv[2]))
+articles = tokens = 0
+for text in corpus.get_texts():
+    articles += 1
+    tokens += len(text)
+print(json.dumps({"seconds": time.perf_counter() - t, "articles": articles, "tokens": tokens}))
+"""
+
+
+def _timed(code: str, *args) -> dict:
+    """Run ``code`` in a fresh interpreter (imports excluded from its own timing)."""
+    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def time_ours(dump: str, out: str, workers: int) -> tuple[float, dict]:
-    t = time.perf_counter()
-    summary = wikidump.extract(dump, out, workers=workers)
-    return time.perf_counter() - t, summary
+    r = _timed(OURS, dump, out, workers)
+    return r["seconds"], r["summary"]
 
 
 def time_gensim(dump: str, processes: int) -> tuple[float, int, int]:
-    from gensim.corpora.wikicorpus import WikiCorpus
-
-    t = time.perf_counter()
-    corpus = WikiCorpus(dump, dictionary={}, processes=processes)
-    articles = tokens = 0
-    for text in corpus.get_texts():
-        articles += 1
-        tokens += len(text)
-    return time.perf_counter() - t, articles, tokens
+    r = _timed(GENSIM, dump, processes)
+    return r["seconds"], r["articles"], r["tokens"]
 
 
 def _tree_rss_kb(pid: int) -> int:
@@ -132,13 +154,15 @@ def main(argv=None) -> int:
     xml_mb = xml_bytes(dump) / 1e6
     load_before = os.getloadavg()
 
-    runs = {"ours": [], "gensim_default": [], "gensim_all_cores": []}
+    runs = {"ours": [], "ours_1_worker": [], "gensim_default": [], "gensim_all_cores": []}
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "paragraphs.tsv")
         summary = gensim_counts = None
         for _ in range(args.repeats):
             sec, summary = time_ours(dump, out, cores)
             runs["ours"].append(sec)
+            if cores > 1:
+                runs["ours_1_worker"].append(time_ours(dump, out, 1)[0])
             sec, articles, tokens = time_gensim(dump, max(1, cores - 1))
             runs["gensim_default"].append(sec)
             gensim_counts = (articles, tokens)
@@ -176,6 +200,10 @@ def main(argv=None) -> int:
                    "growth_max_process": round(mem_n["max_process_rss_mb"] / mem_1["max_process_rss_mb"], 3),
                    "growth_tree": round(mem_n["tree_rss_mb"] / mem_1["tree_rss_mb"], 3)},
     }
+    if "ours_1_worker" in best:
+        o1 = best["ours_1_worker"]
+        result["ours_1_worker"] = {"best_seconds": round(o1, 3), "all_seconds": [round(x, 3) for x in runs["ours_1_worker"]],
+                                   "mb_per_s": round(xml_mb / o1, 2), "paragraphs_per_s": round(summary["paragraphs"] / o1, 1)}
     if "gensim_all_cores" in best:
         g = best["gensim_all_cores"]
         result["gensim_all_cores"] = {"processes": cores, "best_seconds": round(g, 3),
@@ -194,6 +222,9 @@ def main(argv=None) -> int:
     print(f"{'extractor':34s} {'best s':>7s} {'MB/s':>7s} {'units/s':>9s}")
     o = result["ours"]
     print(f"{'repro.wikidump (' + str(cores) + ' workers)':34s} {o['best_seconds']:7.2f} {o['mb_per_s']:7.2f} {o['paragraphs_per_s']:9.0f} paragraphs")
+    if "ours_1_worker" in result:
+        o1 = result["ours_1_worker"]
+        print(f"{'repro.wikidump (1 worker)':34s} {o1['best_seconds']:7.2f} {o1['mb_per_s']:7.2f} {o1['paragraphs_per_s']:9.0f} paragraphs")
     for key, label in (("gensim_default", "gensim WikiCorpus (processes=%d)"), ("gensim_all_cores", "gensim WikiCorpus (processes=%d)")):
         if key in result:
             g = result[key]

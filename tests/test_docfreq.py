@@ -32,6 +32,7 @@ def files(tmp_path):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_df_and_n(files, tmp_path, capsys, workers, monkeypatch):
     monkeypatch.setattr(docfreq, "BLOCK_LINES", 2)  # several blocks, so the pool really splits the work
+    monkeypatch.setattr(docfreq, "MIN_POOL_BYTES", 0)
     par, voc = files
     out = tmp_path / "df.npz"
     assert docfreq.main(["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", str(workers)]) == 0
@@ -45,7 +46,9 @@ def test_df_and_n(files, tmp_path, capsys, workers, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == ["df.npz", "paragraphs.tsv", "vocab.txt"]
 
 
-def test_blocks_do_not_matter(files):
+def test_blocks_do_not_matter(files, monkeypatch):
+    monkeypatch.setattr(docfreq, "MIN_POOL_BYTES", 0)
+    monkeypatch.setattr(docfreq, "BLOCK_LINES", 2)
     par, voc = files
     words = docfreq.read_vocab(str(voc))
     a = docfreq.document_frequencies(str(par), words, workers=1)
@@ -80,7 +83,9 @@ def test_load_df_roundtrip_and_checks(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["no-vocab", "no-paragraphs", "no-tab", "empty"])
-def test_bad_input(files, tmp_path, capsys, case):
+def test_bad_input(files, tmp_path, capsys, case, monkeypatch):
+    monkeypatch.setattr(docfreq, "MIN_POOL_BYTES", 0)
+    monkeypatch.setattr(docfreq, "BLOCK_LINES", 1)  # the broken line reaches the parent through the pool
     par, voc = files
     blamed = {"no-vocab": voc, "no-paragraphs": par}.get(case, par)
     if case == "no-vocab":

@@ -147,6 +147,16 @@ def test_chunking_does_not_change_output(dumps, tmp_path, monkeypatch, capsys):
     assert read_lines(out) == EXPECTED
 
 
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_start_methods_give_the_same_output(dumps, tmp_path, monkeypatch, capsys, method):
+    import multiprocessing
+
+    monkeypatch.setattr(wikidump, "mp_context", lambda: multiprocessing.get_context(method))
+    out = tmp_path / f"{method}.tsv"
+    assert run(capsys, "--out", out, "--dump", dumps[1], "--workers", 2)[0] == 0
+    assert read_lines(out) == EXPECTED
+
+
 def test_min_tokens_flag(dumps, tmp_path, capsys):
     out = tmp_path / "all.tsv"
     assert run(capsys, "--out", out, "--dump", dumps[0], "--workers", 1, "--min-tokens", 1)[0] == 0
