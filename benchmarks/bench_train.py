@@ -78,8 +78,10 @@ def main(argv=None):
     run = make_trainer(cfg, n)
 
     def timed_epoch(form):
+        form_cfg = cfg._replace(data_form=form)
+        jax.block_until_ready(prepare(table, pairs.take(np.arange(1000)), config=form_cfg))  # compile
         t0 = time.perf_counter()
-        data = jax.block_until_ready(prepare(table, pairs, config=cfg._replace(data_form=form)))
+        data = jax.block_until_ready(prepare(table, pairs, config=form_cfg))
         prep_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         compiled = run.lower(data, rel, unrel, kappa, key).compile()

@@ -16,6 +16,7 @@ form (:class:`repro.train.Data`) instead; ``repro.train.prepare`` chooses.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import jax
@@ -41,16 +42,20 @@ class PairGram(NamedTuple):
     len_b: jnp.ndarray
 
 
-@jax.jit
-def _diff_gram(table, a, b):
-    u = table[a] - table[b]  # (B, W, d)
-    return jnp.einsum("bid,bjd->bij", u, u)
+def _rows(table, a, b, fixed: bool):
+    ea, eb = table[a], table[b]
+    return ea - eb if fixed else jnp.concatenate([ea, -eb], axis=1)  # U (B, W, d) or M (B, 2W, d)
 
 
-@jax.jit
-def _pair_gram(table, a, b):
-    m = jnp.concatenate([table[a], -table[b]], axis=1)  # (B, 2W, d)
-    return jnp.einsum("bid,bjd->bij", m, m)
+@partial(jax.jit, static_argnames="fixed")
+def _grams(table, a, b, fixed: bool):
+    """Gram matrices of (C, B, W) blocks of couples, one small block at a time so that the
+    gathered rows stay in cache: -> (C, B, K, K)."""
+    def block(ab):
+        m = _rows(table, ab[0], ab[1], fixed)
+        return jnp.einsum("bid,bjd->bij", m, m)
+
+    return jax.lax.map(block, (a, b))
 
 
 def gram_bytes(pairs, fixed: bool) -> int:
@@ -63,23 +68,19 @@ def is_fixed(pairs) -> bool:
     return bool(np.all(pairs.len_a == w) and np.all(pairs.len_b == w))
 
 
-def build(table, pairs, chunk: int = 4096):
+def build(table, pairs, block: int = 64):
     """The Gram form of ``pairs`` (DiffGram when every length equals the width)."""
     fixed = is_fixed(pairs)
-    fn = _diff_gram if fixed else _pair_gram
-    table = jnp.asarray(table)
-    parts = []
-    p = int(pairs.label.shape[0])
-    for s in range(0, p, chunk):
-        a = np.asarray(pairs.a[s:s + chunk])
-        b = np.asarray(pairs.b[s:s + chunk])
-        n = a.shape[0]
-        if n < chunk and p > chunk:  # one compiled shape for every chunk
-            a, b = np.pad(a, ((0, chunk - n), (0, 0))), np.pad(b, ((0, chunk - n), (0, 0)))
-        parts.append(fn(table, jnp.asarray(a), jnp.asarray(b))[:n])
-    gram = jnp.concatenate(parts) if len(parts) > 1 else parts[0]
+    p, w = pairs.a.shape
+    pad = (-p) % block
+
+    def blocks(x):
+        return jnp.asarray(np.pad(np.asarray(x), ((0, pad), (0, 0))).reshape(-1, block, w))
+
+    g = _grams(jnp.asarray(table), blocks(pairs.a), blocks(pairs.b), fixed)
+    g = g.reshape((p + pad,) + g.shape[2:])[:p]
     cls = DiffGram if fixed else PairGram
-    return cls(gram, jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
+    return cls(g, jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
 
 
 def sq_distances(w, data, index):

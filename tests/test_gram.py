@@ -22,7 +22,7 @@ def test_gram_form_gives_the_gather_distances(fixed):
     rng = np.random.default_rng(0)
     table = rng.normal(size=(50, 7)).astype(np.float32)
     pairs = _pairs(rng, 30, 6, fixed)
-    g = gram.build(table, pairs, chunk=8)  # several chunks, a padded tail
+    g = gram.build(table, pairs, block=8)  # several blocks, a padded tail
     assert isinstance(g, gram.DiffGram if fixed else gram.PairGram)
     assert g.gram.shape == ((30, 6, 6) if fixed else (30, 12, 12))
     dense = Data(jnp.asarray(table), jnp.asarray(pairs.a), jnp.asarray(pairs.b),
