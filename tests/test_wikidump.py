@@ -3,6 +3,8 @@
 import bz2
 import json
 import os
+import subprocess
+import sys
 import zipfile
 from xml.sax.saxutils import escape
 
@@ -147,15 +149,24 @@ def test_chunking_does_not_change_output(dumps, tmp_path, monkeypatch, capsys):
     assert read_lines(out) == EXPECTED
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_start_methods_give_the_same_output(dumps, tmp_path, monkeypatch, capsys, method):
+def test_spawned_workers_give_the_same_output(dumps, tmp_path, monkeypatch, capsys):
     import multiprocessing
 
-    if method == "fork" and len(os.listdir("/proc/self/task")) > 1:
-        pytest.skip("this test process runs other threads (JAX): forking it is unsafe")
-    monkeypatch.setattr(wikidump, "mp_context", lambda: multiprocessing.get_context(method))
-    out = tmp_path / f"{method}.tsv"
+    monkeypatch.setattr(wikidump, "mp_context", lambda: multiprocessing.get_context("spawn"))
+    out = tmp_path / "spawn.tsv"
     assert run(capsys, "--out", out, "--dump", dumps[1], "--workers", 2)[0] == 0
+    assert read_lines(out) == EXPECTED
+
+
+def test_command_line_in_a_fresh_process_forks(dumps, tmp_path):
+    """A fresh interpreter has one thread, so the real command forks its workers."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    probe = "import repro.wikidump as w; print(w.mp_context().get_start_method())"
+    assert subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True,
+                          check=True).stdout.strip() == "fork"
+    out = tmp_path / "cli.tsv"
+    subprocess.run([sys.executable, "-m", "repro.wikidump", "--out", str(out), "--dump", str(dumps[1]), "--workers", "2"],
+                   cwd=root, check=True, capture_output=True)
     assert read_lines(out) == EXPECTED
 
 
