@@ -1,5 +1,6 @@
 # Reproduction of De Boom et al. (2016). Every product is a file target, so a rerun
-# redoes only what is stale. Knobs: WIKI_DUMP, OTHER_VECTORS, SEED, DATA, RESULTS.
+# redoes only what is stale. Knobs: WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
+# RESULTS, W2V_EPOCHS.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
@@ -12,6 +13,7 @@ SEED          ?= 0
 DATA          ?= data
 RESULTS       ?= results
 WIKI_DUMP     ?=
+WIKI_EXTRA_OVOS ?=
 OTHER_VECTORS ?=
 W2V_EPOCHS    ?= 10
 
@@ -38,20 +40,22 @@ test: $(STAMP)
 
 # ---- data (paper section 4.1) -----------------------------------------------------
 # The dump's identity is part of the target's inputs: changing WIKI_DUMP redoes the chain.
-$(DATA)/.dump-$(shell echo '$(WIKI_DUMP)' | md5sum | cut -c1-8):
+DUMP_ID := $(DATA)/.dump-$(shell echo '$(WIKI_DUMP)|$(WIKI_EXTRA_OVOS)' | md5sum | cut -c1-8)
+$(DUMP_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.dump-* && touch $@
-DUMP_ID := $(DATA)/.dump-$(shell echo '$(WIKI_DUMP)' | md5sum | cut -c1-8)
 
 $(DATA)/paragraphs.tsv: $(STAMP) $(DUMP_ID) repro/wikidump.py repro/clean.py
-	$(PY) -m repro.wikidump --out $@ $(if $(WIKI_DUMP),--dump $(WIKI_DUMP))
+	$(PY) -m repro.wikidump --out $@ $(if $(WIKI_DUMP),--dump $(WIKI_DUMP)) \
+	    $(if $(WIKI_EXTRA_OVOS),--extra-ovos $(WIKI_EXTRA_OVOS))
 
 $(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv repro/embeddings.py
 	$(PY) -m repro.embeddings --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) --seed $(SEED)
 
-$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy repro/docfreq.py
+$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy repro/docfreq.py repro/wikidump.py
 	$(PY) -m repro.docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
 
-$(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz repro/pairs.py
+$(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz repro/pairs.py \
+                        repro/docfreq.py repro/idf.py repro/pairset.py
 	$(PY) -m repro.pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
 	    --setting $* --seed $(SEED) --out $(DATA)/$*
 
