@@ -3,6 +3,7 @@
 # RESULTS, W2V_EPOCHS.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 PYTHON3 ?= python3
 VENV    ?= .venv
@@ -105,6 +106,7 @@ figures: $(RESULTS)/figure2.png
 bench: $(STAMP)
 	$(PY) benchmarks/bench_train.py
 	$(PY) benchmarks/bench_extract.py
+	$(PY) benchmarks/report.py benchmarks/results README.md
 
 clean-data:
 	rm -rf $(DATA)

@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro.pairset import PairSet
+from repro.provenance import git_commit, hardware
 from repro.train import TrainConfig, make_trainer, prepare
 
 
@@ -112,6 +113,7 @@ def main(argv=None):
         "backend": jax.default_backend(), "device": str(jax.devices()[0]),
         "cpus": os.cpu_count(), "machine": platform.processor() or platform.machine(),
         "jax": jax.__version__, "numpy": np.__version__,
+        "commit": git_commit(), "cpu": hardware().get("cpu"),
     }
     print(f"one epoch of Algorithm 1, {used} couples, n={n}, d={args.dim}, V={args.vocab} on {res['device']}")
     print(f"  {'':22s} {'pairs/s':>10s} {'epoch s':>8s} {'vs numpy':>9s} {'compile s':>10s}")

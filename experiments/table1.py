@@ -71,7 +71,7 @@ def provenance(args, results) -> dict:
     }
 
 
-def readme_block(md: str, prov: dict) -> str:
+def readme_block(md: str, pv: str, prov: dict) -> str:
     hw = prov["hardware"]
     wall = prov["make_wall_seconds"]
     other = prov.get("other_vectors") or {}
@@ -79,7 +79,8 @@ def readme_block(md: str, prov: dict) -> str:
     lines = [START, "", "Made by `make table1` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)%s." % (
         prov["commit"][:12], prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"),
         hw.get("jax_backend", "?"), f" in {wall / 60:.1f} min of wall time for the whole `make` run" if wall else ""),
-        "", md]
+        "", md, "Two-tailed binomial test of learned weights (median loss) against every other row, "
+        "p-values (paper, section 5.3):", "", pv]
     if remap:
         lines += [f"Other vectors: {other.get('vectors')} ({other.get('dim')} d); "
                   f"{100 * remap.get('other_vocab_found', float('nan')):.1f}% of their vocabulary is in the corpus "
@@ -108,8 +109,10 @@ def main(argv=None):
             results[s] = report.evaluate({k: z[k] for k in z.files})
     os.makedirs(args.results, exist_ok=True)
     md = report.markdown(results, TITLES)
+    pv = report.pvalues_markdown(results, TITLES)
     prov = provenance(args, results)
     _write(os.path.join(args.results, "table1.md"), md)
+    _write(os.path.join(args.results, "table1_pvalues.md"), pv)
     _write(os.path.join(args.results, "table1.tex"), report.latex(
         results, TITLES, "Split error and JS divergence on Wikipedia couples (reproduction of Table 1)."))
     df = pd.DataFrame(report.csv_rows(results))
@@ -123,7 +126,7 @@ def main(argv=None):
             raise ValueError(f"{args.readme}: no {START} ... {END} block to fill")
         head, rest = text.split(START, 1)
         tail = rest.split(END, 1)[1]
-        _write(args.readme, head + readme_block(md, prov) + tail)
+        _write(args.readme, head + readme_block(md, pv, prov) + tail)
     print(md)
     print(f"table written to {os.path.join(args.results, 'table1.md')} (.csv, .tex, .json beside it)")
 

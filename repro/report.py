@@ -62,6 +62,19 @@ def markdown(results: dict, titles: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_median") -> str:
+    """Two-tailed binomial-test p-values of ``reference`` against every other row."""
+    settings = list(results)
+    key = "p_value_vs_" + reference
+    lines = ["| Method | " + " | ".join(titles[s] for s in settings) + " |", "|---|" + "---:|" * len(settings)]
+    for m in METHODS:
+        if m == reference:
+            continue
+        cells = [f"{results[s][m][key]:.2g}" for s in settings]
+        lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def latex(results: dict, titles: dict, caption: str) -> str:
     settings = list(results)
     best = {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in settings}

@@ -86,6 +86,9 @@ def test_table_has_every_row_and_column(chain):
     md = (results / "table1.md").read_text()
     assert md.count("\n") == 2 + len(METHODS) and md.count("**") >= 2 * 6
     assert "\\begin{tabular}" in (results / "table1.tex").read_text()
+    pv = (results / "table1_pvalues.md").read_text().splitlines()
+    assert len(pv) == 2 + len(METHODS) - 1
+    assert all(0.0 <= float(c) <= 1.0 for line in pv[2:] for c in line.strip("| ").split(" | ")[1:])
 
 
 def test_provenance_and_readme(chain):

@@ -1,0 +1,65 @@
+"""Fill the README's benchmark block from benchmarks/results/*.json (run by ``make bench``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+
+
+def block(train: dict, extract: dict) -> str:
+    lines = [START, "",
+             f"Made by `make bench` (commit `{str(train.get('commit', '?'))[:12]}`) on {train.get('cpu', train['machine'])} "
+             f"({train['cpus']} cores), JAX {train['jax']} on {train['device']}.", "",
+             f"One epoch of Algorithm 1 (median loss, {train['pairs_per_epoch']:,} couples, n = {train['n']}, "
+             f"d = {train['dim']}, a {train['vocab']:,}-word table):", "",
+             "| trainer | couples/s | epoch (s) | vs NumPy | compile (s) |", "|---|---:|---:|---:|---:|",
+             f"| NumPy reference, same loss and gradient | {train['numpy_pairs_per_s']:,.0f} | {train['numpy_epoch_s']:.2f} | 1.0x | |",
+             f"| repro, gather form | {train['gather_pairs_per_s']:,.0f} | {train['gather_epoch_s']:.2f} | "
+             f"{train['gather_speedup']:.1f}x | {train['gather_compile_s']:.2f} |",
+             f"| repro, Gram form (default) | {train['gram_pairs_per_s']:,.0f} | {train['gram_epoch_s']:.2f} | "
+             f"{train['gram_speedup_per_epoch']:.1f}x | {train['gram_compile_s']:.2f} |", "",
+             f"The Gram form is built once per run in {train['gram_precompute_s']:.2f} s (so its first epoch is "
+             f"{train['gram_speedup_first_epoch']:.1f}x the NumPy epoch, and it pays off from the second or third "
+             "epoch on; the kappa search shares one build across every kappa and fold).", ""]
+    if extract:
+        ours, gs, mem = extract["ours"], extract["gensim_default"], extract["memory"]
+        lines += [f"Dump extraction ({extract['xml_mb']:.1f} MB of XML, best of {extract['repeats']}):", "",
+                  "| extractor | MB/s | paragraphs/s |", "|---|---:|---:|",
+                  f"| repro.wikidump, {ours['workers']} workers | {ours['mb_per_s']:.2f} | {ours['paragraphs_per_s']:,.0f} |",
+                  f"| gensim WikiCorpus(...).get_texts() | {gs['mb_per_s']:.2f} | |", "",
+                  f"{extract['speedup_vs_gensim_default']:.2f}x gensim; peak memory {mem['one']['max_process_rss_mb']:.1f} MB "
+                  f"on the dump and {mem['many']['max_process_rss_mb']:.1f} MB on it repeated {mem['copies']} times "
+                  f"({mem['growth_max_process']:.2f}x).", ""]
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    results, readme = (argv + ["benchmarks/results", "README.md"][len(argv):])[:2]
+    with open(os.path.join(results, "train.json")) as f:
+        train = json.load(f)
+    extract = {}
+    path = os.path.join(results, "extract.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            extract = json.load(f)
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    if START not in text or END not in text:
+        print(f"error: {readme}: no {START} ... {END} block", file=sys.stderr)
+        return 1
+    head, rest = text.split(START, 1)
+    new = head + block(train, extract) + rest.split(END, 1)[1]
+    with open(readme + ".tmp", "w", encoding="utf-8") as f:
+        f.write(new)
+    os.replace(readme + ".tmp", readme)
+    print(f"benchmark block of {readme} updated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
