@@ -17,6 +17,8 @@ WIKI_DUMP     ?=
 WIKI_EXTRA_OVOS ?=
 OTHER_VECTORS ?=
 W2V_EPOCHS    ?= 10
+# every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
+TIMED = $(PY) -m experiments.timed $(DATA)/timings
 
 .PHONY: all install test table1 figures bench clean-data help
 all: table1
@@ -46,18 +48,18 @@ $(DUMP_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.dump-* && touch $@
 
 $(DATA)/paragraphs.tsv: $(STAMP) $(DUMP_ID) repro/wikidump.py repro/clean.py
-	$(PY) -m repro.wikidump --out $@ $(if $(WIKI_DUMP),--dump $(WIKI_DUMP)) \
+	$(TIMED) wikidump -- $(PY) -m repro.wikidump --out $@ $(if $(WIKI_DUMP),--dump $(WIKI_DUMP)) \
 	    $(if $(WIKI_EXTRA_OVOS),--extra-ovos $(WIKI_EXTRA_OVOS))
 
 $(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv repro/embeddings.py
-	$(PY) -m repro.embeddings --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) --seed $(SEED)
+	$(TIMED) word2vec -- $(PY) -m repro.embeddings --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) --seed $(SEED)
 
 $(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy repro/docfreq.py repro/wikidump.py
-	$(PY) -m repro.docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
+	$(TIMED) docfreq -- $(PY) -m repro.docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
 
 $(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz repro/pairs.py \
                         repro/docfreq.py repro/idf.py repro/pairset.py
-	$(PY) -m repro.pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
+	$(TIMED) pairs-$* -- $(PY) -m repro.pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
 	    --setting $* --seed $(SEED) --out $(DATA)/$*
 
 PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
@@ -65,7 +67,7 @@ PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
 # ---- weights (paper sections 3 and 5.2) ----------------------------------------------
 CORE := repro/model.py repro/losses.py repro/train.py repro/crossval.py repro/scoring.py
 $(DATA)/models/%.npz: $(PAIRS) $(CORE) experiments/train_weights.py
-	$(PY) -m experiments.train_weights --data $(DATA) --setting $(word 1,$(subst -, ,$*)) \
+	$(TIMED) weights-$* -- $(PY) -m experiments.train_weights --data $(DATA) --setting $(word 1,$(subst -, ,$*)) \
 	    --loss $(word 2,$(subst -, ,$*)) --seed $(SEED) --out $@
 
 MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/models/$(s)-$(l).npz))
@@ -77,11 +79,11 @@ $(OTHER_ID):
 
 SCORING := repro/baselines.py repro/othervectors.py repro/scoring.py experiments/score.py
 $(DATA)/scores/wiki20.npz: $(DATA)/models/wiki20-contrastive.npz $(DATA)/models/wiki20-median.npz $(SCORING)
-	$(PY) -m experiments.score --data $(DATA) --setting wiki20 --models $(DATA)/models --out $@
+	$(TIMED) scores-wiki20 -- $(PY) -m experiments.score --data $(DATA) --setting wiki20 --models $(DATA)/models --out $@
 $(DATA)/scores/wikivar.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(SCORING)
-	$(PY) -m experiments.score --data $(DATA) --setting wikivar --models $(DATA)/models --out $@
+	$(TIMED) scores-wikivar -- $(PY) -m experiments.score --data $(DATA) --setting wikivar --models $(DATA)/models --out $@
 $(DATA)/scores/other.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(SCORING) $(OTHER_ID)
-	$(PY) -m experiments.score --data $(DATA) --setting other --models $(DATA)/models --out $@ \
+	$(TIMED) scores-other -- $(PY) -m experiments.score --data $(DATA) --setting other --models $(DATA)/models --out $@ \
 	    $(if $(OTHER_VECTORS),--other-vectors $(OTHER_VECTORS))
 
 SCORES := $(DATA)/scores/wiki20.npz $(DATA)/scores/wikivar.npz $(DATA)/scores/other.npz

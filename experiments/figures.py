@@ -60,7 +60,7 @@ def figure3(weights: dict):
         w = np.asarray(weights[loss], float)
         ax.plot(np.arange(1, w.size + 1), w / np.abs(w).max(), style, label=f"{loss} loss")
     ax.set_xlabel("Weight index j (words sorted by descending idf)")
-    ax.set_ylabel(r"Weight magnitude $w_j \,/\, \max_k w_k$")
+    ax.set_ylabel(r"Weight magnitude $w_j\ /\ \mathrm{max}_k\ w_k$")
     ax.set_xticks(np.arange(1, 21, 1 if len(weights["median"]) <= 20 else 5))
     ax.axhline(0, color="0.8", lw=0.8)
     ax.set_title("Learned weights for texts of 20 words")

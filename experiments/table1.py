@@ -65,6 +65,8 @@ def provenance(args, results) -> dict:
         "other_vectors": scores.get("other") and {k: v for k, v in scores["other"].items() if k != "seconds"},
         "models": models,
         "scoring_seconds": {s: (v or {}).get("seconds") for s, v in scores.items()},
+        "stage_seconds": {os.path.basename(p)[:-5]: read_json(p)["seconds"]
+                          for p in sorted(glob.glob(os.path.join(args.data, "timings", "*.json")))},
         "hardware": hardware(), "versions": versions(),
         "results": results,
         "make_wall_seconds": (time.time() - args.started) if args.started else None,
@@ -86,6 +88,11 @@ def readme_block(md: str, pv: str, prov: dict) -> str:
                   f"{100 * remap.get('other_vocab_found', float('nan')):.1f}% of their vocabulary is in the corpus "
                   f"vocabulary, {100 * remap.get('corpus_vocab_found', float('nan')):.1f}% of the corpus vocabulary "
                   f"is in theirs, {100 * remap.get('tokens_kept', float('nan')):.1f}% of the test tokens kept.", ""]
+    models = prov.get("models") or {}
+    if models:
+        lines += ["Learned weights: " + "; ".join(
+            f"{name}: {m['epochs']} epochs" + (f", kappa {m['kappa']:g} by 5-fold CV" if m["kappa"] is not None else "")
+            for name, m in sorted(models.items())) + f" ({prov['models'][next(iter(models))]['distance']} distance).", ""]
     lines += ["The paper's Table 1 (Wikipedia dump of March 2015, 4.9M pairs per setting, Google News vectors):",
               "", paper_markdown(), END]
     return "\n".join(lines)

@@ -49,8 +49,16 @@ def batch_median(d):
     return 0.5 * (s[m // 2 - 1] + s[m // 2])
 
 
+def _check_batch(d_related, d_unrelated):
+    """Shapes are static, so this check runs at trace time, also under ``jit``."""
+    for name, d in (("d_related", d_related), ("d_unrelated", d_unrelated)):
+        if jnp.ndim(d) != 1 or jnp.shape(d)[0] == 0:
+            raise ValueError(f"{name} must be a non-empty 1-D array of distances, got shape {jnp.shape(d)}")
+
+
 def contrastive_loss(d_related, d_unrelated):
     """L_c = p_C d, averaged over the couples of the batch (paper, eq. 5)."""
+    _check_batch(d_related, d_unrelated)
     return jnp.mean(jnp.concatenate([d_related, -d_unrelated]))
 
 
@@ -61,6 +69,7 @@ def median_loss(d_related, d_unrelated, kappa):
     to 1e3 give finite values and gradients. The original code sums the two class means,
     twice this value; the factor only rescales the learning rate.
     """
+    _check_batch(d_related, d_unrelated)
     mu = batch_median(jnp.concatenate([d_related, d_unrelated]))
     related = jax.nn.softplus(kappa * (d_related - mu))  # p_C = +1
     unrelated = jax.nn.softplus(kappa * (mu - d_unrelated))  # p_C = -1

@@ -104,3 +104,11 @@ def test_batch_loss_gradient_matches_finite_differences(loss, distance):
         f = lambda w: T.batch_loss(w, data, index, 6, cfg, 5.0)
         g = np.asarray(jax.grad(f)(jnp.asarray(w0)))
         np.testing.assert_allclose(g, _fd(f, w0), rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("loss", [L.contrastive_loss, lambda r, u: L.median_loss(r, u, 1.0)])
+def test_empty_or_malformed_batches_are_refused(loss):
+    with pytest.raises(ValueError, match="d_related must be a non-empty"):
+        loss(jnp.zeros(0), jnp.ones(3))
+    with pytest.raises(ValueError, match="d_unrelated must be a non-empty"):
+        jax.jit(loss)(jnp.ones(3), jnp.ones((3, 2)))
