@@ -103,7 +103,7 @@ def test_provenance_and_readme(chain):
     assert 0.0 <= p <= 1.0
     assert prov["other_vectors"]["remap_test"]["tokens_kept"] < 1.0
     text = readme.read_text()
-    assert text.startswith("before\n") and text.endswith("after\n") and "old" not in text
+    assert text.startswith("before\n") and text.endswith("after\n") and "\nold\n" not in text
     assert "Learned weights, median" in text
 
 
