@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 import numpy as np
 
 from repro import pairset
+from repro.cli import fail
 from repro.idf import idf as idf_from_df
 from repro.vectors import load_vectors
 
@@ -42,11 +42,7 @@ def run_cli(main, argv=None) -> int:
     start = time.perf_counter()
     try:
         main(argv)
-    except (ValueError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("error: interrupted (no output was completed)", file=sys.stderr)
-        return 130
+    except (ValueError, OSError, KeyboardInterrupt) as err:
+        return fail(err)
     print(f"done in {time.perf_counter() - start:.1f} s")
     return 0

@@ -191,6 +191,15 @@ def _vectors_block(method, table, idf, tokens, lengths, top_rule) -> np.ndarray:
     return out
 
 
+def _tfidf_idf(table, idf) -> np.ndarray:
+    """The checked idf for tf-idf; ``table`` is optional and only fixes the vocabulary size."""
+    if table is not None:
+        table = np.asarray(table)
+        if table.ndim != 2:
+            raise ValueError(f"table: must be a 2-D (vocabulary, dims) array, got shape {table.shape}")
+    return _check_idf(idf, None if table is None else table.shape[0], "tfidf")
+
+
 def tfidf_vectors(tokens, lengths, idf) -> sp.csr_matrix:
     """Sparse (P, V) tf x idf matrix: entry (p, w) = count of word w in text p times idf_w.
 
@@ -225,12 +234,7 @@ def text_vectors(method: str, table, tokens, lengths, idf=None, *, top_rule: str
     _check_method(method)
     _check_top_rule(top_rule)
     if method == "tfidf":
-        if table is not None:
-            table = np.asarray(table)
-            if table.ndim != 2:
-                raise ValueError(f"table: must be a 2-D (vocabulary, dims) array, got shape {table.shape}")
-        idf = _check_idf(idf, None if table is None else table.shape[0], method)
-        return tfidf_vectors(tokens, lengths, idf)
+        return tfidf_vectors(tokens, lengths, _tfidf_idf(table, idf))
     table = _check_table(table)
     idf = _check_idf(idf, table.shape[0], method)
     tokens, lengths = _check_tokens(tokens, lengths, table.shape[0])
@@ -288,12 +292,7 @@ def pair_scores(method: str, table, pairs: PairSet, idf=None, *, top_rule: str =
     if a.ndim != 2 or b.shape != a.shape:
         raise ValueError(f"pairs: a and b must be 2-D arrays of one shape, got {a.shape} and {b.shape}")
     if method == "tfidf":
-        if table is not None:
-            table = np.asarray(table)
-            if table.ndim != 2:
-                raise ValueError(f"table: must be a 2-D (vocabulary, dims) array, got shape {table.shape}")
-        idf = _check_idf(idf, None if table is None else table.shape[0], method)
-        out = tfidf_cosine(a, la, b, lb, idf, chunk_size=chunk_size)
+        out = tfidf_cosine(a, la, b, lb, _tfidf_idf(table, idf), chunk_size=chunk_size)
     else:
         table = _check_table(table)
         idf = _check_idf(idf, table.shape[0], method)

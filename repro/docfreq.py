@@ -27,6 +27,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
+from repro.cli import InputError, fail
 from repro.idf import idf
 from repro.wikidump import mp_context
 
@@ -36,16 +37,6 @@ MIN_POOL_BYTES = 16 << 20
 
 _index: dict[str, int] = {}
 
-
-class InputError(Exception):
-    """Bad input: ``str()`` is ``"<file>: <cause>"``."""
-
-    def __init__(self, path: str, cause: str):
-        super().__init__(path, cause)
-        self.path, self.cause = path, cause
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.cause}"
 
 
 def read_vocab(path: str) -> list[str]:
@@ -181,12 +172,8 @@ def main(argv=None) -> int:
         if n_docs == 0:
             raise InputError(args.paragraphs, "no paragraphs")
         save_df(args.out, df, n_docs)
-    except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"error: {args.out}: interrupted", file=sys.stderr)
-        return 1
+    except (InputError, KeyboardInterrupt) as err:
+        return fail(err, args.out)
     values = idf(df, n_docs)
     print(f"docfreq: {n_docs} paragraphs, {len(words)} words ({int((df == 0).sum())} with df 0), "
           f"idf {values.min():.2f}..{values.max():.2f} in {time.perf_counter() - t0:.2f} s -> {args.out}")

@@ -41,6 +41,7 @@ import zlib
 import numpy as np
 from tqdm import tqdm
 
+from repro.cli import InputError, fail
 from repro.vectors import save_vectors
 
 #: The original code's settings (w2v.py:35-37 and gensim 0.11 defaults).
@@ -48,16 +49,6 @@ PAPER = dict(sg=1, hs=0, negative=10, window=5, vector_size=400, sample=1e-4, mi
              alpha=0.025, min_alpha=1e-4, epochs=1)
 MAX_SENTENCE = 10_000  # gensim silently truncates longer sentences; cut them into pieces instead
 
-
-class InputError(Exception):
-    """Bad input: ``str()`` is ``"<file>: <cause>"``."""
-
-    def __init__(self, path: str, cause: str):
-        super().__init__(path, cause)
-        self.path, self.cause = path, cause
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.cause}"
 
 
 class ParagraphSentences:
@@ -161,12 +152,8 @@ def main(argv=None) -> int:
             json.dump(summary, f, indent=2, sort_keys=True)
             f.write("\n")
         os.replace(tmp, os.path.join(args.out, "summary.json"))
-    except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"error: {args.out}: interrupted", file=sys.stderr)
-        return 1
+    except (InputError, KeyboardInterrupt) as err:
+        return fail(err, args.out)
     print(f"embeddings: {summary['corpus_tokens']} tokens in {summary['corpus_paragraphs']} paragraphs, "
           f"{args.epochs} epoch(s) -> {len(words)} words x {args.dim} (unit vectors) in "
           f"{time.perf_counter() - t0:.2f} s -> {args.out}")

@@ -46,7 +46,8 @@ from array import array
 import numpy as np
 from tqdm import tqdm
 
-from repro.docfreq import InputError, load_df, read_vocab
+from repro.cli import InputError, fail
+from repro.docfreq import load_df, read_vocab
 from repro.idf import idf
 from repro.pairset import PairSet, save
 
@@ -302,12 +303,8 @@ def main(argv=None) -> int:
         except UnicodeDecodeError as err:
             raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
         write(args.out, splits, summary)
-    except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"error: {args.out}: interrupted", file=sys.stderr)
-        return 1
+    except (InputError, KeyboardInterrupt) as err:
+        return fail(err, args.out)
     c = summary["counts"]
     print(f"pairs {args.setting}: {summary['related_pairs_found']} related pairs from "
           f"{summary['corpus']['paragraphs_with_pairs']} paragraphs of {summary['corpus']['articles_with_pairs']} articles; "

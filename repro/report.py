@@ -46,18 +46,27 @@ def _best(results: dict, setting: str, key: str, lower: bool):
     return {m for m, v in vals.items() if np.isclose(v, target, rtol=0, atol=1e-12)}
 
 
+def _bests(results: dict) -> dict:
+    return {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in results}
+
+
+def _cells(results: dict, m: str, best: dict, percent: str, bold) -> list[str]:
+    """Split error and JS cells of method ``m`` in every setting, the best ones in ``bold``."""
+    cells = []
+    for s, res in results.items():
+        e, j = f"{100 * res[m]['split_error']:.2f}{percent}", f"{res[m]['js']:.4f}"
+        cells += [bold(e) if m in best[s][0] else e, bold(j) if m in best[s][1] else j]
+    return cells
+
+
 def markdown(results: dict, titles: dict) -> str:
     """The paper's Table 1 layout: split error (%) and JS divergence per setting, best in bold."""
     settings = list(results)
     head = "| Method | " + " | ".join(f"{titles[s]}: split error | {titles[s]}: JS" for s in settings) + " |"
     lines = [head, "|---|" + "---:|---:|" * len(settings)]
-    best = {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in settings}
+    best = _bests(results)
     for m in METHODS:
-        cells = []
-        for s in settings:
-            r = results[s][m]
-            e, j = f"{100 * r['split_error']:.2f}%", f"{r['js']:.4f}"
-            cells += [f"**{e}**" if m in best[s][0] else e, f"**{j}**" if m in best[s][1] else j]
+        cells = _cells(results, m, best, "%", lambda x: f"**{x}**")
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -77,7 +86,7 @@ def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_medi
 
 def latex(results: dict, titles: dict, caption: str) -> str:
     settings = list(results)
-    best = {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in settings}
+    best = _bests(results)
     cols = " | ".join(["c c"] * len(settings))
     out = [r"\begin{table*}[t]", r"\centering", rf"\caption{{{caption}}}", rf"\begin{{tabular}}{{l | {cols}}}",
            r"\toprule",
@@ -86,11 +95,7 @@ def latex(results: dict, titles: dict, caption: str) -> str:
     for group in GROUPS:
         out.append(r"\hline")
         for m in group:
-            cells = []
-            for s in settings:
-                r = results[s][m]
-                e, j = f"{100 * r['split_error']:.2f}\\%", f"{r['js']:.4f}"
-                cells += [rf"\textbf{{{e}}}" if m in best[s][0] else e, rf"\textbf{{{j}}}" if m in best[s][1] else j]
+            cells = _cells(results, m, best, r"\%", lambda x: rf"\textbf{{{x}}}")
             out.append(LABELS[m].replace("%", r"\%") + " & " + " & ".join(cells) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\end{table*}"]
     return "\n".join(out) + "\n"

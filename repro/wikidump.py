@@ -49,6 +49,7 @@ from zlib import error as zlib_error
 
 from tqdm import tqdm
 
+from repro.cli import InputError, fail
 from repro.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
 
 
@@ -89,16 +90,6 @@ class Page(NamedTuple):
     redirect: bool
     text: str
 
-
-class InputError(Exception):
-    """Bad input: ``str()`` is ``"<file>: <cause>"``, the one line ``main`` prints."""
-
-    def __init__(self, path: str, cause: str):
-        super().__init__(path, cause)
-        self.path, self.cause = path, cause
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.cause}"
 
 
 class DumpFormatError(ValueError):
@@ -386,12 +377,8 @@ def main(argv=None) -> int:
             raise InputError(args.out, "output folder does not exist")
         t0 = time.perf_counter()
         s = extract(dump, args.out, args.workers, args.extra_ovos, args.min_tokens)
-    except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"error: {args.out}: interrupted", file=sys.stderr)
-        return 1
+    except (InputError, KeyboardInterrupt) as err:
+        return fail(err, args.out)
     print(f"wikidump: {s['pages']} pages ({s['redirects']} redirects, {s['other_namespaces']} in other "
           f"namespaces) -> {s['articles']} articles, {s['paragraphs']} paragraphs, {s['tokens']} tokens "
           f"(paragraphs of >= {s['min_tokens']} tokens) in {time.perf_counter() - t0:.2f} s -> {args.out}")
