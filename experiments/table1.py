@@ -75,13 +75,19 @@ def provenance(args, results) -> dict:
 
 def readme_block(md: str, pv: str, prov: dict) -> str:
     hw = prov["hardware"]
-    wall = prov["make_wall_seconds"]
+    stages = prov.get("stage_seconds") or {}
     other = prov.get("other_vectors") or {}
     remap = other.get("remap_test") or {}
-    lines = [START, "", "Made by `make table1` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)%s." % (
-        prov["commit"][:12], prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"),
-        hw.get("jax_backend", "?"), f" in {wall / 60:.1f} min of wall time for the whole `make` run" if wall else ""),
-        "", md, "Two-tailed binomial test of learned weights (median loss) against every other row, "
+    commit = prov["commit"][:12] + ("+dirty" if prov["commit"].endswith("+dirty") else "")
+    lines = [START, "", "Made by `make table1` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)." % (
+        commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
+    if stages:
+        groups = {"install": ("install",), "data chain": ("wikidump", "word2vec", "docfreq", "pairs-"),
+                  "kappa search and training": ("weights-",), "scoring": ("scores-",)}
+        parts = [f"{g} {sum(v for k, v in stages.items() if k.startswith(keys)):.0f} s" for g, keys in groups.items()]
+        lines += ["", f"Wall time of the stages, as last run: {sum(stages.values()) / 60:.1f} min "
+                  f"({', '.join(parts)}); a rerun with nothing stale takes well under a second."]
+    lines += ["", md, "Two-tailed binomial test of learned weights (median loss) against every other row, "
         "p-values (paper, section 5.3):", "", pv]
     if remap:
         lines += [f"Other vectors: {other.get('vectors')} ({other.get('dim')} d); "
