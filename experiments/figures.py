@@ -27,7 +27,8 @@ def _save(fig, results: str, name: str) -> list[str]:
     for ext in ("png", "pdf"):
         path = os.path.join(results, f"{name}.{ext}")
         tmp = os.path.join(results, f"{name}.tmp.{ext}")
-        fig.savefig(tmp, dpi=150, bbox_inches="tight")
+        # no creation date in the PDF: the same data give the same bytes
+        fig.savefig(tmp, dpi=150, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
         os.replace(tmp, path)
         paths.append(path)
     plt.close(fig)
