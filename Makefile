@@ -3,7 +3,6 @@
 # RESULTS, W2V_EPOCHS.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
-.SECONDARY:
 
 PYTHON3 ?= python3
 VENV    ?= .venv
@@ -62,6 +61,8 @@ $(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/d
 	    --setting $* --seed $(SEED) --out $(DATA)/$*
 
 PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
+# made by a pattern rule, so make would delete them as intermediates after the run
+.SECONDARY: $(PAIRS)
 
 # ---- weights (paper sections 3 and 5.2) ----------------------------------------------
 CORE := repro/model.py repro/losses.py repro/train.py repro/crossval.py repro/scoring.py
@@ -91,7 +92,7 @@ SCORES := $(DATA)/scores/wiki20.npz $(DATA)/scores/wikivar.npz $(DATA)/scores/ot
 START_TIME := $(shell date +%s)
 $(RESULTS)/table1.md: $(SCORES) repro/report.py repro/metrics.py experiments/table1.py
 	$(PY) -m experiments.table1 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
-	    --readme README.md --started $(START_TIME)
+	    $(if $(filter results,$(RESULTS)),--readme README.md) --started $(START_TIME)
 
 table1: $(RESULTS)/table1.md
 	@echo "Table 1: $(RESULTS)/table1.md (.csv .tex .json beside it)"
