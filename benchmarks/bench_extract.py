@@ -35,6 +35,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 from repro import wikidump  # noqa: E402
+from repro.atomic import write_json  # noqa: E402
 
 WRAPPER = (
     "import resource, subprocess, sys\n"
@@ -211,12 +212,7 @@ def main(argv=None) -> int:
                                       "mb_per_s": round(xml_mb / g, 2), "articles_per_s": round(gensim_counts[0] / g, 1)}
         result["speedup_vs_gensim_all_cores"] = round(g / best["ours"], 2)
 
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    tmp_out = args.out + ".tmp"
-    with open(tmp_out, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    os.replace(tmp_out, args.out)
+    write_json(args.out, result)
 
     print(f"dump: {dump}\n  {xml_mb:.1f} MB of XML, {cores} cores, load average at start {load_before[0]:.2f}")
     print(f"{'extractor':34s} {'best s':>7s} {'MB/s':>7s} {'units/s':>9s}")

@@ -13,7 +13,6 @@ trainer: the gather form (embeddings gathered in every batch) and the exact Gram
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
@@ -23,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro.pairset import PairSet
+from repro.atomic import write_json
 from repro.provenance import git_commit, hardware
 from repro.train import TrainConfig, make_trainer, prepare
 
@@ -122,10 +122,7 @@ def main(argv=None):
     print(f"  {'jax, Gram form':22s} {used / q_epoch:10.0f} {q_epoch:8.2f} {np_s / q_epoch:8.1f}x {q_compile:10.2f}"
           f"   (+ {q_prep:.2f} s once per run: {np_s / (q_prep + q_epoch):.1f}x on the first epoch)")
     print(f"  mean epoch loss: numpy {np_loss:.5f}, gather {g_loss:.5f}, Gram {q_loss:.5f} (different batch orders)")
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out + ".tmp", "w") as f:
-        json.dump(res, f, indent=2)
-    os.replace(args.out + ".tmp", args.out)
+    write_json(args.out, res)
     return res
 
 

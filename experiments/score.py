@@ -19,7 +19,7 @@ import numpy as np
 
 from experiments.common import corpus_idf, load_corpus, load_split, run_cli
 from repro import baselines, othervectors
-from repro.provenance import write_json
+from repro.atomic import write_json
 from repro.scoring import pair_scores
 
 LEARNED = ("learned_contrastive", "learned_median")

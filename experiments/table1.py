@@ -17,17 +17,12 @@ import pandas as pd
 from experiments.common import run_cli
 from repro import report
 from repro.paper_results import TABLE1 as PAPER
-from repro.provenance import git_commit, hardware, read_json, versions, write_json
+from repro.atomic import write_json, write_text
+from repro.provenance import git_commit, hardware, read_json, versions
 
 TITLES = {"wiki20": "Wikipedia, 20 words", "wikivar": "Wikipedia, variable length",
           "other": "Other vectors, variable length"}
 START, END = "<!-- table1:start -->", "<!-- table1:end -->"
-
-
-def _write(path: str, text: str) -> None:
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(path + ".tmp", path)
 
 
 def _optional_json(path: str):
@@ -124,13 +119,12 @@ def main(argv=None):
     md = report.markdown(results, TITLES)
     pv = report.pvalues_markdown(results, TITLES)
     prov = provenance(args, results)
-    _write(os.path.join(args.results, "table1.md"), md)
-    _write(os.path.join(args.results, "table1_pvalues.md"), pv)
-    _write(os.path.join(args.results, "table1.tex"), report.latex(
+    write_text(os.path.join(args.results, "table1.md"), md)
+    write_text(os.path.join(args.results, "table1_pvalues.md"), pv)
+    write_text(os.path.join(args.results, "table1.tex"), report.latex(
         results, TITLES, "Split error and JS divergence on Wikipedia couples (reproduction of Table 1)."))
-    df = pd.DataFrame(report.csv_rows(results))
-    df.to_csv(os.path.join(args.results, "table1.csv.tmp"), index=False, float_format="%.6f")
-    os.replace(os.path.join(args.results, "table1.csv.tmp"), os.path.join(args.results, "table1.csv"))
+    write_text(os.path.join(args.results, "table1.csv"),
+               pd.DataFrame(report.csv_rows(results)).to_csv(index=False, float_format="%.6f"))
     write_json(os.path.join(args.results, "table1.json"), prov)
     if args.readme:
         with open(args.readme, encoding="utf-8") as f:
@@ -139,7 +133,7 @@ def main(argv=None):
             raise ValueError(f"{args.readme}: no {START} ... {END} block to fill")
         head, rest = text.split(START, 1)
         tail = rest.split(END, 1)[1]
-        _write(args.readme, head + readme_block(md, pv, prov) + tail)
+        write_text(args.readme, head + readme_block(md, pv, prov) + tail)
     print(md)
     print(f"table written to {os.path.join(args.results, 'table1.md')} (.csv, .tex, .json beside it)")
 

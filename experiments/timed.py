@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from repro.provenance import write_json
+from repro.atomic import write_json
 
 
 def main(argv=None) -> int:

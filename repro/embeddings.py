@@ -32,7 +32,6 @@ threads run its C loop without the GIL) but make the result depend on thread sch
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -41,6 +40,7 @@ import zlib
 import numpy as np
 from tqdm import tqdm
 
+from repro.atomic import write_json
 from repro.cli import InputError, fail
 from repro.vectors import save_vectors
 
@@ -147,11 +147,7 @@ def main(argv=None) -> int:
             "corpus_paragraphs": model.corpus_count,
             "corpus_tokens": model.corpus_total_words,
         }
-        tmp = os.path.join(args.out, "summary.json.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(summary, f, indent=2, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, os.path.join(args.out, "summary.json"))
+        write_json(os.path.join(args.out, "summary.json"), summary, sort_keys=True)
     except (InputError, KeyboardInterrupt) as err:
         return fail(err, args.out)
     print(f"embeddings: {summary['corpus_tokens']} tokens in {summary['corpus_paragraphs']} paragraphs, "

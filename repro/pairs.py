@@ -37,7 +37,6 @@ Every random choice comes from ``numpy.random.default_rng(seed)``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -46,6 +45,7 @@ from array import array
 import numpy as np
 from tqdm import tqdm
 
+from repro.atomic import write_json
 from repro.cli import InputError, fail
 from repro.docfreq import load_df, read_vocab
 from repro.idf import idf
@@ -274,11 +274,7 @@ def write(out_dir: str, splits: dict[str, PairSet], summary: dict) -> None:
         os.remove(marker)
     for name, pairs in splits.items():
         save(os.path.join(out_dir, f"{name}.npz"), pairs)
-    tmp = marker + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(summary, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, marker)
+    write_json(marker, summary, sort_keys=True)
 
 
 def main(argv=None) -> int:

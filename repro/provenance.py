@@ -1,4 +1,4 @@
-"""Where a result came from: commit, library versions, hardware. Also atomic JSON writes."""
+"""Where a result came from: commit, library versions, hardware."""
 
 from __future__ import annotations
 
@@ -50,26 +50,6 @@ def hardware() -> dict:
     except Exception:  # noqa: BLE001 - provenance must never fail a run
         pass
     return info
-
-
-def write_json(path: str, obj) -> None:
-    """Write ``obj`` as JSON to ``path`` via a temporary name and a rename."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=2, sort_keys=False, default=_default)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
-def _default(x):
-    import numpy as np
-
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 
 def read_json(path: str):

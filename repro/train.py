@@ -16,7 +16,6 @@ Algorithm 1 (paper, section 5.2), with the choices recorded in docs/FIDELITY.md:
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import jax

@@ -49,6 +49,7 @@ from zlib import error as zlib_error
 
 from tqdm import tqdm
 
+from repro.atomic import write_json
 from repro.cli import InputError, fail
 from repro.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
 
@@ -233,14 +234,6 @@ def summary_path(out: str) -> str:
     return os.path.splitext(out)[0] + ".json"
 
 
-def _write_json(path: str, obj) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 def _run_dump(dump: str, fout, workers: int, min_tokens: int, counts: _Counts, titles: set | None) -> tuple[int, int, int]:
     """Stream the dump's articles through the cleaners into ``fout``; (paragraphs, tokens, articles with any)."""
     n_par = n_tok = with_par = 0
@@ -348,7 +341,7 @@ def extract(dump: str, out: str, workers: int | None = None, extra_ovos: str | N
             "tokens": n_tok,
             "min_tokens": min_tokens,
         }
-        _write_json(json_path, summary)
+        write_json(json_path, summary, sort_keys=True)
         os.replace(tmp, out)  # last: the .tsv exists only when both files are complete
         return summary
     except BaseException:

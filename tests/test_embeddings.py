@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pytest
 
 from repro import embeddings
 from repro.vectors import load_vectors
