@@ -9,7 +9,6 @@ import numpy as np
 
 from repro import pairset
 from repro.cli import fail
-from repro.idf import idf as idf_from_df
 from repro.vectors import load_vectors
 
 SPLITS = ("train", "validation", "test")
@@ -31,10 +30,6 @@ def load_corpus(data: str):
     if df.shape != (len(words),):
         raise ValueError(f"{path}: {df.shape[0]} document frequencies for {len(words)} words")
     return words, np.asarray(table, np.float32), df, n_docs
-
-
-def corpus_idf(df, n_docs):
-    return idf_from_df(df, n_docs)
 
 
 def run_cli(main, argv=None) -> int:

@@ -17,8 +17,9 @@ import time
 
 import numpy as np
 
-from experiments.common import corpus_idf, load_corpus, load_split, run_cli
+from experiments.common import load_corpus, load_split, run_cli
 from repro import baselines, othervectors
+from repro.idf import idf as idf_from_df
 from repro.atomic import write_json
 from repro.scoring import pair_scores
 
@@ -37,7 +38,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     words, table, df, n_docs = load_corpus(args.data)
-    idf = corpus_idf(df, n_docs)
+    idf = idf_from_df(df, n_docs)
     source = "wikivar" if args.setting == "other" else args.setting
     splits = {s: load_split(args.data, source, s) for s in ("validation", "test")}
     meta = {"setting": args.setting, "pairs": {s: int(p.size) for s, p in splits.items()},

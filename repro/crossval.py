@@ -17,7 +17,7 @@ import numpy as np
 
 from repro import metrics
 from repro.scoring import pair_scores
-from repro.train import TrainConfig, _check_config, _class_indices, make_trainer, prepare
+from repro.train import TrainConfig, _check_config, make_trainer, prepare
 from repro.pairset import PairSet
 
 DEFAULT_GRID = tuple(10.0 * 2.0**k for k in range(10))  # 10, 20, ..., 160, ..., 5120
@@ -54,7 +54,8 @@ def select_kappa(table, pairs: PairSet, grid=DEFAULT_GRID, *, folds: int = 5,
                  config: TrainConfig = TrainConfig(), n_max: int | None = None,
                  seed: int = 0) -> CVResult:
     """Grid search of kappa for the median loss with ``folds``-fold cross-validation."""
-    _check_config(config._replace(loss="median"))
+    config = config._replace(loss="median")
+    _check_config(config)
     grid = np.asarray(grid, dtype=np.float32)
     if grid.ndim != 1 or grid.size == 0 or not np.all(grid > 0):
         raise ValueError("grid must be a non-empty list of positive kappa values")
@@ -62,12 +63,13 @@ def select_kappa(table, pairs: PairSet, grid=DEFAULT_GRID, *, folds: int = 5,
         raise ValueError(f"folds must be at least 2, got {folds}")
     data = prepare(table, pairs, config=config)
     table = jnp.asarray(table, jnp.float32)
-    _class_indices(pairs, config.batch_related * folds // (folds - 1), "pairs")
     tr_rel, tr_unrel, held = fold_indices(pairs.label, folds, seed)
     if min(tr_rel.shape[1], tr_unrel.shape[1]) < config.batch_related:
-        raise ValueError("pairs: too few couples per class for one batch in every fold")
+        raise ValueError(
+            f"pairs: {tr_rel.shape[1]} related and {tr_unrel.shape[1]} unrelated couples per training fold; "
+            f"a batch needs {config.batch_related} of each")
     n_max = pairs.width if n_max is None else int(n_max)
-    run = make_trainer(config._replace(loss="median"), n_max)
+    run = make_trainer(config, n_max)
 
     k, f = grid.size, folds
     kap = jnp.repeat(jnp.asarray(grid), f)  # (K*F,)

@@ -143,3 +143,9 @@ def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
                           jnp.float32(40.0), keys[f])
     assert int(epochs) == cv.epochs[i, f]
     np.testing.assert_allclose(np.asarray(w), cv.weights[i, f], rtol=1e-4, atol=1e-6)
+
+
+def test_select_kappa_refuses_folds_smaller_than_a_batch(synthetic):
+    table, pairs = synthetic
+    with pytest.raises(ValueError, match="couples per training fold; a batch needs 50"):
+        crossval.select_kappa(table, pairs.take(np.arange(100)), grid=(10.0,), folds=5)
