@@ -19,6 +19,9 @@ W2V_EPOCHS    ?= 10
 EXTRAS        ?= test,glove
 # every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
 TIMED = $(PY) -m experiments.timed $(DATA)/timings
+# the project's source files a module imports, itself included (tests/test_makefile.py checks
+# every product's list against the real imports)
+deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
 .PHONY: all install test table1 figures bench clean-data help
 all: table1
@@ -46,19 +49,18 @@ DUMP_ID := $(DATA)/.dump-$(shell echo '$(WIKI_DUMP)|$(WIKI_EXTRA_OVOS)' | md5sum
 $(DUMP_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.dump-* && touch $@
 
-$(DATA)/paragraphs.tsv: $(STAMP) $(DUMP_ID) repro/wikidump.py repro/clean.py
-	$(TIMED) wikidump -- $(PY) -m repro.wikidump --out $@ $(if $(WIKI_DUMP),--dump $(WIKI_DUMP)) \
+$(DATA)/paragraphs.tsv: $(STAMP) $(DUMP_ID) $(call deps,repro.data.wikidump)
+	$(TIMED) wikidump -- $(PY) -m repro wikidump --out $@ $(if $(WIKI_DUMP),--dump $(WIKI_DUMP)) \
 	    $(if $(WIKI_EXTRA_OVOS),--extra-ovos $(WIKI_EXTRA_OVOS))
 
-$(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv repro/embeddings.py
-	$(TIMED) word2vec -- $(PY) -m repro.embeddings --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) --seed $(SEED)
+$(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv $(call deps,repro.data.embeddings)
+	$(TIMED) word2vec -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) --seed $(SEED)
 
-$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy repro/docfreq.py repro/wikidump.py
-	$(TIMED) docfreq -- $(PY) -m repro.docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
+$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(call deps,repro.data.docfreq)
+	$(TIMED) docfreq -- $(PY) -m repro docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
 
-$(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz repro/pairs.py \
-                        repro/docfreq.py repro/idf.py repro/pairset.py
-	$(TIMED) pairs-$* -- $(PY) -m repro.pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
+$(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz $(call deps,repro.data.wikipairs)
+	$(TIMED) pairs-$* -- $(PY) -m repro pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
 	    --setting $* --seed $(SEED) --out $(DATA)/$*
 
 PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
@@ -66,8 +68,7 @@ PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
 .SECONDARY: $(PAIRS)
 
 # ---- weights (paper sections 3 and 5.2) ----------------------------------------------
-CORE := repro/model.py repro/losses.py repro/train.py repro/crossval.py repro/scoring.py
-$(DATA)/models/%.npz: $(PAIRS) $(CORE) experiments/train_weights.py
+$(DATA)/models/%.npz: $(PAIRS) $(call deps,experiments.train_weights)
 	$(TIMED) weights-$* -- $(PY) -m experiments.train_weights --data $(DATA) --setting $(word 1,$(subst -, ,$*)) \
 	    --loss $(word 2,$(subst -, ,$*)) --seed $(SEED) --out $@
 
@@ -78,28 +79,28 @@ OTHER_ID := $(DATA)/.other-$(shell echo '$(OTHER_VECTORS)' | md5sum | cut -c1-8)
 $(OTHER_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.other-* && touch $@
 
-SCORING := repro/baselines.py repro/othervectors.py repro/scoring.py experiments/score.py
+SCORING := $(call deps,experiments.score)
 $(DATA)/scores/wiki20.npz: $(DATA)/models/wiki20-contrastive.npz $(DATA)/models/wiki20-median.npz $(SCORING)
-	$(TIMED) scores-wiki20 -- $(PY) -m experiments.score --data $(DATA) --setting wiki20 --models $(DATA)/models --out $@
+	$(TIMED) scores-wiki20 -- $(PY) -m experiments.score --data $(DATA) --setting wiki20 --out $@
 $(DATA)/scores/wikivar.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(SCORING)
-	$(TIMED) scores-wikivar -- $(PY) -m experiments.score --data $(DATA) --setting wikivar --models $(DATA)/models --out $@
+	$(TIMED) scores-wikivar -- $(PY) -m experiments.score --data $(DATA) --setting wikivar --out $@
 $(DATA)/scores/other.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(SCORING) $(OTHER_ID)
-	$(TIMED) scores-other -- $(PY) -m experiments.score --data $(DATA) --setting other --models $(DATA)/models --out $@ \
+	$(TIMED) scores-other -- $(PY) -m experiments.score --data $(DATA) --setting other --out $@ \
 	    $(if $(OTHER_VECTORS),--other-vectors $(OTHER_VECTORS))
 
 SCORES := $(DATA)/scores/wiki20.npz $(DATA)/scores/wikivar.npz $(DATA)/scores/other.npz
 
 # ---- Table 1 and Figures 2, 3 -----------------------------------------------------------
 START_TIME := $(shell date +%s)
-$(RESULTS)/table1.md: $(SCORES) repro/report.py repro/metrics.py experiments/table1.py
-	$(PY) -m experiments.table1 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
+$(RESULTS)/table1.md: $(SCORES) $(call deps,experiments.tables)
+	$(PY) -m experiments.tables --table 1 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
 	    $(if $(filter results,$(RESULTS)),--readme README.md) --started $(START_TIME)
 
 table1: $(RESULTS)/table1.md
 	@echo "Table 1: $(RESULTS)/table1.md (.csv .tex .json beside it)"
 
 $(RESULTS)/figure2.png: $(DATA)/scores/wiki20.npz $(DATA)/models/wiki20-contrastive.npz \
-                        $(DATA)/models/wiki20-median.npz experiments/figures.py
+                        $(DATA)/models/wiki20-median.npz $(call deps,experiments.figures)
 	$(PY) -m experiments.figures --data $(DATA) --results $(RESULTS)
 
 figures: $(RESULTS)/figure2.png

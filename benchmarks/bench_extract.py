@@ -34,8 +34,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from repro import wikidump  # noqa: E402
-from repro.atomic import write_json  # noqa: E402
+from repro.data import wikidump  # noqa: E402
+from repro.store import write_json  # noqa: E402
 
 WRAPPER = (
     "import resource, subprocess, sys\n"
@@ -57,7 +57,7 @@ def xml_bytes(path: str) -> int:
 
 OURS = """
 import json, sys, time
-from repro import wikidump
+from repro.data import wikidump
 t = time.perf_counter()
 s = wikidump.extract(sys.argv[1], sys.argv[2], workers=int(sys.argv[3]))
 print(json.dumps({"seconds": time.perf_counter() - t, "summary": s}))
@@ -112,7 +112,7 @@ def _tree_rss_kb(pid: int) -> int:
 
 
 def peak_memory(dump: str, out: str, workers: int) -> dict:
-    cmd = [sys.executable, "-c", WRAPPER, sys.executable, "-m", "repro.wikidump", "--out", out,
+    cmd = [sys.executable, "-c", WRAPPER, sys.executable, "-m", "repro", "wikidump", "--out", out,
            "--dump", dump, "--workers", str(workers)]
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro.pairset import PairSet
-from repro.atomic import write_json
+from repro.store import write_json
 from repro.provenance import git_commit, hardware
 from repro.train import TrainConfig, make_trainer, prepare
 

@@ -19,14 +19,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from experiments.common import run_cli  # noqa: E402
+from repro import settings, store  # noqa: E402
+from repro.cli import run  # noqa: E402
 
 
 def _save(fig, results: str, name: str) -> list[str]:
     paths = []
     for ext in ("png", "pdf"):
         path = os.path.join(results, f"{name}.{ext}")
-        tmp = os.path.join(results, f"{name}.tmp.{ext}")
+        tmp = os.path.join(results, f"{name}.tmp.{ext}")  # the extension tells matplotlib the format
         # no creation date in the PDF: the same data give the same bytes
         fig.savefig(tmp, dpi=150, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
         os.replace(tmp, path)
@@ -74,18 +75,9 @@ def main(argv=None):
     ap.add_argument("--data", required=True)
     ap.add_argument("--results", required=True)
     args = ap.parse_args(argv)
-    path = os.path.join(args.data, "scores", "wiki20.npz")
-    if not os.path.exists(path):
-        raise ValueError(f"{path}: no such file (run the scoring stage first)")
-    with np.load(path, allow_pickle=False) as z:
-        scores = {k: z[k] for k in z.files}
-    weights = {}
-    for loss in ("contrastive", "median"):
-        p = os.path.join(args.data, "models", f"wiki20-{loss}.npz")
-        if not os.path.exists(p):
-            raise ValueError(f"{p}: no such file (train the weights first)")
-        with np.load(p, allow_pickle=False) as z:
-            weights[loss] = z["weights"]
+    layout = store.Layout(args.data)
+    scores = store.load_scores(layout.scores("wiki20"), ("mean", "learned_median"))
+    weights = {loss: store.load_model(layout.model("wiki20", loss))["weights"] for loss in settings.LOSSES}
     os.makedirs(args.results, exist_ok=True)
     out = _save(figure2(scores, "Wikipedia, 20 words"), args.results, "figure2")
     out += _save(figure3(weights), args.results, "figure3")
@@ -93,4 +85,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(run_cli(main))
+    sys.exit(run(main))

@@ -10,24 +10,23 @@ trained on the whole training split by Algorithm 1 with the chosen kappa.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
 import numpy as np
 
-from experiments.common import load_corpus, load_split, run_cli
+from experiments.common import load_corpus, load_split
+from repro import settings, store
+from repro.cli import run
 from repro.crossval import DEFAULT_GRID, select_kappa
 from repro.train import TrainConfig, train
-
-N_MAX = {"wiki20": 20, "wikivar": 30}  # the paper's numbers of learned weights
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
-    ap.add_argument("--setting", required=True, choices=sorted(N_MAX))
-    ap.add_argument("--loss", required=True, choices=("median", "contrastive"))
+    ap.add_argument("--setting", required=True, choices=settings.PAIR_SETTINGS)
+    ap.add_argument("--loss", required=True, choices=settings.LOSSES)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--kappa-grid", default=",".join(str(k) for k in DEFAULT_GRID),
@@ -38,11 +37,11 @@ def main(argv=None):
     ap.add_argument("--batch-related", type=int, default=50)
     args = ap.parse_args(argv)
 
-    _, table, _, _ = load_corpus(args.data)
+    _, table = load_corpus(args.data)
     pairs = load_split(args.data, args.setting, "train")
     config = TrainConfig(loss=args.loss, distance=args.distance, max_epochs=args.max_epochs,
                          batch_related=args.batch_related)
-    n_max = N_MAX[args.setting]
+    n_max = settings.setting(args.setting).n_max
     meta = {}
     t0 = time.perf_counter()
     if args.loss == "median":
@@ -61,14 +60,12 @@ def main(argv=None):
     train_seconds = time.perf_counter() - t0
     print(f"{args.setting} {args.loss}: {result.epochs} epochs, final mean loss "
           f"{result.history[-1]:.5f}, weights {np.array2string(result.weights, precision=3)}")
-    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    tmp = args.out + ".tmp.npz"
-    np.savez(tmp, weights=result.weights, history=result.history, etas=result.etas,
-             epochs=result.epochs, kappa=config.kappa if args.loss == "median" else np.nan,
-             lam=config.lam, distance=config.distance, seed=args.seed,
-             train_pairs=pairs.size, cv_seconds=cv_seconds, train_seconds=train_seconds, **meta)
-    os.replace(tmp, args.out)
+    store.save_model(args.out, result.weights, history=result.history, etas=result.etas, epochs=result.epochs,
+                     kappa=config.kappa if args.loss == "median" else np.nan, lam=config.lam,
+                     distance=config.distance, seed=args.seed, train_pairs=pairs.size, cv_seconds=cv_seconds,
+                     train_seconds=train_seconds, **meta)
+    print(f"done in {cv_seconds + train_seconds:.1f} s")
 
 
 if __name__ == "__main__":
-    sys.exit(run_cli(main))
+    sys.exit(run(main))

@@ -1,8 +1,32 @@
-"""What every command line of the project shares: the bad-input error and its one line."""
+"""The command line: ``python -m repro <command> [options]`` and the one error path of every command.
+
+Commands are the stages of the chain (docs/DATA.md, README "Layout"); each lives in its own
+module and has ``--help``:
+
+============  ======================================  =================================
+command       what it makes                           module
+============  ======================================  =================================
+wikidump      ``paragraphs.tsv`` from a dump          :mod:`repro.data.wikidump`
+word2vec      ``w2v/vectors.npy`` + ``vocab.txt``      :mod:`repro.data.embeddings`
+docfreq       ``df.npz``                              :mod:`repro.data.docfreq`
+pairs         ``<setting>/{train,test,validation}``   :mod:`repro.data.wikipairs`
+============  ======================================  =================================
+
+Bad input raises :class:`InputError`; every command turns it into one line on stderr,
+``error: <file>: <cause>``, and exit status 1, and leaves no partial output.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+
+COMMANDS = {
+    "wikidump": ("repro.data.wikidump", "stream a Wikipedia dump into cleaned paragraphs"),
+    "word2vec": ("repro.data.embeddings", "train word2vec on the paragraphs"),
+    "docfreq": ("repro.data.docfreq", "document frequencies of the vocabulary"),
+    "pairs": ("repro.data.wikipairs", "related and unrelated couples with their splits"),
+}
 
 
 class InputError(ValueError):
@@ -21,3 +45,33 @@ def fail(err: BaseException, out: str = "") -> int:
     message = f"{out or 'run'}: interrupted (no output was completed)" if isinstance(err, KeyboardInterrupt) else str(err)
     print(f"error: {message}", file=sys.stderr)
     return 1
+
+
+def run(main, argv=None) -> int:
+    """Run ``main(argv)``; bad input (``ValueError``, ``OSError``) or an interrupt becomes one
+    line on stderr and exit status 1; a ``main`` that returns a status passes it through."""
+    try:
+        code = main(argv)
+    except (ValueError, OSError, KeyboardInterrupt) as err:
+        return fail(err)
+    return int(code or 0)
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: python -m repro <command> [options]   (python -m repro <command> --help)", "", "commands:"]
+    lines += [f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"error: unknown command {name!r}\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return run(module.main, rest)

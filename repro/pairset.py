@@ -6,18 +6,15 @@ into an embedding table / vocabulary, already sorted by descending idf (paper, s
 because every consumer masks with the lengths. ``label`` is 1 for a related pair and 0
 for an unrelated one.
 
-Files are ``.npz`` archives (no pickles) with the keys ``a``, ``b``, ``len_a``,
-``len_b`` and ``label``.
+On disk a PairSet is an ``.npz`` archive (no pickles) with the keys ``a``, ``b``, ``len_a``,
+``len_b`` and ``label``: :func:`repro.store.save_pairs` and :func:`repro.store.load_pairs`.
 """
 
 from __future__ import annotations
 
-import os
 from typing import NamedTuple
 
 import numpy as np
-
-KEYS = ("a", "b", "len_a", "len_b", "label")
 
 
 class PairSet(NamedTuple):
@@ -72,31 +69,3 @@ def concat(parts: list[PairSet]) -> PairSet:
         np.concatenate([p.len_b for p in parts]).astype(np.int32),
         np.concatenate([p.label for p in parts]).astype(np.int8),
     )
-
-
-def save(path: str, pairs: PairSet) -> None:
-    """Write ``pairs`` to ``path`` atomically (temporary name, then rename)."""
-    validate(pairs, name=path)
-    tmp = f"{path}.tmp.npz"
-    np.savez(tmp, **{k: np.asarray(v) for k, v in zip(KEYS, pairs)})
-    os.replace(tmp, path)
-
-
-def load(path: str) -> PairSet:
-    """Read a PairSet written by :func:`save`; a clear ``ValueError`` on a bad file."""
-    if not os.path.exists(path):
-        raise ValueError(f"{path}: no such file")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            missing = [k for k in KEYS if k not in z]
-            if missing:
-                raise ValueError(f"{path}: not a pair file (missing {', '.join(missing)})")
-            pairs = PairSet(
-                z["a"].astype(np.int32), z["b"].astype(np.int32),
-                z["len_a"].astype(np.int32), z["len_b"].astype(np.int32),
-                z["label"].astype(np.int8),
-            )
-    except (OSError, EOFError) as err:
-        raise ValueError(f"{path}: cannot read pair file ({err})") from None
-    validate(pairs, name=path)
-    return pairs

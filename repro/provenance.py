@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import subprocess
@@ -50,13 +49,3 @@ def hardware() -> dict:
     except Exception:  # noqa: BLE001 - provenance must never fail a run
         pass
     return info
-
-
-def read_json(path: str):
-    if not os.path.exists(path):
-        raise ValueError(f"{path}: no such file")
-    with open(path, encoding="utf-8") as f:
-        try:
-            return json.load(f)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}: not valid JSON ({err})") from None

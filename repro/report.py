@@ -5,22 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro import metrics
-
-LABELS = {
-    "tfidf": "Tf-idf",
-    "mean": "Mean",
-    "max": "Max",
-    "minmax": "Min/max",
-    "mean_top30": "Mean, top 30% idf",
-    "max_top30": "Max, top 30% idf",
-    "minmax_top30": "Min/max, top 30% idf",
-    "mean_idf": "Mean, idf-weighted",
-    "learned_contrastive": "Learned weights, contrastive",
-    "learned_median": "Learned weights, median",
-}
-METHODS = tuple(LABELS)
-GROUPS = (("tfidf",), ("mean", "max", "minmax"), ("mean_top30", "max_top30", "minmax_top30", "mean_idf"),
-          ("learned_contrastive", "learned_median"))
+from repro.settings import GROUPS, LABELS, METHODS
 
 
 def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -> dict:

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from repro.clean import (
+from repro.data.clean import (
     MIN_TOKENS,
     NUMBER_RE,
     article_paragraphs,
@@ -141,3 +141,27 @@ def test_markup_pieces():
 def test_headings_and_residue_lines_are_not_paragraphs():
     text = "==Heading==\n=== Sub heading ===\n|}\n{{\n}}\n! cell\n| cell"
     assert split_paragraphs(text) == []
+
+
+def test_a_less_than_sign_never_swallows_paragraphs():
+    """The audit's case: "a<b" and, two paragraphs later, "p>q" are text, not one tag."""
+    text = ("In this paper a<b holds for many of the words here.\n\n"
+            "Second paragraph has many more words than the first one did.\n\n"
+            "Third: if p>q then we are done with it.")
+    assert article_paragraphs(text) == [
+        "in this paper a b holds for many of the words here",
+        "second paragraph has many more words than the first one did",
+        "third if p q then we are done with it",
+    ]
+
+
+@pytest.mark.parametrize("wikitext, plain", [
+    ('x <span style="color:red">red</span> y', "x red y"),
+    ("x <div class=box>boxed</div> y", "x boxed y"),
+    ("x <sup>2</sup> <small title='t'>s</small> y", "x 2 s y"),
+    ("if x<y and z>w then", "if x<y and z>w then"),  # not a tag: no name=value attributes
+    ("x <y>z</y> w", "x <y>z</y> w"),  # unknown names are shown as text by MediaWiki
+    ("a <span\nstyle='c'>b</span> c", "a <span\nstyle='c'>b c"),  # a tag lies on one line
+])
+def test_tags_are_known_names_with_attributes_on_one_line(wikitext, plain):
+    assert strip_markup(wikitext) == plain

@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from repro import docfreq
+from repro import store
+from repro.data import docfreq
 from repro.idf import idf
 
 LINES = [
@@ -50,7 +51,7 @@ def test_blocks_do_not_matter(files, monkeypatch):
     monkeypatch.setattr(docfreq, "MIN_POOL_BYTES", 0)
     monkeypatch.setattr(docfreq, "BLOCK_LINES", 2)
     par, voc = files
-    words = docfreq.read_vocab(str(voc))
+    words = store.read_vocab(str(voc))
     a = docfreq.document_frequencies(str(par), words, workers=1)
     b = docfreq.document_frequencies(str(par), words, workers=2)
     assert a[1] == b[1] == 5 and (a[0] == b[0]).all()
@@ -74,12 +75,12 @@ def test_same_input_same_bytes(files, tmp_path):
 
 def test_load_df_roundtrip_and_checks(tmp_path):
     path = tmp_path / "df.npz"
-    docfreq.save_df(str(path), np.array([3, 0, 1]), 4)
-    df, n = docfreq.load_df(str(path))
+    store.save_df(str(path), np.array([3, 0, 1]), 4)
+    df, n = store.load_df(str(path))
     assert df.tolist() == [3, 0, 1] and n == 4
     np.savez(tmp_path / "bad.npz", df=np.array([5]), n_docs=np.int64(4))
     with pytest.raises(docfreq.InputError, match="bad.npz: inconsistent"):
-        docfreq.load_df(str(tmp_path / "bad.npz"))
+        store.load_df(str(tmp_path / "bad.npz"))
 
 
 @pytest.mark.parametrize("case", ["no-vocab", "no-paragraphs", "no-tab", "empty"])

@@ -6,8 +6,8 @@ import sys
 
 import numpy as np
 
-from repro import embeddings
-from repro.vectors import load_vectors
+from repro.data import embeddings
+from repro.store import load_vectors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -68,7 +68,7 @@ def test_same_seed_same_bytes_across_processes(tmp_path):
     for i, hashseed in enumerate(("1", "2")):
         out = tmp_path / f"w2v{i}"
         env = dict(os.environ, PYTHONHASHSEED=hashseed)
-        subprocess.run([sys.executable, "-m", "repro.embeddings", "--paragraphs", str(corpus), "--out", str(out), *TINY],
+        subprocess.run([sys.executable, "-m", "repro", "word2vec", "--paragraphs", str(corpus), "--out", str(out), *TINY],
                        check=True, cwd=ROOT, env=env, capture_output=True)
         digests.append([(out / n).read_bytes() for n in ("vectors.npy", "vocab.txt", "summary.json")])
     assert digests[0] == digests[1]

@@ -6,10 +6,11 @@ import os
 import numpy as np
 import pytest
 
-from repro import othervectors as ov
+from repro.data import othervectors as ov
+from repro.data.embeddings import normalise
 from repro.idf import idf as idf_from_df
 from repro.pairset import PairSet
-from repro.vectors import save_vectors
+from repro.store import save_vectors
 
 WORDS = ["the", "cat", "dog"]
 RAW = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]], dtype=np.float32)
@@ -65,7 +66,7 @@ def test_lowercase_keeps_first_casing(tmp_path):
 
 
 def test_zero_vector_stays_zero():
-    np.testing.assert_allclose(ov.l2_normalize([[0.0, 0.0], [0.0, -3.0]]), [[0, 0], [0, -1]])
+    np.testing.assert_allclose(normalise([[0.0, 0.0], [0.0, -3.0]]), [[0, 0], [0, -1]])
 
 
 def test_bad_files(tmp_path):

@@ -10,8 +10,12 @@ from xml.sax.saxutils import escape
 import numpy as np
 import pytest
 
-from repro import docfreq, embeddings, pairs, wikidump
-from repro.pairset import load
+from repro.data import docfreq, embeddings, wikidump
+from repro.data import wikipairs as pairs
+from repro import store
+from repro.data import couples
+from repro.store import load_pairs as load
+from repro.text import idf_order_rank, sort_text
 
 # ---- windows and related pairs -----------------------------------------------------------------
 
@@ -69,8 +73,8 @@ def test_walk_continues_with_disjoint_windows():
 def test_descending_idf_with_word_tie_break():
     words = ["b", "a", "c", "d"]
     df = np.array([5, 5, 1, 9])
-    rank = pairs.idf_order_rank(words, df, 10)
-    assert pairs.sort_text([3, 0, 1, 2, 1], rank).tolist() == [2, 1, 1, 0, 3]  # c, a, a, b, d
+    rank = idf_order_rank(words, df, 10)
+    assert sort_text([3, 0, 1, 2, 1], rank).tolist() == [2, 1, 1, 0, 3]  # c, a, a, b, d
 
 
 def test_unrelated_matching_never_pairs_one_article():
@@ -79,7 +83,7 @@ def test_unrelated_matching_never_pairs_one_article():
         arts = rng.integers(0, int(rng.integers(2, 12)), size=2 * int(rng.integers(1, 80)))
         if np.bincount(arts).max() > len(arts) // 2:
             continue
-        matched, lost = pairs.match_unrelated(arts, rng)
+        matched, lost = couples.match_unrelated(arts, rng)
         assert lost == 0 and len(matched) == len(arts) // 2
         assert (arts[matched[:, 0]] != arts[matched[:, 1]]).all()
         assert sorted(matched.ravel().tolist()) == list(range(len(arts)))
@@ -87,16 +91,16 @@ def test_unrelated_matching_never_pairs_one_article():
 
 def test_unrelated_matching_with_a_dominant_article():
     arts = np.array([0] * 8 + [1] * 2)
-    matched, lost = pairs.match_unrelated(arts, np.random.default_rng(1))
+    matched, lost = couples.match_unrelated(arts, np.random.default_rng(1))
     assert len(matched) == 2 and lost == 3
     assert (arts[matched[:, 0]] != arts[matched[:, 1]]).all()
 
 
 def test_split_sizes():
-    assert pairs.split_sizes(49) == [15, 15, 19]
-    assert pairs.split_sizes(4_900_000) == [1_500_000, 1_500_000, 1_900_000]
+    assert couples.split_sizes(49) == [15, 15, 19]
+    assert couples.split_sizes(4_900_000) == [1_500_000, 1_500_000, 1_900_000]
     for n in range(3, 400):
-        s = pairs.split_sizes(n)
+        s = couples.split_sizes(n)
         assert sum(s) == n and min(s) >= 0 and abs(s[0] / n - 15 / 49) < 3 / n + 1e-9
 
 
@@ -117,7 +121,7 @@ def synthetic_corpus(tmp_path, n_articles=8, paragraphs=6, seed=0):
     voc = tmp_path / "vocab.txt"
     voc.write_text("\n".join(words) + "\n")
     df, n = docfreq.document_frequencies(str(par), words, workers=1)
-    docfreq.save_df(str(tmp_path / "df.npz"), df, n)
+    store.save_df(str(tmp_path / "df.npz"), df, n)
     return par, voc, tmp_path / "df.npz", words, df, n, lines
 
 
@@ -134,7 +138,7 @@ def test_pair_sets(tmp_path, capsys, setting):
     assert pairs.main(args) == 0
     assert sorted(os.listdir(out)) == ["summary.json", "test.npz", "train.npz", "validation.npz"]
     summary = json.loads((out / "summary.json").read_text())
-    rank = pairs.idf_order_rank(words, df, n)
+    rank = idf_order_rank(words, df, n)
     article = lambda text: {words[i].split("_")[0] for i in text}  # noqa: E731
     width = 20 if setting == "wiki20" else 30
     seen_texts = {}
@@ -165,14 +169,14 @@ def test_pair_sets(tmp_path, capsys, setting):
             assert seen_texts.setdefault(t, name) == name
         related_total += int(rel.sum())
     assert related_total == summary["related_pairs_found"]
-    assert [summary["counts"][k]["related"] for k in ("train", "test", "validation")] == pairs.split_sizes(related_total)
+    assert [summary["counts"][k]["related"] for k in ("train", "test", "validation")] == couples.split_sizes(related_total)
     if setting == "wiki20":  # every related pair is one that the walk finds in one paragraph
         index = {w: i for i, w in enumerate(words)}
         expected = collections.Counter()
         for line in lines:
             ids = [index.get(t, -1) for t in line.split("\t")[1].split()]
             for a, b, _, _ in pairs.related_pairs(ids, lambda: (20, 20)):
-                expected[(tuple(pairs.sort_text(a, rank).tolist()), tuple(pairs.sort_text(b, rank).tolist()))] += 1
+                expected[(tuple(sort_text(a, rank).tolist()), tuple(sort_text(b, rank).tolist()))] += 1
         got = collections.Counter()
         for name in ("train", "test", "validation"):
             ps = load(str(out / f"{name}.npz"))
@@ -204,7 +208,7 @@ def test_too_small_or_inconsistent(tmp_path, capsys, case):
     elif case == "one-article":
         par.write_text("".join(f"7\t{' '.join(words[:42])}\n" for _ in range(6)))
     else:
-        docfreq.save_df(str(dfp), df[:-1], n)
+        store.save_df(str(dfp), df[:-1], n)
         blamed = dfp
     out = tmp_path / "set"
     before = set(os.listdir(tmp_path))

@@ -7,14 +7,15 @@ import json
 import numpy as np
 import pytest
 
-from experiments import figures, score, table1, train_weights
-from repro import docfreq, embeddings, pairs, wikidump
-from repro.report import METHODS
+from experiments import figures, score, tables as table1, train_weights
+from repro.data import docfreq, embeddings, wikidump
+from repro.data import wikipairs as pairs
+from repro.cli import run
+from repro.settings import METHODS
 
-from test_wikidump import HEADER, page_xml
 
 
-def synthetic_dump(n_articles=12, paragraphs=4, words=130, seed=0) -> str:
+def synthetic_dump(export_xml, n_articles=12, paragraphs=4, words=130, seed=0) -> str:
     """Articles whose paragraphs mix topic words of their own with common words."""
     rng = np.random.default_rng(seed)
     letters = np.array(list("bcdfghklmnprstvz"))
@@ -32,15 +33,15 @@ def synthetic_dump(n_articles=12, paragraphs=4, words=130, seed=0) -> str:
             toks = [rng.choice(topic) if rng.random() < 0.5 else rng.choice(common) for _ in range(words)]
             paras.append(" ".join(toks) + ".")
         pages.append((f"Article {art}", 0, 10 + art, False, "\n\n".join(paras)))
-    return HEADER + "".join(page_xml(*p) for p in pages) + "</mediawiki>\n"
+    return export_xml(pages)
 
 
 @pytest.fixture(scope="module")
-def chain(tmp_path_factory):
+def chain(tmp_path_factory, make_export_xml):
     root = tmp_path_factory.mktemp("chain")
     data, results = root / "data", root / "results"
     dump = root / "dump.xml"
-    dump.write_text(synthetic_dump(), encoding="utf-8")
+    dump.write_text(synthetic_dump(make_export_xml), encoding="utf-8")
     data.mkdir()
     para = data / "paragraphs.tsv"
     assert wikidump.main(["--dump", str(dump), "--out", str(para), "--workers", "1"]) == 0
@@ -63,7 +64,7 @@ def chain(tmp_path_factory):
     other.write_text("".join(f"{w} " + " ".join(f"{x:.4f}" for x in rng.normal(size=8)) + "\n"
                              for w in words[::2]))
     for setting in ("wiki20", "wikivar", "other"):
-        score.main(["--data", str(data), "--setting", setting, "--models", str(data / "models"),
+        score.main(["--data", str(data), "--setting", setting,
                     "--out", str(data / "scores" / f"{setting}.npz"), "--other-vectors", str(other)])
     readme = root / "README.md"
     readme.write_text(f"before\n{table1.START}\nold\n{table1.END}\nafter\n")
@@ -95,6 +96,9 @@ def test_provenance_and_readme(chain):
     data, results, readme = chain
     prov = json.loads((results / "table1.json").read_text())
     assert prov["seed"] == 0 and prov["commit"]
+    import hashlib
+    assert prov["checksums"]["w2v/vectors.npy"] == hashlib.sha256((data / "w2v" / "vectors.npy").read_bytes()).hexdigest()
+    assert {f"{s}/{k}.npz" for s in ("wiki20", "wikivar") for k in ("train", "validation", "test")} <= set(prov["checksums"])
     assert prov["corpus"]["articles"] == 12
     assert set(prov["models"]) == {f"{s}-{l}" for s in ("wiki20", "wikivar") for l in ("contrastive", "median")}
     assert prov["models"]["wiki20-median"]["kappa"] in (20.0, 160.0)
@@ -115,8 +119,8 @@ def test_figures_exist(chain):
 
 
 def test_cli_reports_bad_input(tmp_path, capsys):
-    code = train_weights.run_cli(train_weights.main, ["--data", str(tmp_path), "--setting", "wiki20",
-                                                      "--loss", "median", "--out", str(tmp_path / "m.npz")])
+    code = run(train_weights.main, ["--data", str(tmp_path), "--setting", "wiki20",
+                                    "--loss", "median", "--out", str(tmp_path / "m.npz")])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: ") and "vectors.npy" in err and err.count("\n") == 1
     assert not (tmp_path / "m.npz").exists()

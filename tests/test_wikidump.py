@@ -6,22 +6,12 @@ import os
 import subprocess
 import sys
 import zipfile
-from xml.sax.saxutils import escape
 
 import pytest
 
-from repro import wikidump
+from repro.data import wikidump
 
-HEADER = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">
-  <siteinfo>
-    <sitename>Test</sitename>
-    <namespaces>
-      <namespace key="0" case="first-letter" />
-      <namespace key="4" case="first-letter">Wikipedia</namespace>
-      <namespace key="10" case="first-letter">Template</namespace>
-    </namespaces>
-  </siteinfo>
-"""
+from wikixml import export_xml
 
 ALPHA = """{{Infobox letter|name=Alpha|size={{convert|3|km}}}}
 '''Alpha''' is a [[Greek alphabet|letter]] of the ''Greek'' alphabet.<ref>A source, 1999.</ref> It was used in 1,234.5 texts by the 1990s, like H2O.<!-- a hidden note -->
@@ -70,15 +60,8 @@ EXPECTED = [
 ]
 
 
-def page_xml(title, ns, pid, redirect, text):
-    red = f'    <redirect title="{escape(text.split("[[")[-1].rstrip("]"))}" />\n' if redirect else ""
-    return (f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{ns}</ns>\n    <id>{pid}</id>\n{red}"
-            f"    <revision>\n      <id>{pid}00</id>\n      <model>wikitext</model>\n"
-            f'      <text xml:space="preserve">{escape(text)}</text>\n    </revision>\n  </page>\n')
-
-
 def dump_xml(pages=PAGES) -> str:
-    return HEADER + "".join(page_xml(*p) for p in pages) + "</mediawiki>\n"
+    return export_xml(pages)
 
 
 @pytest.fixture
@@ -161,11 +144,11 @@ def test_spawned_workers_give_the_same_output(dumps, tmp_path, monkeypatch, caps
 def test_command_line_in_a_fresh_process_forks(dumps, tmp_path):
     """A fresh interpreter has one thread, so the real command forks its workers."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    probe = "import repro.wikidump as w; print(w.mp_context().get_start_method())"
+    probe = "import repro.data.wikidump as w; print(w.mp_context().get_start_method())"
     assert subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True,
                           check=True).stdout.strip() == "fork"
     out = tmp_path / "cli.tsv"
-    subprocess.run([sys.executable, "-m", "repro.wikidump", "--out", str(out), "--dump", str(dumps[1]), "--workers", "2"],
+    subprocess.run([sys.executable, "-m", "repro", "wikidump", "--out", str(out), "--dump", str(dumps[1]), "--workers", "2"],
                    cwd=root, check=True, capture_output=True)
     assert read_lines(out) == EXPECTED
 

@@ -1,13 +1,13 @@
 """Document frequencies of the vocabulary words, a paragraph being a document (original ``docfreq.py``).
 
-    python -m repro.docfreq --paragraphs DATA/paragraphs.tsv --vocab DATA/w2v/vocab.txt
+    python -m repro docfreq --paragraphs DATA/paragraphs.tsv --vocab DATA/w2v/vocab.txt
                             --out DATA/df.npz [--workers N]
 
 ``df[i]`` is the number of paragraphs (lines of the TSV) whose token set contains word ``i``
 of ``vocab.txt``; tokens outside the vocabulary are ignored. ``n_docs`` is N, the number of
 paragraphs, all of them. Output: ``df.npz`` with ``df`` (V,) int64 and ``n_docs`` () int64,
 written under a temporary name and renamed. The idf of the paper's equation 1 is then
-``repro.idf.idf(df, n_docs)``.
+``repro.idf.idf(df, n_docs)``; the file is read by :func:`repro.store.load_df`.
 
 The file is streamed in blocks of lines; a ``multiprocessing.Pool`` counts the blocks
 (``imap_unordered``: integer sums do not depend on the order) and the parent adds the counts.
@@ -28,8 +28,9 @@ import numpy as np
 from tqdm import tqdm
 
 from repro.cli import InputError, fail
+from repro.data.parallel import mp_context
 from repro.idf import idf
-from repro.wikidump import mp_context
+from repro.store import read_vocab, save_df
 
 BLOCK_LINES = 2000
 #: Below this file size the workers cost more to start than they save; one process counts.
@@ -37,22 +38,6 @@ MIN_POOL_BYTES = 16 << 20
 
 _index: dict[str, int] = {}
 
-
-
-def read_vocab(path: str) -> list[str]:
-    """Words of a ``vocab.txt`` (one per line), as :func:`repro.vectors.load_vectors` reads them."""
-    if not os.path.isfile(path):
-        raise InputError(path, "no such file")
-    try:
-        with open(path, encoding="utf-8") as f:
-            words = f.read().split("\n")[:-1]
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"not UTF-8 text ({err.reason})") from None
-    if not words:
-        raise InputError(path, "empty vocabulary")
-    if len(set(words)) != len(words) or any(w == "" or "\t" in w or " " in w for w in words):
-        raise InputError(path, "not a vocabulary (empty, repeated or space-holding words)")
-    return words
 
 
 def count_block(lines: list[str], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -122,39 +107,10 @@ def document_frequencies(paragraphs: str, words: list[str], workers: int = 1,
     return df, n_docs
 
 
-def save_df(path: str, df: np.ndarray, n_docs: int) -> None:
-    """Write ``df`` and ``n_docs`` to ``path`` atomically (temporary name, then rename)."""
-    tmp = f"{path}.tmp.npz"
-    try:
-        np.savez(tmp, df=np.asarray(df, dtype=np.int64), n_docs=np.int64(n_docs))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
-def load_df(path: str) -> tuple[np.ndarray, int]:
-    """Read what :func:`save_df` wrote; :class:`InputError` naming the file on bad input."""
-    if not os.path.isfile(path):
-        raise InputError(path, "no such file")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if "df" not in z or "n_docs" not in z:
-                raise InputError(path, "not a df file (keys df and n_docs expected)")
-            df, n_docs = z["df"].astype(np.int64), int(z["n_docs"])
-    except (OSError, ValueError, EOFError) as err:
-        if isinstance(err, InputError):
-            raise
-        raise InputError(path, f"cannot read df file ({err})") from None
-    if df.ndim != 1 or n_docs <= 0 or (df < 0).any() or (df > n_docs).any():
-        raise InputError(path, "inconsistent df file (need 0 <= df <= n_docs, n_docs > 0)")
-    return df, n_docs
-
-
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m repro.docfreq", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--paragraphs", required=True, help="paragraph TSV from repro.wikidump")
-    ap.add_argument("--vocab", required=True, help="vocab.txt from repro.embeddings")
+    ap = argparse.ArgumentParser(prog="python -m repro docfreq", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--paragraphs", required=True, help="paragraph TSV of the wikidump stage")
+    ap.add_argument("--vocab", required=True, help="vocab.txt of the word2vec stage")
     ap.add_argument("--out", required=True, help="df.npz to write")
     ap.add_argument("--workers", type=int, default=os.cpu_count(), help="counting processes (default: all cores)")
     args = ap.parse_args(argv)

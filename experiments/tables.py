@@ -1,6 +1,9 @@
-"""Table 1 of the paper from the score files: results/table1.{md,csv,tex,json} and the README.
+"""The paper's tables from the score files: results/table<N>.{md,csv,tex,json} and the README.
 
-    python -m experiments.table1 --data data --results results [--readme README.md --started EPOCH]
+    python -m experiments.tables --table 1 --data data --results results [--readme README.md --started EPOCH]
+
+The columns of table N are the settings of ``repro.settings.TABLE_SETTINGS[N]``, the rows the
+methods of ``repro.settings.METHODS``; the paper's own table is printed beside ours.
 """
 
 from __future__ import annotations
@@ -11,22 +14,16 @@ import os
 import sys
 import time
 
-import numpy as np
 import pandas as pd
 
-from experiments.common import run_cli
-from repro import report
-from repro.paper_results import TABLE1 as PAPER
-from repro.atomic import write_json, write_text
-from repro.provenance import git_commit, hardware, read_json, versions
+from repro import report, settings, store
+from repro.cli import run
+from repro.provenance import git_commit, hardware, versions
+from repro.settings import PAPER_TABLE1 as PAPER
+from repro.store import read_json, read_json_if_any as _optional_json, write_json, write_text
 
-TITLES = {"wiki20": "Wikipedia, 20 words", "wikivar": "Wikipedia, variable length",
-          "other": "Other vectors, variable length"}
+TITLES = {s: settings.SETTINGS[s].title for s in settings.TABLE_SETTINGS[1]}
 START, END = "<!-- table1:start -->", "<!-- table1:end -->"
-
-
-def _optional_json(path: str):
-    return read_json(path) if os.path.exists(path) else None
 
 
 def paper_markdown() -> str:
@@ -39,29 +36,25 @@ def paper_markdown() -> str:
 
 
 def provenance(args, results) -> dict:
+    layout = store.Layout(args.data)
     models = {}
-    for path in sorted(glob.glob(os.path.join(args.data, "models", "*.npz"))):
-        with np.load(path, allow_pickle=False) as z:
-            models[os.path.basename(path)[:-4]] = {
-                "kappa": None if np.isnan(z["kappa"]) else float(z["kappa"]), "epochs": int(z["epochs"]),
-                "final_mean_loss": float(z["history"][-1]), "weights": z["weights"].tolist(),
-                "train_pairs": int(z["train_pairs"]), "lambda": float(z["lam"]),
-                "distance": str(z["distance"]),
-                "seconds": {"kappa_cv": float(z["cv_seconds"]), "train": float(z["train_seconds"])},
-                **({"cv_grid": z["cv_grid"].tolist(), "cv_mean_errors": z["cv_errors"].mean(axis=1).tolist()}
-                   if "cv_grid" in z else {}),
-            }
-    scores = {s: _optional_json(os.path.join(args.data, "scores", f"{s}.json")) for s in results}
+    for path in sorted(glob.glob(layout.model("*", "*"))):
+        models[os.path.basename(path)[:-4]] = store.model_summary(store.load_model(path))
+    scores = {s: _optional_json(os.path.splitext(layout.scores(s))[0] + ".json") for s in results}
     return {
         "commit": git_commit(), "seed": args.seed,
-        "corpus": _optional_json(os.path.join(args.data, "paragraphs.json")),
-        "word2vec": _optional_json(os.path.join(args.data, "w2v", "summary.json")),
-        "pairs": {s: _optional_json(os.path.join(args.data, s, "summary.json")) for s in ("wiki20", "wikivar")},
+        "corpus": _optional_json(layout.path("paragraphs.json")),
+        "word2vec": _optional_json(layout.path("w2v", "summary.json")),
+        "pairs": {s: _optional_json(layout.pairs_summary(s)) for s in settings.PAIR_SETTINGS},
         "other_vectors": scores.get("other") and {k: v for k, v in scores["other"].items() if k != "seconds"},
         "models": models,
+        # the same bytes give the same table; word2vec's float arithmetic differs across CPUs (README)
+        "checksums": {os.path.relpath(p, args.data): store.sha256(p) for p in
+                      [layout.vectors, layout.df] + [layout.pairs(s, k) for s in settings.PAIR_SETTINGS
+                                                     for k in settings.SPLITS] if os.path.exists(p)},
         "scoring_seconds": {s: (v or {}).get("seconds") for s, v in scores.items()},
         "stage_seconds": {os.path.basename(p)[:-5]: read_json(p)["seconds"]
-                          for p in sorted(glob.glob(os.path.join(args.data, "timings", "*.json")))},
+                          for p in sorted(glob.glob(os.path.join(layout.timings, "*.json")))},
         "hardware": hardware(), "versions": versions(),
         "results": results,
         "make_wall_seconds": (time.time() - args.started) if args.started else None,
@@ -101,6 +94,7 @@ def readme_block(md: str, pv: str, prov: dict) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--table", type=int, default=1, choices=sorted(settings.TABLE_SETTINGS))
     ap.add_argument("--data", required=True)
     ap.add_argument("--results", required=True)
     ap.add_argument("--seed", type=int, default=0)
@@ -108,13 +102,8 @@ def main(argv=None):
     ap.add_argument("--started", type=float, default=0.0, help="epoch seconds when make started")
     args = ap.parse_args(argv)
 
-    results = {}
-    for s in TITLES:
-        path = os.path.join(args.data, "scores", f"{s}.npz")
-        if not os.path.exists(path):
-            raise ValueError(f"{path}: no such file (run the scoring stage first)")
-        with np.load(path, allow_pickle=False) as z:
-            results[s] = report.evaluate({k: z[k] for k in z.files})
+    results = {s: report.evaluate(store.load_scores(store.Layout(args.data).scores(s), settings.METHODS))
+               for s in TITLES}
     os.makedirs(args.results, exist_ok=True)
     md = report.markdown(results, TITLES)
     pv = report.pvalues_markdown(results, TITLES)
@@ -139,4 +128,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(run_cli(main))
+    sys.exit(run(main))

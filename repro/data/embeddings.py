@@ -1,10 +1,10 @@
 """Word2vec embeddings of the paragraph corpus (original code ``vectors/w2v.py``; paper, 4.1).
 
-    python -m repro.embeddings --paragraphs DATA/paragraphs.tsv --out DATA/w2v
+    python -m repro word2vec --paragraphs DATA/paragraphs.tsv --out DATA/w2v
                                [--epochs 1] [--seed 1] [--workers 1]
                                [--dim 400] [--min-count 5] [--window 5]
 
-Writes ``DATA/w2v/vocab.txt`` and ``DATA/w2v/vectors.npy`` (via :func:`repro.vectors.save_vectors`,
+Writes ``DATA/w2v/vocab.txt`` and ``DATA/w2v/vectors.npy`` (via :func:`repro.store.save_vectors`,
 temporary names then renames, ``vectors.npy`` last) and ``DATA/w2v/summary.json``.
 
 Settings are the original code's (gensim ``Word2Vec``): skip-gram (``sg=1``), negative sampling
@@ -40,9 +40,8 @@ import zlib
 import numpy as np
 from tqdm import tqdm
 
-from repro.atomic import write_json
 from repro.cli import InputError, fail
-from repro.vectors import save_vectors
+from repro.store import save_vectors, write_json
 
 #: The original code's settings (w2v.py:35-37 and gensim 0.11 defaults).
 PAPER = dict(sg=1, hs=0, negative=10, window=5, vector_size=400, sample=1e-4, min_count=5,
@@ -77,7 +76,8 @@ def stable_hash(text: str) -> int:
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (float32); an all-zero row stays zero."""
+    """Rows scaled to unit L2 norm (computed in float64, returned as float32); an all-zero row
+    stays zero. The one normaliser of the project: the corpus's word2vec and other vectors."""
     m = np.asarray(matrix, dtype=np.float64)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     return (m / np.where(norms > 0, norms, 1.0)).astype(np.float32)
@@ -112,8 +112,8 @@ def train(paragraphs: str, epochs: int = 1, seed: int = 1, workers: int = 1, dim
 
 def parser() -> argparse.ArgumentParser:
     """The command line (defaults are the paper's settings)."""
-    ap = argparse.ArgumentParser(prog="python -m repro.embeddings", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--paragraphs", required=True, help="paragraph TSV from repro.wikidump")
+    ap = argparse.ArgumentParser(prog="python -m repro word2vec", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--paragraphs", required=True, help="paragraph TSV of the wikidump stage")
     ap.add_argument("--out", required=True, help="folder for vectors.npy and vocab.txt")
     ap.add_argument("--epochs", type=int, default=PAPER["epochs"], help="passes over the corpus (default 1, the paper's)")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default 1, gensim's)")

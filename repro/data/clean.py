@@ -12,7 +12,8 @@ Three pure steps, each importable and tested on its own:
   :func:`gensim.corpora.wikicorpus.filter_wiki` does, plus what it misses or gets wrong (it
   keeps captions, table cells, interlanguage links and magic words, drops the rest of a page
   after an unclosed template, and takes any ``<`` ... ``>`` for a tag, so that a "<10 ppm"
-  can delete the paragraphs up to the next ``>``). Its code is not used: 70% of its time goes
+  can delete the paragraphs up to the next ``>``; here a tag is a name MediaWiki knows with
+  ``name=value`` attributes, on one line). Its code is not used: 70% of its time goes
   into three table expressions with look-behinds tried at every character and into a
   character-by-character template scanner, and importing gensim takes a second or more.
 * :func:`split_paragraphs` cuts the markup-free text into paragraphs: blocks of text lines
@@ -73,7 +74,21 @@ _BARE_URL = re.compile(r"(?<![\[=/\w])(?:https?|ftp)://[^\s\]\[|<>\"]+")
 
 # inline markup, removed in a loop until nothing changes (a link may sit in another's label)
 _LINE_BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_ANY_TAG = re.compile(r"</?[A-Za-z][^<>]*>")  # a tag, not a bare "<" (as in "< 5 ppm")
+#: Tags MediaWiki renders as markup: its HTML whitelist and its common extension tags. Any other
+#: "<name ...>" is shown as text by MediaWiki, so it is text here too.
+_TAG_NAMES = (
+    "abbr|b|bdi|bdo|big|blockquote|br|caption|center|cite|code|data|dd|del|dfn|div|dl|dt|em|font|"
+    "h[1-6]|hr|i|ins|kbd|li|link|mark|meta|ol|p|pre|q|rb|rp|rt|rtc|ruby|s|samp|small|span|strike|"
+    "strong|sub|sup|table|td|th|time|tr|tt|u|ul|var|wbr|"
+    "ref|references|nowiki|poem|includeonly|noinclude|onlyinclude|section|templatestyles|indicator|"
+    "charinsert"
+)
+#: A tag: a known name, then attributes of the form name=value, all on one line. So "a<b holds
+#: ... p>q", "< 5 ppm" or "x<y and z>w" are text, and no tag can swallow a paragraph break.
+_ANY_TAG = re.compile(
+    rf"</?(?:{_TAG_NAMES})(?:[ \t]+[\w:.-]+[ \t]*=[ \t]*(?:\"[^\"\n<>]*\"|'[^'\n<>]*'|[^\s\"'<>]+))*[ \t]*/?>",
+    re.IGNORECASE,
+)
 _CATEGORY = re.compile(r"\[\[\s*category\s*:[^\[\]]*\]\]", re.IGNORECASE)
 _EXTERNAL_LINK = re.compile(r"\[(?:[a-z][a-z0-9+.-]*:)?//[^\s\[\]]*\s*([^\[\]]*)\]", re.IGNORECASE)
 _PIPED_LINK = re.compile(r"\[\[[^\[\]|]*\|([^\[\]]*)\]\]")

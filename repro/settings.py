@@ -1,0 +1,115 @@
+"""The one registry of the experiments: settings, methods, and the paper's reported tables.
+
+Every script, the Makefile's targets and the reports read these names from here, so a new
+setting (Twitter, Table 2) or method is one entry, not a change in six files.
+
+Settings (paper, section 4 and Table 1's columns):
+
+=========  ======================================  =====  =====  =========  ===============
+name       title                                   n      width  n_max      couples from
+=========  ======================================  =====  =====  =========  ===============
+wiki20     Wikipedia, 20 words                     20     20     20         itself
+wikivar    Wikipedia, variable length              10-30  30     30         itself
+other      Other vectors, variable length          10-30  30     30         ``wikivar``
+=========  ======================================  =====  =====  =========  ===============
+
+``other`` has no couples or weights of its own: it re-scores the ``wikivar`` couples with
+other word vectors under the ``wikivar`` weights, without retraining (paper, section 5.3).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Setting(NamedTuple):
+    name: str
+    title: str  # column title in the tables
+    min_n: int  # shortest text, in in-vocabulary words
+    max_n: int  # longest text
+    width: int  # columns of the token rows
+    n_max: int  # number of learned weights
+    source: str  # the setting whose couples and weights it uses (itself, or another)
+    vectors: str = "corpus"  # "corpus": the corpus's own word2vec; "other": other word vectors
+    table: int = 1  # the paper's table it belongs to
+
+    @property
+    def trains(self) -> bool:
+        """Whether weights are learned on this setting's own couples."""
+        return self.source == self.name
+
+
+SETTINGS: dict[str, Setting] = {s.name: s for s in (
+    Setting("wiki20", "Wikipedia, 20 words", 20, 20, 20, 20, "wiki20"),
+    Setting("wikivar", "Wikipedia, variable length", 10, 30, 30, 30, "wikivar"),
+    Setting("other", "Other vectors, variable length", 10, 30, 30, 30, "wikivar", vectors="other"),
+)}
+
+#: Settings with couples of their own (made by the data chain), in Table 1's order.
+PAIR_SETTINGS = tuple(s.name for s in SETTINGS.values() if s.trains)
+#: Columns of each of the paper's tables.
+TABLE_SETTINGS = {1: tuple(s.name for s in SETTINGS.values() if s.table == 1)}
+
+SPLITS = ("train", "validation", "test")
+LOSSES = ("contrastive", "median")
+
+
+def setting(name: str) -> Setting:
+    """The setting called ``name``; ``ValueError`` naming the known ones otherwise."""
+    try:
+        return SETTINGS[name]
+    except KeyError:
+        raise ValueError(f"setting: unknown {name!r}; expected one of {', '.join(SETTINGS)}") from None
+
+
+# ---- methods: the rows of Tables 1 and 2, in the paper's order -------------------------------
+
+LABELS = {
+    "tfidf": "Tf-idf",
+    "mean": "Mean",
+    "max": "Max",
+    "minmax": "Min/max",
+    "mean_top30": "Mean, top 30% idf",
+    "max_top30": "Max, top 30% idf",
+    "minmax_top30": "Min/max, top 30% idf",
+    "mean_idf": "Mean, idf-weighted",
+    "learned_contrastive": "Learned weights, contrastive",
+    "learned_median": "Learned weights, median",
+}
+METHODS = tuple(LABELS)
+BASELINES = METHODS[:8]  # section 5.1, computed by repro.baselines
+LEARNED = tuple(f"learned_{loss}" for loss in LOSSES)  # sections 3 and 5.2
+#: Row groups, separated by rules in the LaTeX table as in the paper.
+GROUPS = (("tfidf",), ("mean", "max", "minmax"), ("mean_top30", "max_top30", "minmax_top30", "mean_idf"), LEARNED)
+
+
+# ---- what the paper reports --------------------------------------------------------------------
+
+#: Table 1: (split error as a fraction, JS divergence) per method and setting. The paper's
+#: ``other`` column is Google News word2vec vectors (300 d).
+PAPER_TABLE1 = {
+    "tfidf": {"wiki20": (0.1960, 0.3698), "wikivar": (0.2223, 0.3190), "other": (0.2250, 0.3130)},
+    "mean": {"wiki20": (0.1943, 0.3781), "wikivar": (0.2561, 0.2543), "other": (0.3441, 0.1130)},
+    "max": {"wiki20": (0.1905, 0.3981), "wikivar": (0.2709, 0.2308), "other": (0.3705, 0.0842)},
+    "minmax": {"wiki20": (0.1678, 0.4520), "wikivar": (0.2619, 0.2487), "other": (0.3582, 0.1032)},
+    "mean_top30": {"wiki20": (0.1702, 0.4435), "wikivar": (0.2267, 0.3182), "other": (0.3207, 0.1512)},
+    "max_top30": {"wiki20": (0.1805, 0.4193), "wikivar": (0.2832, 0.2150), "other": (0.3638, 0.0999)},
+    "minmax_top30": {"wiki20": (0.1640, 0.4581), "wikivar": (0.2786, 0.2260), "other": (0.3561, 0.1140)},
+    "mean_idf": {"wiki20": (0.2400, 0.2767), "wikivar": (0.2751, 0.2139), "other": (0.3388, 0.1185)},
+    "learned_contrastive": {"wiki20": (0.1444, 0.5080), "wikivar": (0.2120, 0.3503), "other": (0.3050, 0.1776)},
+    "learned_median": {"wiki20": (0.1406, 0.5184), "wikivar": (0.1641, 0.4602), "other": (0.2510, 0.2641)},
+}
+
+#: Table 2 (Twitter, Wikipedia embeddings): (split error, JS divergence) per method.
+PAPER_TABLE2 = {
+    "tfidf": (0.4309, 0.0634),
+    "mean": (0.3368, 0.0783),
+    "max": (0.3485, 0.0668),
+    "minmax": (0.3380, 0.0734),
+    "mean_top30": (0.3260, 0.0811),
+    "max_top30": (0.3338, 0.0740),
+    "minmax_top30": (0.3286, 0.0762),
+    "mean_idf": (0.3128, 0.0886),
+    "learned_contrastive": (0.3548, 0.0658),
+    "learned_median": (0.3088, 0.0900),
+}

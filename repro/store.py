@@ -1,0 +1,353 @@
+"""Every file format of the project: one checked loader and one atomic writer each.
+
+Writers put the bytes under a temporary name beside the target and rename it when complete,
+so an interrupted run never leaves a file that looks complete and is not. Loaders raise
+:class:`repro.cli.InputError` (a ``ValueError``) whose text is ``"<file>: <cause>"``.
+
+=============  ==========================================  ================================
+format         file                                        reader / writer
+=============  ==========================================  ================================
+text, JSON     any ``.md``/``.tex``/``.csv``/``.json``     :func:`write_text`, :func:`write_json`, :func:`read_json`
+vocabulary     ``w2v/vocab.txt``: one word per line        :func:`read_vocab`, :func:`write_vocab`
+word vectors   ``w2v/vectors.npy`` (V, d) float32 + vocab  :func:`load_vectors`, :func:`save_vectors`
+doc. freq.     ``df.npz``: ``df`` (V,) int64, ``n_docs``   :func:`load_df`, :func:`save_df`
+couples        ``<setting>/<split>.npz`` (a PairSet)       :func:`load_pairs`, :func:`save_pairs`
+model          ``models/<setting>-<loss>.npz``             :func:`load_model`, :func:`save_model`
+scores         ``scores/<setting>.npz`` + ``.json``        :func:`load_scores`, :func:`save_scores`
+=============  ==========================================  ================================
+
+:class:`Layout` names the paths of all of them under one data folder. numpy is imported
+inside the functions: the Wikipedia extractor uses this module and must not start numpy's
+threads before it forks its workers (:func:`repro.data.parallel.mp_context`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import NamedTuple
+
+from repro.cli import InputError
+
+# ---- atomic writers --------------------------------------------------------------------------
+
+
+def _tmp(path: str, suffix: str = "") -> str:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    return f"{path}.tmp{suffix}"
+
+
+def _commit(tmp: str, path: str) -> None:
+    os.replace(tmp, path)
+
+
+def _discard(tmp: str) -> None:
+    if os.path.exists(tmp):
+        os.remove(tmp)
+
+
+def write_text(path: str, text: str) -> None:
+    """``text`` (UTF-8) to ``path``, atomically."""
+    tmp = _tmp(path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        _commit(tmp, path)
+    finally:
+        _discard(tmp)
+
+
+def _plain(x):
+    import numpy as np
+
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def write_json(path: str, obj, sort_keys: bool = False) -> None:
+    """``obj`` as indented JSON (numpy scalars and arrays as plain values), atomically."""
+    write_text(path, json.dumps(obj, indent=2, sort_keys=sort_keys, default=_plain) + "\n")
+
+
+def read_json(path: str):
+    if not os.path.isfile(path):
+        raise InputError(path, "no such file")
+    with open(path, encoding="utf-8") as f:
+        try:
+            return json.load(f)
+        except json.JSONDecodeError as err:
+            raise InputError(path, f"not valid JSON ({err})") from None
+
+
+def sha256(path: str) -> str:
+    """Hex SHA-256 of a file's bytes, read in blocks (for provenance)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_json_if_any(path: str):
+    """:func:`read_json`, or None when there is no such file."""
+    return read_json(path) if os.path.exists(path) else None
+
+
+def write_npz(path: str, **arrays) -> None:
+    """``numpy.savez`` to ``path`` (which should end in ``.npz``), atomically."""
+    import numpy as np
+
+    tmp = _tmp(path, ".npz")
+    try:
+        np.savez(tmp, **arrays)
+        _commit(tmp, path)
+    finally:
+        _discard(tmp)
+
+
+def _open_npz(path: str, keys, what: str) -> dict:
+    """Every array of an ``.npz`` (no pickles), after checking that ``keys`` are present."""
+    import numpy as np
+
+    if not os.path.isfile(path):
+        raise InputError(path, "no such file")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            missing = [k for k in keys if k not in z.files]
+            if missing:
+                raise InputError(path, f"not a {what} file (missing {', '.join(missing)})")
+            return {k: z[k] for k in z.files}
+    except InputError:
+        raise
+    except (OSError, ValueError, EOFError) as err:
+        raise InputError(path, f"cannot read {what} file ({err})") from None
+
+
+# ---- vocabulary and word vectors -------------------------------------------------------------
+
+
+def read_vocab(path: str) -> list[str]:
+    """Words of a ``vocab.txt``: one per line, UTF-8, unique, without spaces or tabs."""
+    if not os.path.isfile(path):
+        raise InputError(path, "no such file")
+    try:
+        with open(path, encoding="utf-8") as f:
+            words = f.read().split("\n")[:-1]
+    except UnicodeDecodeError as err:
+        raise InputError(path, f"not UTF-8 text ({err.reason})") from None
+    if not words:
+        raise InputError(path, "empty vocabulary")
+    if len(set(words)) != len(words) or any(w == "" or "\t" in w or " " in w for w in words):
+        raise InputError(path, "not a vocabulary (empty, repeated or space-holding words)")
+    return words
+
+
+def write_vocab(path: str, words) -> None:
+    if any(("\n" in w) or (w == "") for w in words):
+        raise InputError(path, "words must be non-empty and contain no newline")
+    write_text(path, "".join(w + "\n" for w in words))
+
+
+def save_vectors(directory: str, words: list[str], matrix) -> None:
+    """``vocab.txt`` and ``vectors.npy`` (row i = vector of line i) into ``directory``.
+
+    ``vectors.npy`` is renamed last: its presence means both files are complete.
+    """
+    import numpy as np
+
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != len(words):
+        raise InputError(directory, f"matrix shape {matrix.shape} does not match {len(words)} words")
+    vec = os.path.join(directory, "vectors.npy")
+    write_vocab(os.path.join(directory, "vocab.txt"), words)
+    tmp = _tmp(vec, ".npy")
+    try:
+        np.save(tmp, matrix)
+        _commit(tmp, vec)
+    finally:
+        _discard(tmp)
+
+
+def load_vectors(directory: str, mmap: bool = False) -> tuple[list[str], "np.ndarray"]:  # noqa: F821
+    """(words, (V, d) matrix) of a folder written by :func:`save_vectors`."""
+    import numpy as np
+
+    vec, voc = os.path.join(directory, "vectors.npy"), os.path.join(directory, "vocab.txt")
+    if not os.path.isfile(vec):
+        raise InputError(vec, "no such file")
+    words = read_vocab(voc)
+    try:
+        matrix = np.load(vec, allow_pickle=False, mmap_mode="r" if mmap else None)
+    except (OSError, ValueError) as err:
+        raise InputError(vec, f"cannot read vectors ({err})") from None
+    if matrix.ndim != 2 or matrix.shape[0] != len(words):
+        raise InputError(vec, f"{matrix.shape[0] if matrix.ndim else 0} rows but {voc} has {len(words)} words")
+    return words, matrix
+
+
+# ---- document frequencies --------------------------------------------------------------------
+
+
+def save_df(path: str, df, n_docs: int) -> None:
+    """``df`` (V,) and N, the number of documents (paragraphs)."""
+    import numpy as np
+
+    write_npz(path, df=np.asarray(df, dtype=np.int64), n_docs=np.int64(n_docs))
+
+
+def load_df(path: str, vocab_size: int | None = None) -> tuple["np.ndarray", int]:  # noqa: F821
+    """(df (V,) int64, N) of :func:`save_df`; with ``vocab_size``, V is checked against it."""
+    import numpy as np
+
+    z = _open_npz(path, ("df", "n_docs"), "df")
+    df, n_docs = z["df"].astype(np.int64), int(z["n_docs"])
+    if df.ndim != 1 or n_docs <= 0 or (df < 0).any() or (df > n_docs).any():
+        raise InputError(path, "inconsistent df file (need 0 <= df <= n_docs, n_docs > 0)")
+    if vocab_size is not None and df.shape[0] != vocab_size:
+        raise InputError(path, f"{df.shape[0]} document frequencies for {vocab_size} vocabulary words")
+    return df, n_docs
+
+
+# ---- couples -----------------------------------------------------------------------------------
+
+PAIR_KEYS = ("a", "b", "len_a", "len_b", "label")
+
+
+def save_pairs(path: str, pairs) -> None:
+    """A :class:`repro.pairset.PairSet` as ``.npz`` with the keys ``a b len_a len_b label``."""
+    import numpy as np
+
+    from repro.pairset import validate
+
+    validate(pairs, name=path)
+    write_npz(path, **{k: np.asarray(v) for k, v in zip(PAIR_KEYS, pairs)})
+
+
+def load_pairs(path: str):
+    """The :class:`repro.pairset.PairSet` of :func:`save_pairs`, validated."""
+    import numpy as np
+
+    from repro.pairset import PairSet, validate
+
+    z = _open_npz(path, PAIR_KEYS, "pair")
+    pairs = PairSet(z["a"].astype(np.int32), z["b"].astype(np.int32), z["len_a"].astype(np.int32),
+                    z["len_b"].astype(np.int32), z["label"].astype(np.int8))
+    try:
+        validate(pairs, name=path)
+    except ValueError as err:
+        raise InputError(path, str(err).split(": ", 1)[-1]) from None
+    return pairs
+
+
+# ---- learned weights ---------------------------------------------------------------------------
+
+MODEL_KEYS = ("weights", "history", "etas", "epochs", "kappa", "lam", "distance")
+
+
+def save_model(path: str, weights, **meta) -> None:
+    """Learned weights and how they were made (``history``, ``epochs``, ``kappa`` (NaN for the
+    contrastive loss), ``lam``, ``distance``, seeds, timings, cross-validation arrays)."""
+    import numpy as np
+
+    write_npz(path, weights=np.asarray(weights, np.float32), **meta)
+
+
+def load_model(path: str) -> dict:
+    """The arrays of :func:`save_model`; ``weights`` checked to be a finite 1-D vector."""
+    import numpy as np
+
+    z = _open_npz(path, MODEL_KEYS, "model")
+    w = z["weights"]
+    if w.ndim != 1 or w.size == 0 or not np.isfinite(w).all():
+        raise InputError(path, f"weights must be a finite non-empty vector, got shape {w.shape}")
+    return z
+
+
+def model_summary(z: dict) -> dict:
+    """The provenance of one model file, as plain JSON values."""
+    import numpy as np
+
+    out = {
+        "kappa": None if np.isnan(z["kappa"]) else float(z["kappa"]), "epochs": int(z["epochs"]),
+        "final_mean_loss": float(z["history"][-1]), "weights": z["weights"].tolist(),
+        "train_pairs": int(z["train_pairs"]), "lambda": float(z["lam"]), "distance": str(z["distance"]),
+        "seconds": {"kappa_cv": float(z["cv_seconds"]), "train": float(z["train_seconds"])},
+    }
+    if "cv_grid" in z:
+        out.update(cv_grid=z["cv_grid"].tolist(), cv_mean_errors=z["cv_errors"].mean(axis=1).tolist())
+    return out
+
+
+# ---- scores --------------------------------------------------------------------------------------
+
+
+def save_scores(path: str, scores: dict, meta: dict) -> None:
+    """Scores ``{<split>_<method>: (P,), <split>_label: (P,)}`` to ``path`` and ``meta`` beside it
+    (``.json``); the ``.npz`` is renamed last."""
+    write_json(os.path.splitext(path)[0] + ".json", meta)
+    write_npz(path, **scores)
+
+
+def load_scores(path: str, methods=(), splits=("validation", "test")) -> dict:
+    """The arrays of :func:`save_scores`; every ``<split>_<method>`` and ``<split>_label`` checked."""
+    keys = [f"{s}_{m}" for s in splits for m in ("label", *methods)]
+    z = _open_npz(path, keys, "scores")
+    for s in splits:
+        n = z[f"{s}_label"].shape
+        bad = [m for m in methods if z[f"{s}_{m}"].shape != n]
+        if bad:
+            raise InputError(path, f"{s} scores of {', '.join(bad)} do not match the {n[0]} labels")
+    return z
+
+
+# ---- where everything lives -----------------------------------------------------------------------
+
+
+class Layout(NamedTuple):
+    """The files of one data folder (the Makefile's ``DATA``), stage by stage."""
+
+    root: str = "data"
+
+    def path(self, *parts: str) -> str:
+        return os.path.join(self.root, *parts)
+
+    @property
+    def paragraphs(self) -> str:
+        return self.path("paragraphs.tsv")
+
+    @property
+    def w2v(self) -> str:
+        return self.path("w2v")
+
+    @property
+    def vocab(self) -> str:
+        return self.path("w2v", "vocab.txt")
+
+    @property
+    def vectors(self) -> str:
+        return self.path("w2v", "vectors.npy")
+
+    @property
+    def df(self) -> str:
+        return self.path("df.npz")
+
+    def pairs(self, setting: str, split: str) -> str:
+        return self.path(setting, f"{split}.npz")
+
+    def pairs_summary(self, setting: str) -> str:
+        return self.path(setting, "summary.json")
+
+    def model(self, setting: str, loss: str) -> str:
+        return self.path("models", f"{setting}-{loss}.npz")
+
+    def scores(self, setting: str) -> str:
+        return self.path("scores", f"{setting}.npz")
+
+    @property
+    def timings(self) -> str:
+        return self.path("timings")

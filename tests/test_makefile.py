@@ -1,0 +1,81 @@
+"""Every Makefile product depends on the project files its command really imports."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "experiments"))
+
+import deps  # noqa: E402
+
+from repro.cli import COMMANDS  # noqa: E402
+
+
+def runtime_imports(module: str) -> set[str]:
+    """Project source files loaded by importing ``module`` in a fresh interpreter."""
+    code = (f"import importlib, sys; importlib.import_module({module!r}); "
+            "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    files = {os.path.relpath(os.path.realpath(p), ROOT) for p in out.split()}
+    return {f for f in files if f.split(os.sep)[0] in deps.PACKAGES and f.endswith(".py")}
+
+
+def make_rules(data: str) -> dict[str, tuple[set[str], str]]:
+    """target -> (prerequisites, recipe) from make's database, nothing run."""
+    db = subprocess.run(["make", "-pnq", f"DATA={data}", "RESULTS=results-probe", "PY=python", "STAMP="],
+                        cwd=ROOT, capture_output=True, text=True).stdout
+    rules, target = {}, None
+    for line in db.splitlines():
+        m = re.match(r"^([^\s#:=][^:=]*):(?!=)\s*(.*)$", line)
+        if m and not line.startswith(("\t", ".")):
+            target = m.group(1).strip()
+            rules[target] = (set(m.group(2).replace("|", " ").split()), "")
+        elif line.startswith("\t") and target in rules:
+            pre, recipe = rules[target]
+            rules[target] = (pre, recipe + line)
+        elif not line.strip():
+            target = None
+    return rules
+
+
+def recipe_module(recipe: str) -> str | None:
+    m = re.search(r"-m repro (\w+)", recipe)
+    if m:
+        return COMMANDS[m.group(1)][0]
+    m = re.search(r"-m (experiments\.\w+)(?! \S+/timings)", recipe.replace("-m experiments.timed", ""))
+    return m.group(1) if m else None
+
+
+@pytest.mark.parametrize("module", ["experiments.train_weights", "experiments.score", "experiments.tables",
+                                    "experiments.figures", *sorted(m for m, _ in COMMANDS.values())])
+def test_static_dependencies_cover_the_real_imports(module):
+    static = set(deps.files(module))
+    missing = runtime_imports(module) - static
+    assert not missing, f"{module} imports {sorted(missing)} but experiments/deps.py does not list them"
+    assert all(os.path.isfile(os.path.join(ROOT, f)) for f in static)
+
+
+def test_every_product_depends_on_the_code_of_its_command():
+    rules = make_rules("data-probe")
+    checked = 0
+    for target, (pre, recipe) in rules.items():
+        module = recipe_module(recipe)
+        if module is None:
+            continue
+        need = set(deps.files(module))
+        assert need <= pre, f"{target}: missing prerequisites {sorted(need - pre)}"
+        checked += 1
+    # paragraphs, word2vec, df, pairs, models, three score files, table, figures
+    assert checked >= 9, sorted(rules)
+
+
+def test_gram_and_metrics_reach_the_weights():
+    """The audit's case: touching gram.py or metrics.py must re-run the kappa search."""
+    files = set(deps.files("experiments.train_weights"))
+    assert {"repro/gram.py", "repro/metrics.py", "repro/crossval.py"} <= files

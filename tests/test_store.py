@@ -1,0 +1,89 @@
+"""repro.store: every format round-trips, is written atomically, and fails with one clear line."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from repro import store
+from repro.cli import InputError
+from repro.pairset import PairSet
+
+
+def pairs():
+    return PairSet(np.array([[3, 1, 0], [2, 0, 0]], np.int32), np.array([[1, 2, 3], [4, 0, 0]], np.int32),
+                   np.array([2, 1], np.int32), np.array([3, 1], np.int32), np.array([1, 0], np.int8))
+
+
+def test_round_trips(tmp_path):
+    lay = store.Layout(str(tmp_path))
+    store.save_vectors(lay.w2v, ["a", "b", "c"], np.eye(3))
+    words, table = store.load_vectors(lay.w2v)
+    assert words == ["a", "b", "c"] and table.dtype == np.float32 and (table == np.eye(3)).all()
+    store.save_df(lay.df, [3, 0, 1], 4)
+    df, n = store.load_df(lay.df, vocab_size=3)
+    assert df.tolist() == [3, 0, 1] and n == 4
+    store.save_pairs(lay.pairs("wiki20", "train"), pairs())
+    got = store.load_pairs(lay.pairs("wiki20", "train"))
+    assert all((x == y).all() and x.dtype == y.dtype for x, y in zip(got, pairs()))
+    store.save_model(lay.model("wiki20", "median"), [1.0, 0.5], history=[0.3, 0.2], etas=[0.01, 0.001], epochs=2,
+                     kappa=160.0, lam=1e-3, distance="euclidean", train_pairs=4, cv_seconds=1.0, train_seconds=2.0)
+    m = store.load_model(lay.model("wiki20", "median"))
+    assert m["weights"].tolist() == [1.0, 0.5] and str(m["distance"]) == "euclidean"
+    assert store.model_summary(m)["kappa"] == 160.0 and store.model_summary(m)["final_mean_loss"] == pytest.approx(0.2)
+    store.save_scores(lay.scores("wiki20"), {"validation_label": np.array([1, 0]), "validation_mean": np.array([.1, .2]),
+                                             "test_label": np.array([0]), "test_mean": np.array([.3])}, {"x": 1})
+    assert store.load_scores(lay.scores("wiki20"), ("mean",))["test_mean"].tolist() == [0.3]
+    assert store.read_json(str(tmp_path / "scores" / "wiki20.json")) == {"x": 1}
+    leftovers = [f for _, _, fs in os.walk(tmp_path) for f in fs if ".tmp" in f]
+    assert leftovers == []
+
+
+def test_an_interrupted_write_leaves_nothing(tmp_path, monkeypatch):
+    target = tmp_path / "x.npz"
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez", boom)
+    with pytest.raises(KeyboardInterrupt):
+        store.write_npz(str(target), a=np.zeros(3))
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("case", ["missing", "not-npz", "wrong-keys", "bad-values", "vocab-mismatch"])
+def test_bad_df_files(tmp_path, case):
+    path = tmp_path / "df.npz"
+    if case == "not-npz":
+        path.write_text("hello")
+    elif case == "wrong-keys":
+        np.savez(path, x=np.zeros(2))
+    elif case == "bad-values":
+        np.savez(path, df=np.array([5, 1]), n_docs=np.int64(3))
+    elif case == "vocab-mismatch":
+        store.save_df(str(path), [1, 1], 3)
+    with pytest.raises(InputError) as err:
+        store.load_df(str(path), vocab_size=3)
+    assert str(err.value).startswith(f"{path}: ") and "\n" not in str(err.value)
+
+
+def test_bad_pairs_model_scores_and_vocab(tmp_path):
+    p = tmp_path / "p.npz"
+    np.savez(p, a=np.zeros((2, 3), np.int32), b=np.zeros((2, 3), np.int32), len_a=np.array([1, 9]),
+             len_b=np.array([1, 1]), label=np.array([1, 0]))
+    with pytest.raises(InputError, match=r"p\.npz: lengths must lie in 0\.\.3"):
+        store.load_pairs(str(p))
+    np.savez(tmp_path / "m.npz", weights=np.array([np.nan]), history=[1.0], etas=[1.0], epochs=1, kappa=1.0, lam=0.0,
+             distance="euclidean")
+    with pytest.raises(InputError, match="finite"):
+        store.load_model(str(tmp_path / "m.npz"))
+    np.savez(tmp_path / "s.npz", validation_label=[1, 0], validation_mean=[1.0], test_label=[1], test_mean=[1.0])
+    with pytest.raises(InputError, match="validation scores of mean do not match"):
+        store.load_scores(str(tmp_path / "s.npz"), ("mean",))
+    (tmp_path / "v.txt").write_text("a\nb\na\n")
+    with pytest.raises(InputError, match="not a vocabulary"):
+        store.read_vocab(str(tmp_path / "v.txt"))
+    with pytest.raises(InputError, match="vectors.npy: no such file"):
+        store.load_vectors(str(tmp_path))
