@@ -1,0 +1,1 @@
+"""The corpus chain: from raw sources to couples of texts."""
