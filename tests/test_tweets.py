@@ -384,7 +384,7 @@ def test_command_writes_couples_and_summary(tmp_path, capsys):
     assert lines[0] == {"label": 1, "a": FIVE_A.split() + ["#y"], "b": FIVE_B.split()}
     assert [x["label"] for x in lines] == [1, 0]
     summary = json.loads((tmp_path / "out" / "couples.summary.json").read_text())
-    assert summary["reading"]["kept"] == 4
+    assert summary["reading"]["kept"] == 4 and summary["pairing"]["tweets_read"] == 4
     assert summary["pairing"]["related"] == 1 and summary["pairing"]["unrelated"] == 1
     assert summary["rules"]["window_s"] == 900.0
     tsv = tmp_path / "couples.tsv"

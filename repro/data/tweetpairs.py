@@ -239,6 +239,22 @@ def make_couples(tweets: Sequence, rules: PairRules = PairRules(), n_unrelated: 
                    [strip_shared(cleaned[i], cleaned[j]) for i, j in unrel], counts)
 
 
+def tweet_couples(paths: Sequence[str], rules: PairRules = PairRules(), accounts=None,
+                  n_unrelated: int | None = None, seed: int = 0, require_tweets: bool = True,
+                  warn=None) -> Couples:
+    """Files to couples in one call: :func:`repro.data.tweets.read_tweets`, then
+    :func:`make_couples`. The counts gain ``tweets_read`` (records), ``tweets_kept`` and
+    ``reading`` (all of the reader's counts). Raises :class:`repro.cli.InputError` for bad files
+    and ``ValueError`` for impossible rules; finding no couple is not an error here."""
+    from repro.data.tweets import read_tweets
+
+    coll = read_tweets(paths, accounts, warn=warn, require_tweets=require_tweets)
+    out = make_couples(coll.tweets, rules, n_unrelated, seed)
+    counts = dict(tweets_read=coll.counts["records"], tweets_kept=coll.counts["kept"], **out.counts,
+                  reading=coll.counts)
+    return Couples(out.related, out.unrelated, counts)
+
+
 # ---- command line ---------------------------------------------------------------------------
 def _write_atomic(path: str, write) -> None:
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
@@ -296,7 +312,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from repro.data.tweets import read_accounts, read_tweets
+    from repro.data.tweets import read_accounts
 
     out = args.out
     fmt = "tsv" if out.lower().endswith((".tsv", ".tab", ".txt")) else "jsonl"
@@ -313,25 +329,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not paths:
                 raise InputError(args.cache, "no default tweet source could be fetched: " + "; ".join(notes))
         accounts = read_accounts(args.accounts) if args.accounts else None
-        coll = read_tweets(paths, accounts, warn=lambda m: print(f"note: {m}", file=sys.stderr),
-                           require_tweets=require)
         rules = PairRules(min_words=args.min_words, min_hashtag_jaccard=args.min_hashtag_jaccard,
                           window_s=args.window_min * 60, max_word_jaccard=args.max_word_jaccard,
                           buckets=args.buckets, multiset_jaccard=args.multiset,
                           unrelated_same_bucket=args.unrelated_same_bucket,
                           keep_mentions=not args.drop_mentions)
         try:
-            couples = make_couples(coll.tweets, rules, args.n_unrelated, args.seed)
+            couples = tweet_couples(paths, rules, accounts, args.n_unrelated, args.seed, require,
+                                    warn=lambda m: print(f"note: {m}", file=sys.stderr))
+        except InputError:
+            raise
         except ValueError as e:
             raise InputError("settings", str(e)) from None
+        reading = couples.counts["reading"]
         where = args.cache if not args.tweets else _name_of(paths)
         if not couples.related:
-            raise InputError(where, f"no related couples under the rules ({coll.counts['kept']} tweets kept, "
+            raise InputError(where, f"no related couples under the rules ({reading['kept']} tweets kept, "
                                     f"{couples.counts['with_hashtags']} with hashtags and enough words)")
         if not couples.unrelated:
             raise InputError(where, "no unrelated couples could be drawn")
         summary = dict(sources=paths, notes=notes, rules=rules._asdict(), seed=args.seed,
-                       reading=coll.counts, pairing=couples.counts,
+                       reading=reading, pairing={k: v for k, v in couples.counts.items() if k != "reading"},
                        paper_splits_of_related=paper_split_sizes(len(couples.related)),
                        couples_file=out, format=fmt)
         write_couples(out, couples, fmt)
@@ -341,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     c = couples.counts
-    print(f"{coll.counts['records']} tweets read, {coll.counts['kept']} kept, {c['with_enough_words']} with "
+    print(f"{reading['records']} tweets read, {reading['kept']} kept, {c['with_enough_words']} with "
           f">= {rules.min_words} words; {c['related']} related and {c['unrelated']} unrelated couples -> {out}")
     return 0
 

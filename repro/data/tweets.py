@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
 import json
 import os
 import zlib
