@@ -82,8 +82,8 @@ class Collection(NamedTuple):
     counts: dict
 
 
-class _Malformed(Exception):
-    """A record that cannot be used; counted, not fatal."""
+class _Malformed(ValueError):
+    """A record that cannot be used; counted, not fatal (a ``ValueError`` to other callers)."""
 
 
 class _RetweetWithoutOriginal(Exception):
@@ -175,7 +175,8 @@ def status_to_tweet(obj: dict, context: _Context = _NO_CONTEXT) -> tuple[Tweet, 
     if isinstance(obj.get("retweeted_status"), dict):  # v1.1: the original is embedded
         obj, retweet = obj["retweeted_status"], True
     else:  # v2: the original, if at all, is in includes.tweets
-        for ref in obj.get("referenced_tweets") or ():
+        refs = obj.get("referenced_tweets")
+        for ref in refs if isinstance(refs, list) else ():
             if isinstance(ref, dict) and ref.get("type") == "retweeted":
                 original = context.originals.get(str(ref.get("id")))
                 if original is None:
@@ -189,7 +190,7 @@ def status_to_tweet(obj: dict, context: _Context = _NO_CONTEXT) -> tuple[Tweet, 
     if "created_at" in obj:
         time = parse_time(obj["created_at"])
     elif "timestamp_ms" in obj:
-        time = parse_time(float(obj["timestamp_ms"]) / 1000.0)
+        time = parse_time(obj["timestamp_ms"])  # milliseconds: above 1e11
     else:
         raise _Malformed("no time")
     user = obj.get("user") if isinstance(obj.get("user"), dict) else {}
