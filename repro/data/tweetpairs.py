@@ -1,0 +1,368 @@
+"""Related and unrelated couples of tweets under the paper's four rules (section 4.2).
+
+Related couple, every threshold a field of :class:`PairRules`:
+
+1. each tweet has at least ``min_words`` (5) veritable words (not hashtags, mentions,
+   ``url`` or ``0``; :func:`repro.data.tweetclean.is_veritable`);
+2. the Jaccard similarity of the two hashtag sets (forbidden hashtags left out) is at least
+   ``min_hashtag_jaccard`` (0.5);
+3. the two were sent no more than ``window_s`` (900 s) apart: a sliding window, |t1 - t2| <=
+   900 s, as the paper says. ``buckets=True`` is the original code's rule instead: time cut
+   into fixed buckets of ``window_s`` aligned to multiples of it (UTC epoch), a couple must
+   share a bucket, so two tweets a second apart across a boundary never pair;
+4. the Jaccard similarity of the two word sets is below ``max_word_jaccard`` (0.5). The sets
+   are the tweets' whole cleaned token lists (hashtags, mentions, ``url`` and ``0``
+   included), as the code's lists were. ``multiset_jaccard=True`` is the code's formula
+   instead: r = the tokens of tweet 2, with multiplicity, found in tweet 1; r / (n1 + n2 - r).
+
+Unrelated couple: rules 1 and 4 hold and the hashtag Jaccard is 0 (a tweet without hashtags
+qualifies; two such tweets too). The paper drops rule 3 for them (the default); the code drew
+both tweets from one 15-minute bucket (``unrelated_same_bucket=True``). They are drawn at
+random from ``numpy.random.default_rng(seed)``, as many as asked (by default as many as there
+are related couples), without repeating a couple.
+
+Every couple is a pair of token lists from which the hashtags the two tweets share (their
+hashtag sets' intersection) are removed, in both classes, as the code wrote them; for an
+unrelated couple the intersection is empty. Forbidden hashtags are in no set, so they stay.
+
+Related candidates are found through an inverted index from hashtag to tweets in time order:
+only tweets sharing a hashtag and inside the window are ever compared (rule 2 at >= 0.5
+needs a shared hashtag), never all pairs. Each unordered couple is found once, and a tweet
+may take part in several couples, as in the code's ``generate_all_pairs``.
+
+Splits are not made here (:mod:`repro.data.couples` does them); :func:`paper_split_sizes`
+gives the paper's proportions.
+
+Command line: ``python -m repro.data.tweetpairs --out couples.jsonl [--tweets FILE ...]``;
+``--help`` lists the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from bisect import bisect_right
+from collections import defaultdict
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from repro.cli import InputError, fail
+from repro.data.tweetclean import CleanTweet, clean_tweet
+
+
+class PairRules(NamedTuple):
+    """The four rules' thresholds and the choices where the paper and the code differ
+    (paper's by default)."""
+
+    min_words: int = 5
+    min_hashtag_jaccard: float = 0.5
+    window_s: float = 900.0
+    max_word_jaccard: float = 0.5
+    buckets: bool = False                # code: fixed buckets instead of a sliding window
+    multiset_jaccard: bool = False       # code: r / (n1 + n2 - r) instead of set Jaccard
+    unrelated_same_bucket: bool = False  # code: unrelated couples from one bucket
+    keep_mentions: bool = True           # code keeps them; False drops them from the texts
+
+
+class Couples(NamedTuple):
+    """Token-list couples of each class, and the counts behind them."""
+
+    related: list
+    unrelated: list
+    counts: dict
+
+
+#: The paper's split sizes (couples of each class): train, validation, test.
+PAPER_SPLITS = (("train", 15000), ("validation", 20000), ("test", 13645))
+
+
+def paper_split_sizes(n: int) -> dict:
+    """``n`` couples cut in the paper's proportions 15,000 : 20,000 : 13,645 (largest remainder,
+    ties to the earlier split), e.g. 226 -> train 70, validation 93, test 63."""
+    if n < 0:
+        raise ValueError(f"a number of couples cannot be negative: {n}")
+    total = sum(size for _, size in PAPER_SPLITS)
+    exact = [n * size / total for _, size in PAPER_SPLITS]
+    sizes = [math.floor(x) for x in exact]
+    order = sorted(range(len(sizes)), key=lambda k: (-(exact[k] - sizes[k]), k))
+    for k in order[: n - sum(sizes)]:
+        sizes[k] += 1
+    return {name: s for (name, _), s in zip(PAPER_SPLITS, sizes)}
+
+
+def hashtag_jaccard(a: frozenset, b: frozenset) -> float:
+    """|A n B| / |A u B|; 0 when both are empty."""
+    inter = len(a & b)
+    union = len(a) + len(b) - inter
+    return inter / union if union else 0.0
+
+
+def word_jaccard(t1: Sequence[str], t2: Sequence[str], multiset: bool = False) -> float:
+    """Set Jaccard of the two token lists, or with ``multiset`` the code's r / (n1 + n2 - r)."""
+    if multiset:
+        first = set(t1)
+        r = sum(tok in first for tok in t2)
+        denom = len(t1) + len(t2) - r
+    else:
+        s1, s2 = set(t1), set(t2)
+        r = len(s1 & s2)
+        denom = len(s1) + len(s2) - r
+    return r / denom if denom > 0 else 0.0
+
+
+def strip_shared(a: CleanTweet, b: CleanTweet) -> tuple[list[str], list[str]]:
+    """The two token lists without the hashtags of both sets (the code's output step)."""
+    shared = a.hashtags & b.hashtags
+    return [t for t in a.tokens if t not in shared], [t for t in b.tokens if t not in shared]
+
+
+def _bucket(t: float, rules: PairRules) -> int:
+    return math.floor(t / rules.window_s)
+
+
+def _together(ta: float, tb: float, rules: PairRules) -> bool:
+    if rules.buckets:
+        return _bucket(ta, rules) == _bucket(tb, rules)
+    return abs(tb - ta) <= rules.window_s
+
+
+def _check(rules: PairRules) -> None:
+    if not rules.min_hashtag_jaccard > 0:
+        raise ValueError("min_hashtag_jaccard must be above 0: related couples are found "
+                         "through shared hashtags")
+    if not rules.window_s > 0:
+        raise ValueError(f"window_s must be positive, not {rules.window_s}")
+
+
+def related_couples(tweets: Sequence[CleanTweet], rules: PairRules = PairRules()) -> list[tuple[int, int]]:
+    """Index couples (i, j), i < j in time order, meeting rules 1-4. ``tweets`` sorted by time."""
+    _check(rules)
+    eligible = [k for k, t in enumerate(tweets) if t.words >= rules.min_words and t.hashtags]
+    index: dict[str, list[int]] = defaultdict(list)  # hashtag -> tweet indices, time order
+    for k in eligible:
+        for h in tweets[k].hashtags:
+            index[h].append(k)
+    out = []
+    for i in eligible:
+        a = tweets[i]
+        candidates = set()
+        for h in a.hashtags:
+            lst = index[h]
+            for pos in range(bisect_right(lst, i), len(lst)):
+                j = lst[pos]
+                if not _together(a.time, tweets[j].time, rules):
+                    break  # later tweets are further away (or in a later bucket)
+                candidates.add(j)
+        for j in sorted(candidates):
+            b = tweets[j]
+            if (hashtag_jaccard(a.hashtags, b.hashtags) >= rules.min_hashtag_jaccard
+                    and word_jaccard(a.tokens, b.tokens, rules.multiset_jaccard) < rules.max_word_jaccard):
+                out.append((i, j))
+    return out
+
+
+def unrelated_couples(tweets: Sequence[CleanTweet], n: int, rules: PairRules = PairRules(),
+                      seed: int = 0, max_draws: int | None = None) -> tuple[list[tuple[int, int]], int]:
+    """Up to ``n`` distinct random index couples meeting the unrelated rules; and the draws made.
+
+    Both tweets are drawn uniformly among those with enough words (with
+    ``unrelated_same_bucket``, the second from the first one's bucket); a draw that fails a
+    rule or repeats a couple is rejected. Stops after ``max_draws`` (default 100 n + 10,000)."""
+    _check(rules)
+    rng = np.random.default_rng(seed)
+    pool = np.array([k for k, t in enumerate(tweets) if t.words >= rules.min_words], dtype=np.int64)
+    if n <= 0 or len(pool) < 2:
+        return [], 0
+    max_draws = 100 * n + 10_000 if max_draws is None else max_draws
+    groups = None
+    if rules.unrelated_same_bucket:
+        by_bucket: dict[int, list[int]] = defaultdict(list)
+        for k in pool:
+            by_bucket[_bucket(tweets[k].time, rules)].append(int(k))
+        groups = {k: members for members in by_bucket.values() if len(members) > 1 for k in members}
+        pool = np.array(sorted(groups), dtype=np.int64)
+        if len(pool) < 2:
+            return [], 0
+    chosen: list[tuple[int, int]] = []
+    seen = set()
+    draws = 0
+    while len(chosen) < n and draws < max_draws:
+        batch = min(4096, max_draws - draws)
+        first = pool[rng.integers(0, len(pool), size=batch)]
+        if groups is None:
+            second = pool[rng.integers(0, len(pool), size=batch)]
+        else:
+            second = [groups[int(i)][int(u * len(groups[int(i)]))] for i, u in zip(first, rng.random(batch))]
+        for i, j in zip(first.tolist(), second if groups is not None else second.tolist()):
+            draws += 1
+            key = (min(i, j), max(i, j))
+            if i == j or key in seen:
+                continue
+            a, b = tweets[i], tweets[j]
+            if a.hashtags & b.hashtags:
+                continue
+            if word_jaccard(a.tokens, b.tokens, rules.multiset_jaccard) >= rules.max_word_jaccard:
+                continue
+            seen.add(key)
+            chosen.append((i, j))
+            if len(chosen) == n:
+                break
+    return chosen, draws
+
+
+def make_couples(tweets: Sequence, rules: PairRules = PairRules(), n_unrelated: int | None = None,
+                 seed: int = 0) -> Couples:
+    """Clean ``tweets`` (:class:`repro.data.tweets.Tweet`), find every related couple and draw
+    ``n_unrelated`` unrelated ones (default: as many as related). Counts: ``tweets``,
+    ``with_enough_words``, ``with_hashtags`` (and enough words: related candidates),
+    ``related``, ``tweets_in_related``, ``unrelated``, ``unrelated_asked``, ``unrelated_draws``."""
+    cleaned = sorted((clean_tweet(t, rules.keep_mentions) for t in tweets),
+                     key=lambda c: (c.time, c.author, c.tokens))
+    rel = related_couples(cleaned, rules)
+    n_un = len(rel) if n_unrelated is None else n_unrelated
+    unrel, draws = unrelated_couples(cleaned, n_un, rules, seed)
+    counts = dict(
+        tweets=len(cleaned),
+        with_enough_words=sum(c.words >= rules.min_words for c in cleaned),
+        with_hashtags=sum(c.words >= rules.min_words and bool(c.hashtags) for c in cleaned),
+        related=len(rel),
+        tweets_in_related=len({k for pair in rel for k in pair}),
+        unrelated=len(unrel),
+        unrelated_asked=n_un,
+        unrelated_draws=draws,
+    )
+    return Couples([strip_shared(cleaned[i], cleaned[j]) for i, j in rel],
+                   [strip_shared(cleaned[i], cleaned[j]) for i, j in unrel], counts)
+
+
+def tweet_couples(paths: Sequence[str], rules: PairRules = PairRules(), accounts=None,
+                  n_unrelated: int | None = None, seed: int = 0, require_tweets: bool = True,
+                  warn=None) -> Couples:
+    """Files to couples in one call: :func:`repro.data.tweets.read_tweets`, then
+    :func:`make_couples`. The counts gain ``tweets_read`` (records), ``tweets_kept`` and
+    ``reading`` (all of the reader's counts). Raises :class:`repro.cli.InputError` for bad files
+    and ``ValueError`` for impossible rules; finding no couple is not an error here."""
+    from repro.data.tweets import read_tweets
+
+    coll = read_tweets(paths, accounts, warn=warn, require_tweets=require_tweets)
+    out = make_couples(coll.tweets, rules, n_unrelated, seed)
+    counts = dict(tweets_read=coll.counts["records"], tweets_kept=coll.counts["kept"], **out.counts,
+                  reading=coll.counts)
+    return Couples(out.related, out.unrelated, counts)
+
+
+# ---- command line ---------------------------------------------------------------------------
+def _write_atomic(path: str, write) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            write(f)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def write_couples(path: str, couples: Couples, fmt: str = "jsonl") -> None:
+    """Related then unrelated couples, one a line: JSON ``{"label": 1|0, "a": [...], "b": [...]}``
+    or TSV ``label<TAB>tokens a<TAB>tokens b`` (tokens joined by spaces). Written atomically."""
+    def write(f):
+        for label, group in ((1, couples.related), (0, couples.unrelated)):
+            for a, b in group:
+                if fmt == "tsv":
+                    f.write(f"{label}\t{' '.join(a)}\t{' '.join(b)}\n")
+                else:
+                    f.write(json.dumps({"label": label, "a": a, "b": b}) + "\n")
+    _write_atomic(path, write)
+
+
+def _name_of(paths: Sequence[str]) -> str:
+    return paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more files)"
+
+
+def _parser() -> argparse.ArgumentParser:
+    d = PairRules()
+    p = argparse.ArgumentParser(prog="python -m repro.data.tweetpairs",
+                                description="Tweets to related and unrelated couples (paper, section 4.2).")
+    p.add_argument("--tweets", nargs="+", metavar="FILE",
+                   help="tweet collections (JSON lines, JSON, cassettes, .tab/.tsv; .gz allowed); "
+                        "default: the embedded real sources fetched into --cache")
+    p.add_argument("--cache", default=os.path.join("data", "tweet-sources"),
+                   help="where the default sources are downloaded (default: %(default)s)")
+    p.add_argument("--out", required=True, help="couples file (.jsonl, or .tsv)")
+    p.add_argument("--summary", help="JSON summary of counts (default: OUT without suffix + .summary.json)")
+    p.add_argument("--accounts", help="file of screen names to keep, one a line")
+    p.add_argument("--window-min", type=float, default=d.window_s / 60, help="rule 3, minutes (%(default)s)")
+    p.add_argument("--min-words", type=int, default=d.min_words, help="rule 1 (%(default)s)")
+    p.add_argument("--min-hashtag-jaccard", type=float, default=d.min_hashtag_jaccard, help="rule 2 (%(default)s)")
+    p.add_argument("--max-word-jaccard", type=float, default=d.max_word_jaccard, help="rule 4 (%(default)s)")
+    p.add_argument("--buckets", action="store_true", help="code: fixed time buckets, not a sliding window")
+    p.add_argument("--multiset", action="store_true", help="code: multiset approximation of word Jaccard")
+    p.add_argument("--unrelated-same-bucket", action="store_true", help="code: unrelated couples from one bucket")
+    p.add_argument("--drop-mentions", action="store_true", help="remove @mentions from the texts")
+    p.add_argument("--n-unrelated", type=int, help="unrelated couples to draw (default: as many as related)")
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from repro.data.tweets import read_accounts
+
+    out = args.out
+    fmt = "tsv" if out.lower().endswith((".tsv", ".tab", ".txt")) else "jsonl"
+    summary_path = args.summary or os.path.splitext(out)[0] + ".summary.json"
+    notes: list[str] = []
+    try:
+        if args.tweets:
+            paths, require = list(args.tweets), True
+        else:
+            from repro.data.tweetsources import fetch_default_sources
+
+            paths, notes = fetch_default_sources(args.cache)
+            require = False  # the fixture folder also holds recordings of non-tweet requests
+            if not paths:
+                raise InputError(args.cache, "no default tweet source could be fetched: " + "; ".join(notes))
+        accounts = read_accounts(args.accounts) if args.accounts else None
+        rules = PairRules(min_words=args.min_words, min_hashtag_jaccard=args.min_hashtag_jaccard,
+                          window_s=args.window_min * 60, max_word_jaccard=args.max_word_jaccard,
+                          buckets=args.buckets, multiset_jaccard=args.multiset,
+                          unrelated_same_bucket=args.unrelated_same_bucket,
+                          keep_mentions=not args.drop_mentions)
+        try:
+            couples = tweet_couples(paths, rules, accounts, args.n_unrelated, args.seed, require,
+                                    warn=lambda m: print(f"note: {m}", file=sys.stderr))
+        except InputError:
+            raise
+        except ValueError as e:
+            raise InputError("settings", str(e)) from None
+        reading = couples.counts["reading"]
+        where = args.cache if not args.tweets else _name_of(paths)
+        if not couples.related:
+            raise InputError(where, f"no related couples under the rules ({reading['kept']} tweets kept, "
+                                    f"{couples.counts['with_hashtags']} with hashtags and enough words)")
+        if not couples.unrelated:
+            raise InputError(where, "no unrelated couples could be drawn")
+        summary = dict(sources=paths, notes=notes, rules=rules._asdict(), seed=args.seed,
+                       reading=reading, pairing={k: v for k, v in couples.counts.items() if k != "reading"},
+                       paper_splits_of_related=paper_split_sizes(len(couples.related)),
+                       couples_file=out, format=fmt)
+        write_couples(out, couples, fmt)
+        _write_atomic(summary_path, lambda f: f.write(json.dumps(summary, indent=2) + "\n"))
+    except (InputError, KeyboardInterrupt) as e:
+        return fail(e, out)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    c = couples.counts
+    print(f"{reading['records']} tweets read, {reading['kept']} kept, {c['with_enough_words']} with "
+          f">= {rules.min_words} words; {c['related']} related and {c['unrelated']} unrelated couples -> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
