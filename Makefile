@@ -1,6 +1,7 @@
 # Reproduction of De Boom et al. (2016). Every product is a file target, so a rerun
 # redoes only what is stale. Knobs: WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
-# RESULTS, W2V_EPOCHS, EXTRAS (pip extras of the install: add cuda on a GPU box).
+# RESULTS, W2V_EPOCHS, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
+# TWEET_WINDOW_MIN.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
@@ -17,17 +18,20 @@ WIKI_EXTRA_OVOS ?=
 OTHER_VECTORS ?=
 W2V_EPOCHS    ?= 10
 EXTRAS        ?= test,glove
+TWEETS        ?=
+TWEET_WINDOW_MIN ?= 15
 # every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
 TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # the project's source files a module imports, itself included (tests/test_makefile.py checks
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install test table1 figures bench clean-data help
+.PHONY: all install test table1 table2 figures bench clean-data help
 all: table1
 
 help:
 	@echo "make table1   - set up .venv and build results/table1.* from the default corpus"
+	@echo "make table2   - results/table2.* from tweets (the embedded real ones, or TWEETS=files)"
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
 	@echo "make test     - set up .venv and run the test suite"
 	@echo "make bench    - speed benchmarks against reference implementations"
@@ -105,6 +109,36 @@ $(RESULTS)/figure2.png: $(DATA)/scores/wiki20.npz $(DATA)/models/wiki20-contrast
 
 figures: $(RESULTS)/figure2.png
 	@echo "Figures: $(RESULTS)/figure2.{png,pdf} $(RESULTS)/figure3.{png,pdf}"
+
+# ---- Table 2: tweets (paper section 4.2), Wikipedia vectors and idf -----------------------------
+TWEET_ID := $(DATA)/.tweets-$(shell echo '$(TWEETS)|$(TWEET_WINDOW_MIN)' | md5sum | cut -c1-8)
+$(TWEET_ID):
+	@mkdir -p $(DATA) && rm -f $(DATA)/.tweets-* && touch $@
+
+$(DATA)/twitter/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(call deps,repro.data.tweetpairs)
+	$(TIMED) tweets -- $(PY) -m repro tweets --out $@ --cache $(DATA)/tweet-sources --seed $(SEED) \
+	    --window-min $(TWEET_WINDOW_MIN) $(if $(TWEETS),--tweets $(TWEETS))
+
+$(DATA)/twitter/summary.json: $(DATA)/twitter/couples.jsonl $(DATA)/w2v/vectors.npy $(DATA)/df.npz \
+                              $(call deps,repro.data.tweetsets)
+	$(TIMED) pairs-twitter -- $(PY) -m repro tweetsets --couples $< --vocab $(DATA)/w2v/vocab.txt \
+	    --df $(DATA)/df.npz --seed $(SEED) --out $(DATA)/twitter
+
+$(DATA)/models/twitter-%.npz: $(DATA)/twitter/summary.json $(call deps,experiments.train_weights)
+	$(TIMED) weights-twitter-$* -- $(PY) -m experiments.train_weights --data $(DATA) --setting twitter \
+	    --loss $* --seed $(SEED) --out $@
+
+$(DATA)/scores/twitter.npz: $(DATA)/models/twitter-contrastive.npz $(DATA)/models/twitter-median.npz $(SCORING)
+	$(TIMED) scores-twitter -- $(PY) -m experiments.score --data $(DATA) --setting twitter --out $@
+
+$(RESULTS)/table2.md: $(DATA)/scores/twitter.npz $(call deps,experiments.tables)
+	$(PY) -m experiments.tables --table 2 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
+	    $(if $(filter results,$(RESULTS)),--readme README.md) --started $(START_TIME)
+
+table2: $(RESULTS)/table2.md
+	@echo "Table 2: $(RESULTS)/table2.md (.csv, .tex, .json beside it)"
+
+.SECONDARY: $(DATA)/twitter/summary.json $(DATA)/twitter/couples.jsonl
 
 # ---- speed ------------------------------------------------------------------------------
 bench: $(STAMP)

@@ -25,7 +25,7 @@ from repro.scoring import pair_scores
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
-    ap.add_argument("--setting", required=True, choices=tuple(settings.TABLE_SETTINGS[1]))
+    ap.add_argument("--setting", required=True, choices=tuple(settings.SETTINGS))
     ap.add_argument("--out", required=True)
     ap.add_argument("--other-vectors", default="", help="word2vec/GloVe file (default: GloVe 6B 50d)")
     ap.add_argument("--top-rule", default="paper", choices=baselines.TOP_RULES)

@@ -1,9 +1,12 @@
 """The paper's tables from the score files: results/table<N>.{md,csv,tex,json} and the README.
 
-    python -m experiments.tables --table 1 --data data --results results [--readme README.md --started EPOCH]
+    python -m experiments.tables --table 1|2 --data data --results results [--readme README.md --started EPOCH]
 
-The columns of table N are the settings of ``repro.settings.TABLE_SETTINGS[N]``, the rows the
-methods of ``repro.settings.METHODS``; the paper's own table is printed beside ours.
+The columns of table N are the settings ``repro.settings.TABLE_SETTINGS[N]``, the rows the
+methods of ``repro.settings.METHODS``; the paper's own table is printed beside ours, and the
+JSON carries the provenance (commit, seed, data sizes and checksums, models, timings, hardware,
+versions). Table 2 also gives every split error's 95% confidence interval and the counts of
+tweets and couples, because its test split is small.
 """
 
 from __future__ import annotations
@@ -13,45 +16,70 @@ import glob
 import os
 import sys
 import time
+from typing import NamedTuple
 
 import pandas as pd
 
 from repro import report, settings, store
-from repro.cli import run
+from repro.cli import InputError, run
 from repro.provenance import git_commit, hardware, versions
-from repro.settings import PAPER_TABLE1 as PAPER
 from repro.store import read_json, read_json_if_any as _optional_json, write_json, write_text
 
-TITLES = {s: settings.SETTINGS[s].title for s in settings.TABLE_SETTINGS[1]}
-START, END = "<!-- table1:start -->", "<!-- table1:end -->"
+
+class Spec(NamedTuple):
+    number: int
+    caption: str  # LaTeX caption
+    paper_note: str  # the line above the paper's table
+    stages: dict  # README wall-time groups: group -> stage-name prefixes
+    ci: bool  # confidence intervals beside the split errors
 
 
-def paper_markdown() -> str:
-    lines = ["| Method | " + " | ".join(f"{TITLES[s]}: split error | JS" for s in TITLES) + " |",
-             "|---|" + "---:|---:|" * len(TITLES)]
-    for m in report.METHODS:
-        cells = [f"{100 * PAPER[m][s][0]:.2f}% | {PAPER[m][s][1]:.4f}" for s in TITLES]
-        lines.append(f"| {report.LABELS[m]} | " + " | ".join(cells) + " |")
+SPECS = {
+    1: Spec(1, "Split error and JS divergence on Wikipedia couples (reproduction of Table 1).",
+            "The paper's Table 1 (Wikipedia dump of March 2015, 4.9M pairs per setting, Google News vectors):",
+            {"install": ("install",), "data chain": ("wikidump", "word2vec", "docfreq", "pairs-wiki"),
+             "kappa search and training": ("weights-wiki",), "scoring": ("scores-wiki", "scores-other")}, False),
+    2: Spec(2, "Split error and JS divergence on tweet couples (reproduction of Table 2).",
+            "The paper's Table 2 (341,949 tweets of 100 news agencies; 15,000 + 20,000 + 13,645 couples per class):",
+            {"tweets": ("tweets", "pairs-twitter"), "kappa search and training": ("weights-twitter",),
+             "scoring": ("scores-twitter",)}, True),
+}
+
+
+def titles(table: int) -> dict:
+    return {s: settings.SETTINGS[s].title for s in settings.TABLE_SETTINGS[table]}
+
+
+def markers(table: int) -> tuple[str, str]:
+    return f"<!-- table{table}:start -->", f"<!-- table{table}:end -->"
+
+
+def paper_markdown(table: int) -> str:
+    cols, paper = titles(table), settings.PAPER_TABLES[table]
+    lines = ["| Method | " + " | ".join(f"{cols[s]}: split error | JS" for s in cols) + " |",
+             "|---|" + "---:|---:|" * len(cols)]
+    for m in settings.METHODS:
+        cells = [f"{100 * paper[m][s][0]:.2f}% | {paper[m][s][1]:.4f}" for s in cols]
+        lines.append(f"| {settings.LABELS[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def provenance(args, results) -> dict:
     layout = store.Layout(args.data)
-    models = {}
-    for path in sorted(glob.glob(layout.model("*", "*"))):
-        models[os.path.basename(path)[:-4]] = store.model_summary(store.load_model(path))
+    sources = sorted({settings.setting(s).source for s in results})
+    models = {f"{s}-{loss}": store.model_summary(store.load_model(layout.model(s, loss)))
+              for s in sources for loss in settings.LOSSES if os.path.exists(layout.model(s, loss))}
     scores = {s: _optional_json(os.path.splitext(layout.scores(s))[0] + ".json") for s in results}
+    files = [layout.vectors, layout.df] + [layout.pairs(s, k) for s in sources for k in settings.SPLITS]
     return {
-        "commit": git_commit(), "seed": args.seed,
+        "table": args.table, "commit": git_commit(), "seed": args.seed,
         "corpus": _optional_json(layout.path("paragraphs.json")),
         "word2vec": _optional_json(layout.path("w2v", "summary.json")),
-        "pairs": {s: _optional_json(layout.pairs_summary(s)) for s in settings.PAIR_SETTINGS},
+        "pairs": {s: _optional_json(layout.pairs_summary(s)) for s in sources},
         "other_vectors": scores.get("other") and {k: v for k, v in scores["other"].items() if k != "seconds"},
         "models": models,
         # the same bytes give the same table; word2vec's float arithmetic differs across CPUs (README)
-        "checksums": {os.path.relpath(p, args.data): store.sha256(p) for p in
-                      [layout.vectors, layout.df] + [layout.pairs(s, k) for s in settings.PAIR_SETTINGS
-                                                     for k in settings.SPLITS] if os.path.exists(p)},
+        "checksums": {os.path.relpath(p, args.data): store.sha256(p) for p in files if os.path.exists(p)},
         "scoring_seconds": {s: (v or {}).get("seconds") for s, v in scores.items()},
         "stage_seconds": {os.path.basename(p)[:-5]: read_json(p)["seconds"]
                           for p in sorted(glob.glob(os.path.join(layout.timings, "*.json")))},
@@ -61,22 +89,52 @@ def provenance(args, results) -> dict:
     }
 
 
-def readme_block(md: str, pv: str, prov: dict) -> str:
+def _stage_line(spec: Spec, stages: dict) -> list[str]:
+    if not stages:
+        return []
+    mine = {k: v for k, v in stages.items() if any(k.startswith(p) for keys in spec.stages.values() for p in keys)}
+    parts = [f"{g} {sum(v for k, v in mine.items() if k.startswith(keys)):.0f} s" for g, keys in spec.stages.items()]
+    return ["", f"Wall time of the stages, as last run: {sum(mine.values()) / 60:.1f} min "
+            f"({', '.join(parts)}); a rerun with nothing stale takes well under a second."]
+
+
+def _twitter_lines(prov: dict) -> list[str]:
+    tw = (prov.get("pairs") or {}).get("twitter") or {}
+    if not tw:
+        return []
+    reading = ((tw.get("tweets") or {}).get("reading")) or {}
+    pairing = ((tw.get("tweets") or {}).get("pairing")) or {}
+    rules = ((tw.get("tweets") or {}).get("rules")) or {}
+    c = tw["counts"]
+    lines = [f"Tweets: {reading.get('records', '?'):,} read, {reading.get('kept', '?'):,} kept (English, no duplicates, "
+             f"retweets as their original), {pairing.get('with_enough_words', '?'):,} with at least 5 words; "
+             f"{pairing.get('related', '?'):,} related couples within {rules.get('window_s', 900) / 60:g} minutes"
+             + (" (fixed buckets)" if rules.get("buckets") else "") + f", as many unrelated ones drawn. "
+             f"Couples per split (related + unrelated): " + ", ".join(
+                 f"{k} {v['related']} + {v['unrelated']}" for k, v in c.items())
+             + f"; {sum(tw['dropped_empty_text'].values())} dropped for a text without a Wikipedia word.", ""]
+    notes = (tw.get("tweets") or {}).get("notes") or []
+    if notes:
+        lines += ["Sources: " + " ".join(notes), ""]
+    return lines
+
+
+def readme_block(spec: Spec, md: str, pv: str, prov: dict) -> str:
+    start, end = markers(spec.number)
     hw = prov["hardware"]
-    stages = prov.get("stage_seconds") or {}
     other = prov.get("other_vectors") or {}
     remap = other.get("remap_test") or {}
     commit = prov["commit"][:12] + ("+dirty" if prov["commit"].endswith("+dirty") else "")
-    lines = [START, "", "Made by `make table1` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)." % (
-        commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
-    if stages:
-        groups = {"install": ("install",), "data chain": ("wikidump", "word2vec", "docfreq", "pairs-"),
-                  "kappa search and training": ("weights-",), "scoring": ("scores-",)}
-        parts = [f"{g} {sum(v for k, v in stages.items() if k.startswith(keys)):.0f} s" for g, keys in groups.items()]
-        lines += ["", f"Wall time of the stages, as last run: {sum(stages.values()) / 60:.1f} min "
-                  f"({', '.join(parts)}); a rerun with nothing stale takes well under a second."]
-    lines += ["", md, "Two-tailed binomial test of learned weights (median loss) against every other row, "
-        "p-values (paper, section 5.3):", "", pv]
+    lines = [start, "", "Made by `make table%d` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)." % (
+        spec.number, commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
+    lines += _stage_line(spec, prov.get("stage_seconds") or {})
+    lines += ["", md]
+    if spec.ci:
+        lines += ["95% CI: the exact (Clopper-Pearson) binomial interval of the split error on the test couples. "
+                  "Where two rows' intervals overlap this much, the data cannot rank them.", ""]
+    lines += ["Two-tailed binomial test of learned weights (median loss) against every other row, "
+              "p-values (paper, section 5.3):", "", pv]
+    lines += _twitter_lines(prov)
     if remap:
         lines += [f"Other vectors: {other.get('vectors')} ({other.get('dim')} d); "
                   f"{100 * remap.get('other_vocab_found', float('nan')):.1f}% of their vocabulary is in the corpus "
@@ -86,45 +144,46 @@ def readme_block(md: str, pv: str, prov: dict) -> str:
     if models:
         lines += ["Learned weights: " + "; ".join(
             f"{name}: {m['epochs']} epochs" + (f", kappa {m['kappa']:g} by 5-fold CV" if m["kappa"] is not None else "")
-            for name, m in sorted(models.items())) + f" ({prov['models'][next(iter(models))]['distance']} distance).", ""]
-    lines += ["The paper's Table 1 (Wikipedia dump of March 2015, 4.9M pairs per setting, Google News vectors):",
-              "", paper_markdown(), END]
+            + (f", batches of {m['batch_related']} + {m['batch_related']}" if m.get("batch_related", 50) != 50 else "")
+            for name, m in sorted(models.items())) + f" ({next(iter(models.values()))['distance']} distance).", ""]
+    lines += [spec.paper_note, "", paper_markdown(spec.number), end]
     return "\n".join(lines)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--table", type=int, default=1, choices=sorted(settings.TABLE_SETTINGS))
+    ap.add_argument("--table", type=int, default=1, choices=sorted(SPECS))
     ap.add_argument("--data", required=True)
     ap.add_argument("--results", required=True)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--readme", default="", help="README whose table1 block to regenerate")
+    ap.add_argument("--readme", default="", help="README whose table block to regenerate")
     ap.add_argument("--started", type=float, default=0.0, help="epoch seconds when make started")
     args = ap.parse_args(argv)
 
+    spec, cols = SPECS[args.table], titles(args.table)
     results = {s: report.evaluate(store.load_scores(store.Layout(args.data).scores(s), settings.METHODS))
-               for s in TITLES}
-    os.makedirs(args.results, exist_ok=True)
-    md = report.markdown(results, TITLES)
-    pv = report.pvalues_markdown(results, TITLES)
+               for s in cols}
+    md = report.markdown(results, cols, ci=spec.ci)
+    pv = report.pvalues_markdown(results, cols)
     prov = provenance(args, results)
-    write_text(os.path.join(args.results, "table1.md"), md)
-    write_text(os.path.join(args.results, "table1_pvalues.md"), pv)
-    write_text(os.path.join(args.results, "table1.tex"), report.latex(
-        results, TITLES, "Split error and JS divergence on Wikipedia couples (reproduction of Table 1)."))
-    write_text(os.path.join(args.results, "table1.csv"),
-               pd.DataFrame(report.csv_rows(results)).to_csv(index=False, float_format="%.6f"))
-    write_json(os.path.join(args.results, "table1.json"), prov)
-    if args.readme:
+    name = os.path.join(args.results, f"table{spec.number}")
+    readme = None
+    if args.readme:  # checked before anything is written
         with open(args.readme, encoding="utf-8") as f:
-            text = f.read()
-        if START not in text or END not in text:
-            raise ValueError(f"{args.readme}: no {START} ... {END} block to fill")
-        head, rest = text.split(START, 1)
-        tail = rest.split(END, 1)[1]
-        write_text(args.readme, head + readme_block(md, pv, prov) + tail)
+            readme = f.read()
+        start, end = markers(spec.number)
+        if start not in readme or end not in readme:
+            raise InputError(args.readme, f"no {start} ... {end} block to fill")
+    write_text(f"{name}.md", md)
+    write_text(f"{name}_pvalues.md", pv)
+    write_text(f"{name}.tex", report.latex(results, cols, spec.caption, ci=spec.ci))
+    write_text(f"{name}.csv", pd.DataFrame(report.csv_rows(results)).to_csv(index=False, float_format="%.6f"))
+    write_json(f"{name}.json", prov)
+    if readme is not None:
+        head, rest = readme.split(start, 1)
+        write_text(args.readme, head + readme_block(spec, md, pv, prov) + rest.split(end, 1)[1])
     print(md)
-    print(f"table written to {os.path.join(args.results, 'table1.md')} (.csv, .tex, .json beside it)")
+    print(f"table written to {name}.md (.csv, .tex, .json beside it)")
 
 
 if __name__ == "__main__":

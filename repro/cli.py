@@ -10,6 +10,8 @@ wikidump      ``paragraphs.tsv`` from a dump          :mod:`repro.data.wikidump`
 word2vec      ``w2v/vectors.npy`` + ``vocab.txt``      :mod:`repro.data.embeddings`
 docfreq       ``df.npz``                              :mod:`repro.data.docfreq`
 pairs         ``<setting>/{train,test,validation}``   :mod:`repro.data.wikipairs`
+tweets        ``twitter/couples.jsonl``                :mod:`repro.data.tweetpairs`
+tweetsets     ``twitter/{train,validation,test}``     :mod:`repro.data.tweetsets`
 ============  ======================================  =================================
 
 Bad input raises :class:`InputError`; every command turns it into one line on stderr,
@@ -25,7 +27,9 @@ COMMANDS = {
     "wikidump": ("repro.data.wikidump", "stream a Wikipedia dump into cleaned paragraphs"),
     "word2vec": ("repro.data.embeddings", "train word2vec on the paragraphs"),
     "docfreq": ("repro.data.docfreq", "document frequencies of the vocabulary"),
-    "pairs": ("repro.data.wikipairs", "related and unrelated couples with their splits"),
+    "pairs": ("repro.data.wikipairs", "related and unrelated Wikipedia couples with their splits"),
+    "tweets": ("repro.data.tweetpairs", "tweet collections to related and unrelated couples"),
+    "tweetsets": ("repro.data.tweetsets", "tweet couples to the Twitter setting's splits"),
 }
 
 

@@ -136,3 +136,15 @@ def binomial_test(errors_a: int, n_a: int, errors_b: int, n_b: int) -> float:
             raise ValueError(f"errors_{name}={k} and n_{name}={n}: need 0 <= errors <= n and n >= 1")
     p0 = errors_a / n_a
     return float(stats.binomtest(int(errors_b), int(n_b), p0, alternative="two-sided").pvalue)
+
+
+def binomial_ci(errors: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) confidence interval of an error rate of ``errors`` out of ``n``.
+
+    With balanced classes, as in every split here, errors / n is the split error itself, so this
+    is the interval of the split error: it shows how far a small test split can be trusted.
+    """
+    if not (0 <= int(errors) <= int(n)) or int(n) < 1:
+        raise ValueError(f"errors={errors} and n={n}: need 0 <= errors <= n and n >= 1")
+    ci = stats.binomtest(int(errors), int(n)).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)

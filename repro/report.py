@@ -16,8 +16,9 @@ def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -
         sp = metrics.split(scores[f"validation_{m}"], scores["validation_label"],
                            scores[f"test_{m}"], scores["test_label"])
         js = metrics.js_divergence(scores[f"validation_{m}"], scores[f"test_{m}"], scores["test_label"])
+        n = sp.n_related + sp.n_unrelated
         rows[m] = {"split_error": sp.error, "threshold": sp.threshold, "js": js,
-                   "test_errors": sp.errors, "test_pairs": sp.n_related + sp.n_unrelated}
+                   "test_errors": sp.errors, "test_pairs": n, "split_error_ci95": metrics.binomial_ci(sp.errors, n)}
     ref = rows.get(reference)
     for m, r in rows.items():
         r["p_value_vs_" + reference] = None if (ref is None or m == reference) else metrics.binomial_test(
@@ -35,23 +36,30 @@ def _bests(results: dict) -> dict:
     return {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in results}
 
 
-def _cells(results: dict, m: str, best: dict, percent: str, bold) -> list[str]:
-    """Split error and JS cells of method ``m`` in every setting, the best ones in ``bold``."""
+def _cells(results: dict, m: str, best: dict, percent: str, bold, ci: bool = False) -> list[str]:
+    """Split error (with its 95% interval when ``ci``) and JS cells of method ``m`` in every
+    setting, the best ones in ``bold``."""
     cells = []
     for s, res in results.items():
         e, j = f"{100 * res[m]['split_error']:.2f}{percent}", f"{res[m]['js']:.4f}"
-        cells += [bold(e) if m in best[s][0] else e, bold(j) if m in best[s][1] else j]
+        cells.append(bold(e) if m in best[s][0] else e)
+        if ci:
+            lo, hi = res[m]["split_error_ci95"]
+            cells.append(f"{100 * lo:.1f}–{100 * hi:.1f}{percent}")
+        cells.append(bold(j) if m in best[s][1] else j)
     return cells
 
 
-def markdown(results: dict, titles: dict) -> str:
-    """The paper's Table 1 layout: split error (%) and JS divergence per setting, best in bold."""
+def markdown(results: dict, titles: dict, ci: bool = False) -> str:
+    """The paper's table layout: split error (%) and JS divergence per setting, best in bold;
+    with ``ci``, each split error's 95% confidence interval beside it."""
     settings = list(results)
-    head = "| Method | " + " | ".join(f"{titles[s]}: split error | {titles[s]}: JS" for s in settings) + " |"
-    lines = [head, "|---|" + "---:|---:|" * len(settings)]
+    kinds = ["split error"] + (["95% CI"] if ci else []) + ["JS"]
+    head = "| Method | " + " | ".join(f"{titles[s]}: {k}" for s in settings for k in kinds) + " |"
+    lines = [head, "|---|" + "---:|" * (len(kinds) * len(settings))]
     best = _bests(results)
     for m in METHODS:
-        cells = _cells(results, m, best, "%", lambda x: f"**{x}**")
+        cells = _cells(results, m, best, "%", lambda x: f"**{x}**", ci)
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -69,18 +77,19 @@ def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_medi
     return "\n".join(lines) + "\n"
 
 
-def latex(results: dict, titles: dict, caption: str) -> str:
+def latex(results: dict, titles: dict, caption: str, ci: bool = False) -> str:
     settings = list(results)
     best = _bests(results)
-    cols = " | ".join(["c c"] * len(settings))
+    cols = " | ".join(["c c c" if ci else "c c"] * len(settings))
     out = [r"\begin{table*}[t]", r"\centering", rf"\caption{{{caption}}}", rf"\begin{{tabular}}{{l | {cols}}}",
            r"\toprule",
-           " & " + " & ".join(rf"\multicolumn{{2}}{{c}}{{{titles[s]}}}" for s in settings) + r" \\",
-           " & " + " & ".join(["Split error & JS divergence"] * len(settings)) + r" \\"]
+           " & " + " & ".join(rf"\multicolumn{{{3 if ci else 2}}}{{c}}{{{titles[s]}}}" for s in settings) + r" \\",
+           " & " + " & ".join(["Split error & 95\\% CI & JS divergence" if ci else "Split error & JS divergence"]
+                              * len(settings)) + r" \\"]
     for group in GROUPS:
         out.append(r"\hline")
         for m in group:
-            cells = _cells(results, m, best, r"\%", lambda x: rf"\textbf{{{x}}}")
+            cells = _cells(results, m, best, r"\%", lambda x: rf"\textbf{{{x}}}", ci)
             out.append(LABELS[m].replace("%", r"\%") + " & " + " & ".join(cells) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\end{table*}"]
     return "\n".join(out) + "\n"

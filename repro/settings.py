@@ -11,6 +11,7 @@ name       title                                   n      width  n_max      coup
 wiki20     Wikipedia, 20 words                     20     20     20         itself
 wikivar    Wikipedia, variable length              10-30  30     30         itself
 other      Other vectors, variable length          10-30  30     30         ``wikivar``
+twitter    Twitter (Table 2)                       any    >= 35  35         itself (tweets)
 =========  ======================================  =====  =====  =========  ===============
 
 ``other`` has no couples or weights of its own: it re-scores the ``wikivar`` couples with
@@ -30,8 +31,9 @@ class Setting(NamedTuple):
     width: int  # columns of the token rows
     n_max: int  # number of learned weights
     source: str  # the setting whose couples and weights it uses (itself, or another)
-    vectors: str = "corpus"  # "corpus": the corpus's own word2vec; "other": other word vectors
+    vectors: str = "corpus"  # "corpus": the Wikipedia corpus's word2vec; "other": other word vectors
     table: int = 1  # the paper's table it belongs to
+    corpus: str = "wikipedia"  # where the couples come from
 
     @property
     def trains(self) -> bool:
@@ -43,12 +45,16 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("wiki20", "Wikipedia, 20 words", 20, 20, 20, 20, "wiki20"),
     Setting("wikivar", "Wikipedia, variable length", 10, 30, 30, 30, "wikivar"),
     Setting("other", "Other vectors, variable length", 10, 30, 30, 30, "wikivar", vectors="other"),
+    # tweets keep every in-vocabulary word; rows are at least n_max = 35 wide (the code's NN_train_8)
+    Setting("twitter", "Twitter", 1, 35, 35, 35, "twitter", table=2, corpus="twitter"),
 )}
 
-#: Settings with couples of their own (made by the data chain), in Table 1's order.
+#: Settings with couples and weights of their own, in the tables' order.
 PAIR_SETTINGS = tuple(s.name for s in SETTINGS.values() if s.trains)
+#: Settings whose couples are Wikipedia windows (``python -m repro pairs``).
+WIKI_SETTINGS = tuple(s.name for s in SETTINGS.values() if s.trains and s.corpus == "wikipedia")
 #: Columns of each of the paper's tables.
-TABLE_SETTINGS = {1: tuple(s.name for s in SETTINGS.values() if s.table == 1)}
+TABLE_SETTINGS = {t: tuple(s.name for s in SETTINGS.values() if s.table == t) for t in (1, 2)}
 
 SPLITS = ("train", "validation", "test")
 LOSSES = ("contrastive", "median")
@@ -101,7 +107,7 @@ PAPER_TABLE1 = {
 }
 
 #: Table 2 (Twitter, Wikipedia embeddings): (split error, JS divergence) per method.
-PAPER_TABLE2 = {
+PAPER_TABLE2 = {m: {"twitter": v} for m, v in {
     "tfidf": (0.4309, 0.0634),
     "mean": (0.3368, 0.0783),
     "max": (0.3485, 0.0668),
@@ -112,4 +118,5 @@ PAPER_TABLE2 = {
     "mean_idf": (0.3128, 0.0886),
     "learned_contrastive": (0.3548, 0.0658),
     "learned_median": (0.3088, 0.0900),
-}
+}.items()}
+PAPER_TABLES = {1: PAPER_TABLE1, 2: PAPER_TABLE2}

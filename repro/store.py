@@ -278,6 +278,8 @@ def model_summary(z: dict) -> dict:
         "train_pairs": int(z["train_pairs"]), "lambda": float(z["lam"]), "distance": str(z["distance"]),
         "seconds": {"kappa_cv": float(z["cv_seconds"]), "train": float(z["train_seconds"])},
     }
+    if "batch_related" in z:
+        out["batch_related"] = int(z["batch_related"])
     if "cv_grid" in z:
         out.update(cv_grid=z["cv_grid"].tolist(), cv_mean_errors=z["cv_errors"].mean(axis=1).tolist())
     return out

@@ -1,4 +1,4 @@
-"""Cleaning rules of repro.clean: number rule, characters, markup, paragraph split."""
+"""Cleaning rules of repro.data.clean: number rule, characters, markup, paragraph split."""
 
 import random
 

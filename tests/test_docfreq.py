@@ -1,4 +1,4 @@
-"""repro.docfreq: paragraph-level df over the vocabulary, N, idf formula, bad input."""
+"""repro.data.docfreq: paragraph-level df over the vocabulary, N, idf formula, bad input."""
 
 import math
 import os

@@ -1,4 +1,4 @@
-"""repro.embeddings: paper settings, streaming corpus, unit vectors, determinism, bad input."""
+"""repro.data.embeddings: paper settings, streaming corpus, unit vectors, determinism, bad input."""
 
 import os
 import subprocess

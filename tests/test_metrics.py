@@ -99,3 +99,14 @@ def test_binomial_test():
 def test_split_error_bad_input(args, match):
     with pytest.raises(ValueError, match=match):
         metrics.split_error(*args)
+
+
+def test_binomial_ci_is_the_exact_interval():
+    from scipy import stats as st
+
+    lo, hi = metrics.binomial_ci(3, 10)
+    # Clopper-Pearson by its definition: the beta quantiles
+    assert lo == pytest.approx(st.beta.ppf(0.025, 3, 8)) and hi == pytest.approx(st.beta.ppf(0.975, 4, 7))
+    assert metrics.binomial_ci(0, 20)[0] == 0.0 and metrics.binomial_ci(20, 20)[1] == 1.0
+    with pytest.raises(ValueError):
+        metrics.binomial_ci(5, 3)

@@ -1,4 +1,4 @@
-"""repro.pairs: window and pair rules, idf order, unrelated matching, splits; the whole chain's determinism."""
+"""repro.data.wikipairs: window and pair rules, idf order, unrelated matching, splits; the whole chain's determinism."""
 
 import bz2
 import collections

@@ -67,7 +67,8 @@ def chain(tmp_path_factory, make_export_xml):
         score.main(["--data", str(data), "--setting", setting,
                     "--out", str(data / "scores" / f"{setting}.npz"), "--other-vectors", str(other)])
     readme = root / "README.md"
-    readme.write_text(f"before\n{table1.START}\nold\n{table1.END}\nafter\n")
+    start, end = table1.markers(1)
+    readme.write_text(f"before\n{start}\nold\n{end}\nafter\n")
     table1.main(["--data", str(data), "--results", str(results), "--readme", str(readme)])
     figures.main(["--data", str(data), "--results", str(results)])
     return data, results, readme

