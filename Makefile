@@ -26,7 +26,7 @@ TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install test table1 table2 figures bench clean-data help
+.PHONY: all install test test-gpu table1 table2 figures bench clean-data help
 all: table1
 
 help:
@@ -34,6 +34,7 @@ help:
 	@echo "make table2   - results/table2.* from tweets (the embedded real ones, or TWEETS=files)"
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
 	@echo "make test     - set up .venv and run the test suite"
+	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
 
 # ---- environment -------------------------------------------------------------
@@ -46,6 +47,12 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
+# already installed (no .venv is made then).
+GPU_TESTS := tests/test_model.py tests/test_losses.py tests/test_gram.py tests/test_train.py
+test-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
+	PYTHONPATH=$(CURDIR) REPRO_REQUIRE_GPU=1 $(PY) -m pytest $(GPU_TESTS)
 
 # ---- data (paper section 4.1) -----------------------------------------------------
 # The dump's identity is part of the target's inputs: changing WIKI_DUMP redoes the chain.

@@ -3,9 +3,11 @@
 Both run the same thing side by side in one process: Algorithm 1's SGD over batches of
 50 related + 50 unrelated couples with the median loss (Euclidean distance, kappa 160,
 lambda 1e-3), n = 20 weights, 400-dimensional vectors, a 200k-word table. Reports pairs
-per second, the ratio, and the JAX compile time separately, for both data forms of the
-trainer: the gather form (embeddings gathered in every batch) and the exact Gram form
-(one quadratic form per couple, built once per run; its build time is reported apart). Run with ``make bench``.
+per second, the ratio, and the JAX compile time separately, for the three data forms of
+the trainer: the gather form (embeddings gathered in every batch), the exact Gram form
+(the couple's Gram matrix, built once per run, interpolated in every step) and the
+quadratic form (d^2 = w^T R w, R built once per run; the default). Build times are
+reported apart. Run with ``make bench``.
 
     python benchmarks/bench_train.py [--pairs 100000] [--vocab 200000] [--dim 400]
 """
@@ -94,6 +96,7 @@ def main(argv=None):
 
     g_prep, g_compile, g_epoch, g_loss = timed_epoch("gather")
     q_prep, q_compile, q_epoch, q_loss = timed_epoch("gram")
+    r_prep, r_compile, r_epoch, r_loss = timed_epoch("quadratic")
 
     # the reference sees the same number of couples (its own fixed batch order)
     r_np, u_np = np.asarray(rel), np.asarray(unrel)
@@ -110,6 +113,9 @@ def main(argv=None):
         "gram_precompute_s": q_prep, "gram_epoch_s": q_epoch, "gram_pairs_per_s": used / q_epoch,
         "gram_compile_s": q_compile, "gram_speedup_per_epoch": np_s / q_epoch,
         "gram_speedup_first_epoch": np_s / (q_prep + q_epoch), "gram_mean_loss": q_loss,
+        "quad_precompute_s": r_prep, "quad_epoch_s": r_epoch, "quad_pairs_per_s": used / r_epoch,
+        "quad_compile_s": r_compile, "quad_speedup_per_epoch": np_s / r_epoch,
+        "quad_speedup_first_epoch": np_s / (r_prep + r_epoch), "quad_mean_loss": r_loss,
         "backend": jax.default_backend(), "device": str(jax.devices()[0]),
         "cpus": os.cpu_count(), "machine": platform.processor() or platform.machine(),
         "jax": jax.__version__, "numpy": np.__version__,
@@ -121,7 +127,10 @@ def main(argv=None):
     print(f"  {'jax, gather form':22s} {used / g_epoch:10.0f} {g_epoch:8.2f} {np_s / g_epoch:8.1f}x {g_compile:10.2f}")
     print(f"  {'jax, Gram form':22s} {used / q_epoch:10.0f} {q_epoch:8.2f} {np_s / q_epoch:8.1f}x {q_compile:10.2f}"
           f"   (+ {q_prep:.2f} s once per run: {np_s / (q_prep + q_epoch):.1f}x on the first epoch)")
-    print(f"  mean epoch loss: numpy {np_loss:.5f}, gather {g_loss:.5f}, Gram {q_loss:.5f} (different batch orders)")
+    print(f"  {'jax, quadratic form':22s} {used / r_epoch:10.0f} {r_epoch:8.2f} {np_s / r_epoch:8.1f}x {r_compile:10.2f}"
+          f"   (+ {r_prep:.2f} s once per run: {np_s / (r_prep + r_epoch):.1f}x on the first epoch)")
+    print(f"  mean epoch loss: numpy {np_loss:.5f}, gather {g_loss:.5f}, Gram {q_loss:.5f}, quadratic {r_loss:.5f} "
+          "(numpy: a different batch order)")
     write_json(args.out, res)
     return res
 

@@ -35,18 +35,31 @@ def distance_from_squared(sq, kind: str = "euclidean"):
     raise ValueError(f"distance must be one of {DISTANCES}, got {kind!r}")
 
 
+def median_weights(d):
+    """The coefficients of mu(B) on the batch's distances, from a non-differentiated argsort.
+
+    (m,) with 1/2 on the two middle couples of an even batch (1 on the middle couple of an
+    odd one) and 0 elsewhere. The order is a constant of the step (``stop_gradient``), and
+    the mask is built by comparisons with an iota, so no gather of the distances is ever
+    differentiated: the gradient holds no scatter-add (deterministic on GPUs too).
+    """
+    m = d.shape[0]
+    order = jax.lax.stop_gradient(jnp.argsort(d))  # stable: ties keep their batch order
+    middle = (order[m // 2],) if m % 2 else (order[m // 2 - 1], order[m // 2])
+    iota = jnp.arange(m, dtype=order.dtype)
+    mask = sum((iota == i).astype(d.dtype) for i in middle)
+    return mask / len(middle)
+
+
 def batch_median(d):
     """mu(B): the median of all distances in the batch (paper, eq. 7).
 
     For an even batch the mean of the two middle values, as the original code. The
-    gradient flows through the sort into those two couples, which gives the paper's
-    term -dL_c(M(B))/dw.
+    gradient flows into those two couples, half each, which gives the paper's term
+    -dL_c(M(B))/dw (eq. 9): the subgradient of sorting, taken through the masks of
+    :func:`median_weights`.
     """
-    s = jnp.sort(d)
-    m = s.shape[0]
-    if m % 2:
-        return s[m // 2]
-    return 0.5 * (s[m // 2 - 1] + s[m // 2])
+    return jnp.sum(median_weights(d) * d)
 
 
 def _check_batch(d_related, d_unrelated):

@@ -11,7 +11,7 @@ I_j = linspace(0, n_max - 1, n)[j] and
 
     z_j = (w[ceil I_j] - w[floor I_j]) (I_j - floor I_j) / (ceil I_j - floor I_j + eps) + w[floor I_j]
 
-with eps = 1e-5. The paper adds w[ceil I_j] at the end, an evident typo: with it an
+with eps = 1e-5, evaluated as the linear map z = B(n) w (:func:`_interpolation_matrix`). The paper adds w[ceil I_j] at the end, an evident typo: with it an
 integer position would not give back its own weight.
 
 Everything here is a pure function on arrays. The public functions check their inputs
@@ -35,27 +35,50 @@ def init_weights(n_max: int) -> jnp.ndarray:
     return jnp.full((int(n_max),), 0.5, dtype=jnp.float32)
 
 
-def _interpolated_weights(w, lengths, width: int):
-    """Core of :func:`interpolated_weights`, no checks. w (n_max,), lengths (B,) -> (B, width)."""
-    n_max = w.shape[0]
+HIGHEST = jax.lax.Precision.HIGHEST
+"""Every contraction of the library asks for full float32 precision: GPUs would otherwise
+run float32 matrix products in TF32 (10-bit mantissa) by default. On the CPU it changes
+nothing."""
+
+
+def _interpolation_matrix(lengths, n_max: int, width: int, dtype=jnp.float32):
+    """B(n) of every text: (B, width, n_max) with z = B(n) w (section 3.3, the code's formula).
+
+    Row j of B(n) holds 1 - f_j at column floor(I_j) and f_j at column ceil(I_j), with
+    f_j = (I_j - floor I_j) / (ceil I_j - floor I_j + eps), so that B(n) w is exactly the
+    interpolation formula of the module docstring written as a linear map; rows j >= n are
+    zero. B depends on the lengths only, so the weights enter every text vector through a
+    contraction, whose gradient is a contraction too (no gather of w, hence no scatter-add).
+    """
     j = jnp.arange(width, dtype=jnp.int32)[None, :]  # (1, W)
     n = lengths.astype(jnp.int32)[:, None]  # (B, 1)
     # linspace(0, n_max-1, n)[j] = j (n_max-1) / (n-1); the integer product keeps
     # positions that should be integers exactly integral. n = 1 gives position 0.
-    pos = (j * (n_max - 1)).astype(w.dtype) / jnp.maximum(n - 1, 1).astype(w.dtype)
+    pos = (j * (n_max - 1)).astype(dtype) / jnp.maximum(n - 1, 1).astype(dtype)
     lo = jnp.floor(pos)
     hi = jnp.ceil(pos)
-    lo_i = jnp.clip(lo.astype(jnp.int32), 0, n_max - 1)
-    hi_i = jnp.clip(hi.astype(jnp.int32), 0, n_max - 1)
-    z = (w[hi_i] - w[lo_i]) * (pos - lo) / (hi - lo + EPS) + w[lo_i]
-    return jnp.where(j < n, z, 0.0)
+    f = (pos - lo) / (hi - lo + EPS)
+    f = jnp.where(j < n, f, 0.0)[..., None]  # (B, W, 1)
+    live = (j < n)[..., None]
+    k = jnp.arange(n_max, dtype=jnp.int32)[None, None, :]
+    lo_i = jnp.clip(lo.astype(jnp.int32), 0, n_max - 1)[..., None]
+    hi_i = jnp.clip(hi.astype(jnp.int32), 0, n_max - 1)[..., None]
+    at_lo = jnp.logical_and(live, k == lo_i).astype(dtype)
+    at_hi = jnp.logical_and(live, k == hi_i).astype(dtype)
+    return at_lo * (1.0 - f) + at_hi * f
+
+
+def _interpolated_weights(w, lengths, width: int):
+    """Core of :func:`interpolated_weights`, no checks. w (n_max,), lengths (B,) -> (B, width)."""
+    b = _interpolation_matrix(lengths, w.shape[0], width, w.dtype)
+    return jnp.einsum("bjk,k->bj", b, w, precision=HIGHEST)
 
 
 def _represent(w, table, tokens, lengths):
     """Core of :func:`represent`, no checks. -> (B, d)."""
     z = _interpolated_weights(w, lengths, tokens.shape[1])  # (B, W)
     emb = table[tokens]  # (B, W, d)
-    total = jnp.einsum("bw,bwd->bd", z.astype(table.dtype), emb)
+    total = jnp.einsum("bw,bwd->bd", z.astype(table.dtype), emb, precision=HIGHEST)
     return total / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
 
 

@@ -41,8 +41,8 @@ class TrainConfig(NamedTuple):
     tol: float = 5e-4  # stop once eta is low and the mean loss improves by less than this
     batch_related: int = 50  # related couples per batch (as many unrelated ones)
     max_epochs: int = 100  # safety bound on the number of epochs
-    data_form: str = "auto"  # "gather", "gram", or "auto": Gram form while it fits gram_budget
-    gram_budget: float = 4e9  # bytes the Gram form may take under "auto"
+    data_form: str = "auto"  # "gather", "gram", "quadratic", or "auto": quadratic while it fits gram_budget
+    gram_budget: float = 4e9  # bytes the quadratic form may take under "auto"
 
 
 class TrainResult(NamedTuple):
@@ -62,8 +62,15 @@ class Data(NamedTuple):
     len_b: jnp.ndarray  # (P,)
 
 
+DATA_FORMS = ("auto", "gather", "gram", "quadratic")
+
+
 def sq_distances(w, data, index):
-    """Squared distances d^2(t(a), t(b)) of the couples ``index``, from either data form."""
+    """Squared distances d^2(t(a), t(b)) of the couples ``index``, from any data form.
+
+    In the gather form the table is read (a gather) but never differentiated: the
+    gradient with respect to ``w`` runs through contractions only.
+    """
     if isinstance(data, Data):
         ta = _represent(w, data.table, data.a[index], data.len_a[index])
         tb = _represent(w, data.table, data.b[index], data.len_b[index])
@@ -74,8 +81,8 @@ def sq_distances(w, data, index):
 def batch_loss(w, data, index, n_related: int, config: TrainConfig, kappa):
     """L_total of one batch: the couples ``index`` (first ``n_related`` related) plus L2.
 
-    ``data`` is the gather form (:class:`Data`) or a Gram form (:mod:`repro.gram`); both
-    give the same loss up to rounding.
+    ``data`` is the gather form (:class:`Data`), a Gram form or the quadratic form
+    (:mod:`repro.gram`); all give the same loss up to float32 rounding.
     """
     d = L.distance_from_squared(sq_distances(w, data, index), config.distance)
     d_rel, d_unrel = d[:n_related], d[n_related:]
@@ -111,6 +118,43 @@ def _draw_batches(key, related, unrelated, batch_related: int):
     )
 
 
+class LoopState(NamedTuple):
+    """The carry of the epoch loop of :func:`make_trainer`."""
+
+    w: jnp.ndarray  # (n_max,) weights
+    opt_state: tuple  # optax state, with the injected learning rate
+    eta: jnp.ndarray  # learning rate of the next epoch
+    l_old: jnp.ndarray  # mean L_total of the previous epoch (inf before the first)
+    epoch: jnp.ndarray  # epochs run so far
+    stop: jnp.ndarray  # Algorithm 1's stop condition has fired
+    key: jnp.ndarray  # PRNG key of the next epoch's batches
+    history: jnp.ndarray  # (max_epochs,) mean L_total per epoch, NaN past the last
+    etas: jnp.ndarray  # (max_epochs,) learning rate of each epoch, NaN past the last
+
+
+def _optimizer(config: TrainConfig):
+    return optax.inject_hyperparams(optax.sgd)(learning_rate=config.eta)
+
+
+def make_step(config: TrainConfig):
+    """One SGD step of Algorithm 1: ``step(w, opt_state, data, index, kappa) -> (w, opt_state, loss)``.
+
+    ``value_and_grad`` of :func:`batch_loss` plus the optax update. For every data form
+    and both losses it holds no scatter-add (tested on its HLO), so it is deterministic
+    on GPUs without XLA's deterministic-ops flag.
+    """
+    nr = config.batch_related
+    opt = _optimizer(config)
+    grad_fn = jax.value_and_grad(batch_loss)
+
+    def step(w, opt_state, data, index, kappa):
+        loss, g = grad_fn(w, data, index, nr, config, kappa)
+        updates, opt_state = opt.update(g, opt_state, w)
+        return optax.apply_updates(w, updates), opt_state, loss
+
+    return step
+
+
 def make_trainer(config: TrainConfig, n_max: int):
     """A jitted ``run(data, related, unrelated, kappa, key) -> (w, history, etas, epochs)``.
 
@@ -118,41 +162,42 @@ def make_trainer(config: TrainConfig, n_max: int):
     and seed; ``jax.vmap`` over them gives the batched cross-validation.
     """
     nr = config.batch_related
-    opt = optax.inject_hyperparams(optax.sgd)(learning_rate=config.eta)
-    grad_fn = jax.value_and_grad(batch_loss)
+    opt = _optimizer(config)
+    step = make_step(config)
 
     def epoch(w, opt_state, eta, key, data, related, unrelated, kappa):
         batches = _draw_batches(key, related, unrelated, nr)
         opt_state = opt_state._replace(hyperparams={**opt_state.hyperparams, "learning_rate": eta})
 
-        def step(carry, index):
-            w, opt_state = carry
-            loss, g = grad_fn(w, data, index, nr, config, kappa)
-            updates, opt_state = opt.update(g, opt_state, w)
-            return (optax.apply_updates(w, updates), opt_state), loss
+        def body(carry, index):
+            w, opt_state, loss = step(*carry, data, index, kappa)
+            return (w, opt_state), loss
 
-        (w, opt_state), batch_losses = jax.lax.scan(step, (w, opt_state), batches)
+        (w, opt_state), batch_losses = jax.lax.scan(body, (w, opt_state), batches)
         return w, opt_state, jnp.mean(batch_losses)
 
     def run(data, related, unrelated, kappa, key):
+        if isinstance(data, gram.QuadForm) and data.r.shape[-1] != n_max:
+            raise ValueError(f"data: the quadratic form was built for n_max = {data.r.shape[-1]}, "
+                             f"the trainer for n_max = {n_max}")
         w0 = init_weights(n_max)
         hist0 = jnp.full((config.max_epochs,), jnp.nan, jnp.float32)
-        state = (w0, opt.init(w0), jnp.float32(config.eta), jnp.float32(jnp.inf),
-                 jnp.int32(0), jnp.bool_(False), key, hist0, hist0)
+        state = LoopState(w0, opt.init(w0), jnp.float32(config.eta), jnp.float32(jnp.inf),
+                          jnp.int32(0), jnp.bool_(False), key, hist0, hist0)
 
-        def cond(s):
-            return jnp.logical_and(jnp.logical_not(s[5]), s[4] < config.max_epochs)
+        def cond(s: LoopState):
+            return jnp.logical_and(jnp.logical_not(s.stop), s.epoch < config.max_epochs)
 
-        def body(s):
-            w, opt_state, eta, l_old, ep, _, key, hist, etas = s
-            key, sub = jax.random.split(key)
-            w, opt_state, l_mean = epoch(w, opt_state, eta, sub, data, related, unrelated, kappa)
-            hist, etas = hist.at[ep].set(l_mean), etas.at[ep].set(eta)
-            eta, stop = next_rate(eta, l_mean, l_old, config)
-            return (w, opt_state, eta, l_mean, ep + 1, stop, key, hist, etas)
+        def body(s: LoopState):
+            key, sub = jax.random.split(s.key)
+            w, opt_state, l_mean = epoch(s.w, s.opt_state, s.eta, sub, data, related, unrelated, kappa)
+            hist = jax.lax.dynamic_update_index_in_dim(s.history, l_mean, s.epoch, 0)
+            etas = jax.lax.dynamic_update_index_in_dim(s.etas, s.eta, s.epoch, 0)
+            eta, stop = next_rate(s.eta, l_mean, s.l_old, config)
+            return LoopState(w, opt_state, eta, l_mean, s.epoch + 1, stop, key, hist, etas)
 
         s = jax.lax.while_loop(cond, body, state)
-        return s[0], s[7], s[8], s[4]
+        return s.w, s.history, s.etas, s.epoch
 
     return jax.jit(run)
 
@@ -168,11 +213,14 @@ def _check_config(config: TrainConfig) -> None:
         raise ValueError("eta and eta_low must be positive")
 
 
-def prepare(table, pairs: PairSet, name: str = "pairs", config: TrainConfig = TrainConfig()):
+def prepare(table, pairs: PairSet, name: str = "pairs", config: TrainConfig = TrainConfig(), *,
+            n_max: int | None = None):
     """Check ``table`` and ``pairs`` at the API boundary and move them to the device.
 
-    Returns the gather form (:class:`Data`) or the exact Gram form (:mod:`repro.gram`),
-    by ``config.data_form``.
+    Returns the data form ``config.data_form`` asks for: the gather form (:class:`Data`),
+    the Gram form, or the quadratic form for ``n_max`` weights (default: the pairs' width),
+    see :mod:`repro.gram`. ``"auto"`` takes the quadratic form while it fits
+    ``config.gram_budget`` bytes, else the gather form.
     """
     check_table(table)
     validate(pairs, name=name, vocab_size=np.shape(table)[0])
@@ -180,11 +228,16 @@ def prepare(table, pairs: PairSet, name: str = "pairs", config: TrainConfig = Tr
     if pairs.size and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
         raise ValueError(f"{name}: every text needs at least one in-vocabulary word (a length is 0)")
     form = config.data_form
-    if form not in ("auto", "gather", "gram"):
-        raise ValueError(f"data_form must be 'auto', 'gather' or 'gram', got {form!r}")
+    if form not in DATA_FORMS:
+        raise ValueError(f"data_form must be one of {DATA_FORMS}, got {form!r}")
+    n_max = pairs.width if n_max is None else int(n_max)
+    if n_max < 1:
+        raise ValueError(f"n_max must be at least 1, got {n_max}")
     if form == "auto":
-        form = "gram" if gram.gram_bytes(pairs, gram.is_fixed(pairs)) <= config.gram_budget else "gather"
+        form = "quadratic" if gram.quad_bytes(pairs, n_max) <= config.gram_budget else "gather"
     table = jnp.asarray(table, jnp.float32)
+    if form == "quadratic":
+        return gram.build_quadratic(table, pairs, n_max)
     if form == "gram":
         return gram.build(table, pairs)
     return Data(table, jnp.asarray(pairs.a), jnp.asarray(pairs.b),
@@ -215,9 +268,9 @@ def train(table, pairs: PairSet, config: TrainConfig = TrainConfig(), *, n_max: 
       seed: every batch draw flows from it; the same seed gives the same weights.
     """
     _check_config(config)
-    data = prepare(table, pairs, config=config)
-    rel, unrel = _class_indices(pairs, config.batch_related, "pairs")
     n_max = pairs.width if n_max is None else int(n_max)
+    data = prepare(table, pairs, config=config, n_max=n_max)
+    rel, unrel = _class_indices(pairs, config.batch_related, "pairs")
     run = make_trainer(config, n_max)
     w, hist, etas, epochs = run(data, jnp.asarray(rel), jnp.asarray(unrel),
                                 jnp.float32(config.kappa), jax.random.PRNGKey(seed))

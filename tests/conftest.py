@@ -1,10 +1,24 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and the test-session set-up: ``REPRO_REQUIRE_GPU=1``
+(``make test-gpu``) refuses to run on the CPU."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
 from wikixml import export_xml
+
+
+def pytest_configure(config):
+    if os.environ.get("REPRO_REQUIRE_GPU") == "1":
+        import jax
+
+        backend = jax.default_backend()
+        if backend != "gpu":
+            raise pytest.UsageError(
+                f"REPRO_REQUIRE_GPU=1 but JAX runs on {backend!r} (devices: {jax.devices()}): "
+                "install JAX's CUDA build (EXTRAS=test,glove,cuda) or use a JAX that sees the GPU")
 
 
 @pytest.fixture(scope="session")

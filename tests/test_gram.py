@@ -47,12 +47,13 @@ def test_gram_loss_gradient_matches_finite_differences():
         np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-8)
 
 
+@pytest.mark.parametrize("form", ["gram", "quadratic"])
 @pytest.mark.parametrize("variable", [False, True])
-def test_training_is_the_same_in_both_forms(variable):
+def test_training_is_the_same_in_every_form(variable, form):
     table, pairs = signal_pairs(n_pairs=600, width=10, seed=2, variable=variable)
     cfg = TrainConfig(kappa=40.0, max_epochs=8)
     a = train(table, pairs, cfg._replace(data_form="gather"), seed=3)
-    b = train(table, pairs, cfg._replace(data_form="gram"), seed=3)
+    b = train(table, pairs, cfg._replace(data_form=form), seed=3)
     assert a.epochs == b.epochs
     np.testing.assert_allclose(a.weights, b.weights, rtol=1e-3, atol=1e-4)
     np.testing.assert_allclose(a.history, b.history, rtol=1e-4)
@@ -60,7 +61,84 @@ def test_training_is_the_same_in_both_forms(variable):
 
 def test_auto_form_respects_the_budget():
     table, pairs = signal_pairs(n_pairs=100, width=10, seed=0)
-    assert isinstance(prepare(table, pairs), gram.DiffGram)
-    assert isinstance(prepare(table, pairs, config=TrainConfig(gram_budget=10)), Data)
+    q = prepare(table, pairs)
+    assert isinstance(q, gram.QuadForm) and q.r.shape == (100, 10, 10)
+    assert prepare(table, pairs, n_max=4).r.shape == (100, 4, 4)
+    assert isinstance(prepare(table, pairs, config=TrainConfig(gram_budget=100 * 10 * 10 * 4 - 1)), Data)
+    assert isinstance(prepare(table, pairs, config=TrainConfig(data_form="gram")), gram.DiffGram)
     with pytest.raises(ValueError, match="data_form"):
         prepare(table, pairs, config=TrainConfig(data_form="sparse"))
+
+
+def _reference_v(table, pairs, n_max):
+    """V (P, d, n_max) by brute force: column k is t_a - t_b under the weights e_k, with the
+    interpolation written out as in test_model (NumPy, float64, no matrices)."""
+    def text(tokens, n, w):
+        pos = np.arange(n) * (n_max - 1) / max(n - 1, 1)
+        lo, hi = np.floor(pos).astype(int), np.ceil(pos).astype(int)
+        z = (w[hi] - w[lo]) * (pos - lo) / (hi - lo + 1e-5) + w[lo]
+        return z @ table[tokens[:n]] / n
+
+    out = np.zeros((pairs.size, table.shape[1], n_max))
+    for p in range(pairs.size):
+        for k, e in enumerate(np.eye(n_max)):
+            out[p, :, k] = text(pairs.a[p], pairs.len_a[p], e) - text(pairs.b[p], pairs.len_b[p], e)
+    return out
+
+
+@pytest.mark.parametrize("fixed, n_max", [(True, 6), (True, 4), (False, 5), (False, 9)])
+def test_quadratic_form_is_v_transpose_v(fixed, n_max):
+    rng = np.random.default_rng(4)
+    table = rng.normal(size=(50, 7))
+    pairs = _pairs(rng, 20, 6, fixed)
+    q = gram.build_quadratic(jnp.asarray(table, jnp.float32), pairs, n_max, block=8)
+    v = _reference_v(table, pairs, n_max)
+    r = np.asarray(q.r)
+    np.testing.assert_allclose(r, np.einsum("pdk,pdl->pkl", v, v), rtol=1e-5, atol=1e-6)
+    assert np.array_equal(r, np.swapaxes(r, 1, 2))  # exactly symmetric
+    if fixed and n_max == 6:  # R = G / n^2 with the difference Gram matrix
+        g = np.asarray(gram.build(table, pairs).gram)
+        np.testing.assert_allclose(r, g / 36.0, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("loss", ["median", "contrastive"])
+@pytest.mark.parametrize("fixed, n_max", [(True, 6), (False, 5), (False, 8)])
+def test_quadratic_loss_and_gradient_equal_the_gather_form(fixed, n_max, loss):
+    rng = np.random.default_rng(5)
+    table = rng.normal(size=(50, 7)).astype(np.float32) / 3
+    pairs = _pairs(rng, 40, 6, fixed)
+    cfg = TrainConfig(loss=loss, data_form="quadratic")
+    q = prepare(table, pairs, config=cfg, n_max=n_max)
+    dense = prepare(table, pairs, config=cfg._replace(data_form="gather"), n_max=n_max)
+    w = jnp.asarray(rng.uniform(0.2, 1.0, size=n_max), jnp.float32)
+    idx = jnp.asarray(rng.permutation(40)[:30])
+    f = lambda w, data: batch_loss(w, data, idx, 15, cfg, 7.0)
+    lq, gq = jax.value_and_grad(f)(w, q)
+    ld, gd = jax.value_and_grad(f)(w, dense)
+    np.testing.assert_allclose(float(lq), float(ld), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(gq), np.asarray(gd), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(sq_distances(w, q, idx), sq_distances(w, dense, idx), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["median", "contrastive"])
+def test_quadratic_loss_gradient_matches_finite_differences(loss):
+    with jax.enable_x64(True):
+        rng = np.random.default_rng(6)
+        table = rng.normal(size=(50, 7))
+        pairs = _pairs(rng, 12, 6, fixed=False)
+        q = gram.build_quadratic(jnp.asarray(table), pairs, 5)
+        assert q.r.dtype == jnp.float64
+        cfg = TrainConfig(loss=loss, lam=1e-2)
+        f = lambda w: batch_loss(w, q, jnp.arange(12), 6, cfg, 5.0)
+        w0 = rng.uniform(0.2, 1.0, size=5)
+        grad = np.asarray(jax.grad(f)(jnp.asarray(w0)))
+        h = 1e-6
+        fd = [(f(jnp.asarray(w0 + h * e)) - f(jnp.asarray(w0 - h * e))) / (2 * h) for e in np.eye(5)]
+        np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-8)
+
+
+def test_quadratic_form_refuses_other_weight_counts():
+    rng = np.random.default_rng(7)
+    q = gram.build_quadratic(jnp.asarray(rng.normal(size=(50, 7)), jnp.float32), _pairs(rng, 4, 6, False), 5)
+    with pytest.raises(ValueError, match="quadratic form was built for n_max = 5"):
+        sq_distances(jnp.ones(6), q, jnp.arange(4))

@@ -1,11 +1,14 @@
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 
-from repro import crossval, metrics
+from repro import crossval, gram, metrics, model, scoring
 from repro.scoring import pair_scores
-from repro.train import TrainConfig, make_trainer, next_rate, prepare, train
+from repro.train import TrainConfig, batch_loss, make_step, make_trainer, next_rate, prepare, train
 
 from synthetic import signal_pairs
 
@@ -149,3 +152,111 @@ def test_select_kappa_refuses_folds_smaller_than_a_batch(synthetic):
     table, pairs = synthetic
     with pytest.raises(ValueError, match="couples per training fold; a batch needs 50"):
         crossval.select_kappa(table, pairs.take(np.arange(100)), grid=(10.0,), folds=5)
+
+
+FORMS = ["gather", "gram", "quadratic"]
+SCATTER = re.compile(r"stablehlo\.scatter|\bscatter\(")  # the op, in StableHLO and in compiled HLO
+
+
+def _scatters(lowered):
+    return SCATTER.findall(lowered.as_text()) + SCATTER.findall(lowered.compile().as_text())
+
+
+def test_the_scatter_check_sees_a_scatter():
+    """The gradient of a gather of w (the old interpolation) is a scatter-add, and is caught."""
+    f = jax.grad(lambda w, i: jnp.sum(w[i] ** 2))
+    assert _scatters(jax.jit(f).lower(jnp.ones(5), jnp.array([0, 2, 2])))
+
+
+def _step_args(table, pairs, form, variable_n_max=None):
+    cfg = TrainConfig(data_form=form)
+    data = prepare(table, pairs, config=cfg, n_max=variable_n_max)
+    n_max = variable_n_max or pairs.width
+    w = jnp.full((n_max,), 0.5, jnp.float32)
+    opt_state = optax.inject_hyperparams(optax.sgd)(learning_rate=0.01).init(w)
+    return w, opt_state, data, jnp.arange(100, dtype=jnp.int32), jnp.float32(40.0)
+
+
+@pytest.mark.parametrize("loss", ["median", "contrastive"])
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("variable", [False, True])
+def test_training_step_holds_no_scatter(loss, form, variable):
+    """One SGD step (value_and_grad of the batch loss plus the update) lowers without any
+    scatter, so it is deterministic on GPUs (XLA's GPU scatter-add is not)."""
+    table, pairs = signal_pairs(n_pairs=200, width=10, seed=0, variable=variable)
+    step = make_step(TrainConfig(loss=loss))
+    args = _step_args(table, pairs, form, 8 if variable else None)
+    lowered = jax.jit(step).lower(*args)
+    assert not _scatters(lowered)
+    # the step does what it says: the new weights are w - eta * grad
+    w1, _, loss_value = jax.jit(step)(*args)
+    _, g = jax.value_and_grad(batch_loss)(args[0], args[2], args[3], 50, TrainConfig(loss=loss), args[4])
+    np.testing.assert_allclose(np.asarray(w1), np.asarray(args[0] - 0.01 * g), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_whole_training_program_holds_no_scatter(synthetic, form):
+    table, pairs = synthetic
+    cfg = TrainConfig(data_form=form, max_epochs=3)
+    data = prepare(table, pairs, config=cfg)
+    rel, unrel = (jnp.asarray(np.flatnonzero(pairs.label == c).astype(np.int32)) for c in (1, 0))
+    lowered = make_trainer(cfg, pairs.width).lower(data, rel, unrel, jnp.float32(40.0), jax.random.PRNGKey(0))
+    assert not _scatters(lowered)
+
+
+def _dot_lines(text):
+    return [line for line in text.splitlines() if "dot_general" in line]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_contraction_asks_for_the_highest_precision(form):
+    table, pairs = signal_pairs(n_pairs=200, width=10, seed=0, variable=True)
+    args = _step_args(table, pairs, form, 8)
+    texts = [jax.jit(make_step(TrainConfig(loss=loss))).lower(*args).as_text() for loss in ("median", "contrastive")]
+    w, table_j = jnp.full((8,), 0.5, jnp.float32), jnp.asarray(table)
+    a, la = jnp.asarray(pairs.a), jnp.asarray(pairs.len_a)
+    texts.append(jax.jit(model._represent).lower(w, table_j, a, la).as_text())
+    texts.append(jax.jit(scoring._distances, static_argnums=6).lower(
+        w, table_j, a, jnp.asarray(pairs.b), la, jnp.asarray(pairs.len_b), "euclidean").as_text())
+    texts.append(gram._quads.lower(table_j, a[None], jnp.asarray(pairs.b)[None], la[None],
+                                   jnp.asarray(pairs.len_b)[None], 8, False).as_text())
+    texts.append(gram._grams.lower(table_j, a[None], jnp.asarray(pairs.b)[None], False).as_text())
+    for text in texts:
+        dots = _dot_lines(text)
+        assert dots, "no contraction found"
+        for line in dots:
+            assert "precision = [HIGHEST, HIGHEST]" in line, line
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_same_seed_bitwise_same_weights_in_every_form(form):
+    table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
+    cfg = TrainConfig(kappa=40.0, max_epochs=4, data_form=form)
+    a = train(table, pairs, cfg, n_max=7, seed=11)
+    b = train(table, pairs, cfg, n_max=7, seed=11)
+    assert a.weights.tobytes() == b.weights.tobytes() and a.history.tobytes() == b.history.tobytes()
+
+
+def test_held_out_distances_equal_pair_distances(synthetic):
+    table, pairs = synthetic
+    _, _, held = crossval.fold_indices(pairs.label, 3, seed=1)
+    w = np.random.default_rng(2).uniform(0.1, 1.0, size=(4, 3, 10)).astype(np.float32)
+    d = np.asarray(crossval.held_out_distances(jnp.asarray(w), jnp.asarray(table),
+                                               *(jnp.asarray(np.asarray(x)[held]) for x in pairs[:4])))
+    assert d.shape == (4, 3, held.shape[1])
+    for i in range(4):
+        for j in range(3):
+            ref = scoring.pair_distances(w[i, j], table, pairs.take(held[j]))
+            np.testing.assert_allclose(d[i, j], ref, rtol=1e-6, atol=1e-7)
+
+
+def test_select_kappa_same_result_for_any_grouping(synthetic, monkeypatch):
+    table, pairs = synthetic
+    cfg = TrainConfig(max_epochs=4)
+    monkeypatch.setitem(crossval.KAPPAS_PER_CALL, jax.default_backend(), 1)
+    one = crossval.select_kappa(table, pairs, grid=(5.0, 40.0, 160.0), config=cfg)
+    monkeypatch.setitem(crossval.KAPPAS_PER_CALL, jax.default_backend(), 3)
+    all_ = crossval.select_kappa(table, pairs, grid=(5.0, 40.0, 160.0), config=cfg)
+    np.testing.assert_allclose(one.weights, all_.weights, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(one.epochs, all_.epochs)
+    np.testing.assert_array_equal(one.errors, all_.errors)
