@@ -19,7 +19,7 @@ from experiments.common import load_corpus, load_split
 from repro import baselines, settings, store
 from repro.cli import run
 from repro.data import othervectors
-from repro.scoring import pair_scores
+from repro.scoring import learned_pair_scores
 
 
 def main(argv=None):
@@ -56,9 +56,9 @@ def main(argv=None):
         for m in settings.METHODS:
             t0 = time.perf_counter()
             if m in settings.LEARNED:
-                s = pair_scores(weights[m], table, pairs)
+                s = learned_pair_scores(weights[m], table, pairs)
             else:
-                s = baselines.pair_scores(m, table, pairs, idf, top_rule=args.top_rule)
+                s = baselines.baseline_pair_scores(m, table, pairs, idf, top_rule=args.top_rule)
             out[f"{split}_{m}"] = s
             seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
     meta["seconds"] = seconds

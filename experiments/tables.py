@@ -109,8 +109,8 @@ def _twitter_lines(prov: dict) -> list[str]:
     lines = [f"Tweets: {reading.get('records', '?'):,} read, {reading.get('kept', '?'):,} kept (English, no duplicates, "
              f"retweets as their original), {pairing.get('with_enough_words', '?'):,} with at least 5 words; "
              f"{pairing.get('related', '?'):,} related couples within {rules.get('window_s', 900) / 60:g} minutes"
-             + (" (fixed buckets)" if rules.get("buckets") else "") + f", as many unrelated ones drawn. "
-             f"Couples per split (related + unrelated): " + ", ".join(
+             + (" (fixed buckets)" if rules.get("buckets") else "") + ", as many unrelated ones drawn. "
+             "Couples per split (related + unrelated): " + ", ".join(
                  f"{k} {v['related']} + {v['unrelated']}" for k, v in c.items())
              + f"; {sum(tw['dropped_empty_text'].values())} dropped for a text without a Wikipedia word.", ""]
     notes = (tw.get("tweets") or {}).get("notes") or []

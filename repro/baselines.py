@@ -36,7 +36,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .pairset import PairSet
+from repro.checks import check_idf, check_lengths, check_table, check_tokens
+from repro.pairset import PairSet
 
 METHODS = ("tfidf", "mean", "max", "minmax", "mean_top30", "max_top30", "minmax_top30", "mean_idf")
 EMBEDDING_METHODS = METHODS[1:]
@@ -61,55 +62,21 @@ def _check_top_rule(top_rule: str) -> None:
         raise ValueError(f"top_rule: unknown {top_rule!r}; expected 'paper' or 'code'")
 
 
-def _check_table(table) -> np.ndarray:
-    table = np.asarray(table)
-    if table.ndim != 2:
-        raise ValueError(f"table: must be a 2-D (vocabulary, dims) array, got shape {table.shape}")
-    if not np.issubdtype(table.dtype, np.floating):
-        raise ValueError(f"table: must hold floats, got dtype {table.dtype}")
-    step = max(1, _CHUNK_ELEMENTS // max(1, table.shape[1]))
-    for start in range(0, table.shape[0], step):
-        block = np.isfinite(table[start:start + step])
-        if not block.all():
-            row = start + int(np.argwhere(~block)[0, 0])
-            raise ValueError(f"table: contains NaN or infinite values (first at row {row})")
-    return table
-
-
 def _check_idf(idf, vocab_size: int | None, method: str) -> np.ndarray | None:
     if idf is None:
         if method in IDF_METHODS:
             raise ValueError(f"idf: required for method {method!r}")
         return None
-    idf = np.asarray(idf, dtype=np.float64)
-    if idf.ndim != 1:
-        raise ValueError(f"idf: must be a 1-D array, got shape {idf.shape}")
-    if vocab_size is not None and idf.shape[0] != vocab_size:
-        raise ValueError(f"idf: length {idf.shape[0]} != vocabulary size {vocab_size} (table rows)")
-    if not np.isfinite(idf).all():
-        raise ValueError("idf: contains NaN or infinite values")
-    return idf
+    return check_idf(idf, vocab_size)
 
 
 def _check_tokens(tokens, lengths, vocab_size: int, name: str = "tokens") -> tuple[np.ndarray, np.ndarray]:
     tokens = np.asarray(tokens)
-    lengths = np.asarray(lengths)
     if tokens.ndim != 2:
         raise ValueError(f"{name}: must be a 2-D (texts, width) array, got shape {tokens.shape}")
-    if not np.issubdtype(tokens.dtype, np.integer):
-        raise ValueError(f"{name}: must hold integer word indices, got dtype {tokens.dtype}")
     lname = "lengths" if name == "tokens" else f"len_{name[-1]}"
-    if lengths.shape != (tokens.shape[0],):
-        raise ValueError(f"{lname}: must have shape ({tokens.shape[0]},), got {lengths.shape}")
-    if not np.issubdtype(lengths.dtype, np.integer):
-        raise ValueError(f"{lname}: must hold integers, got dtype {lengths.dtype}")
-    if lengths.size and (lengths.min() < 0 or lengths.max() > tokens.shape[1]):
-        raise ValueError(f"{lname}: must lie in 0..{tokens.shape[1]} (the width of {name})")
-    if tokens.size:
-        used = tokens[np.arange(tokens.shape[1]) < lengths[:, None]]
-        if used.size and (used.min() < 0 or used.max() >= vocab_size):
-            raise ValueError(f"{name}: word indices must lie in 0..{vocab_size - 1}")
-    return tokens, lengths
+    lengths = check_lengths(lengths, tokens.shape[1], allow_empty=True, name=lname, rows=tokens.shape[0])
+    return check_tokens(tokens, vocab_size, name, lengths=lengths), lengths
 
 
 # ---------------------------------------------------------------------------------------
@@ -235,7 +202,7 @@ def text_vectors(method: str, table, tokens, lengths, idf=None, *, top_rule: str
     _check_top_rule(top_rule)
     if method == "tfidf":
         return tfidf_vectors(tokens, lengths, _tfidf_idf(table, idf))
-    table = _check_table(table)
+    table = check_table(table)
     idf = _check_idf(idf, table.shape[0], method)
     tokens, lengths = _check_tokens(tokens, lengths, table.shape[0])
     rows = _chunk_rows(tokens.shape[1], table.shape[1], chunk_size)
@@ -277,7 +244,7 @@ def tfidf_cosine(tokens_a, len_a, tokens_b, len_b, idf, *, chunk_size: int | Non
     return out
 
 
-def pair_scores(method: str, table, pairs: PairSet, idf=None, *, top_rule: str = "paper",
+def baseline_pair_scores(method: str, table, pairs: PairSet, idf=None, *, top_rule: str = "paper",
                 chunk_size: int | None = None, empty_score: float | None = None) -> np.ndarray:
     """Similarity of text a and text b for every couple of ``pairs``; (P,) float64.
 
@@ -294,7 +261,7 @@ def pair_scores(method: str, table, pairs: PairSet, idf=None, *, top_rule: str =
     if method == "tfidf":
         out = tfidf_cosine(a, la, b, lb, _tfidf_idf(table, idf), chunk_size=chunk_size)
     else:
-        table = _check_table(table)
+        table = check_table(table)
         idf = _check_idf(idf, table.shape[0], method)
         a, la = _check_tokens(a, la, table.shape[0], "pairs.a")
         b, lb = _check_tokens(b, lb, table.shape[0], "pairs.b")
@@ -310,5 +277,5 @@ def pair_scores(method: str, table, pairs: PairSet, idf=None, *, top_rule: str =
 
 
 def all_pair_scores(table, pairs: PairSet, idf, methods=METHODS, **opts) -> dict[str, np.ndarray]:
-    """``{method: pair_scores(method, ...)}`` for every name in ``methods``."""
-    return {m: pair_scores(m, table, pairs, idf, **opts) for m in methods}
+    """``{method: baseline_pair_scores(method, ...)}`` for every name in ``methods``."""
+    return {m: baseline_pair_scores(m, table, pairs, idf, **opts) for m in methods}

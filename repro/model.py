@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
+
+from repro.checks import check_lengths, check_table, check_tokens, check_weights
 
 EPS = 1e-5
 
@@ -82,58 +83,6 @@ def _represent(w, table, tokens, lengths):
     return total / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
 
 
-def _check_lengths(lengths, width: int, allow_empty: bool):
-    lengths = np.asarray(lengths)
-    if lengths.ndim != 1:
-        raise ValueError(f"lengths must be 1-D, got shape {lengths.shape}")
-    if not np.issubdtype(lengths.dtype, np.integer):
-        raise ValueError(f"lengths must hold integers, got dtype {lengths.dtype}")
-    if lengths.size == 0:
-        raise ValueError("lengths is empty: nothing to represent")
-    if lengths.max() > width:
-        raise ValueError(f"lengths: a length of {int(lengths.max())} exceeds the width {width}")
-    low = 0 if allow_empty else 1
-    bad = np.flatnonzero(lengths < low)
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(
-            f"lengths[{i}] is {int(lengths[i])}: a text needs at least one in-vocabulary word "
-            "(pass allow_empty=True to map empty texts to the zero vector)"
-            if lengths[i] == 0 else f"lengths[{i}] is negative"
-        )
-    return lengths
-
-
-def _check_weights(w):
-    w = np.asarray(w)
-    if w.ndim != 1 or w.size == 0:
-        raise ValueError(f"w must be a non-empty 1-D weight vector, got shape {w.shape}")
-    if not np.isfinite(w).all():
-        raise ValueError("w contains NaN or infinite values")
-    return w
-
-
-def check_table(table, name: str = "table") -> None:
-    """ValueError unless ``table`` is a finite 2-D (V, d) embedding matrix."""
-    shape = np.shape(table)
-    if len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
-        raise ValueError(f"{name} must be a non-empty (V, d) matrix, got shape {shape}")
-    if not bool(jnp.isfinite(jnp.asarray(table)).all()):
-        raise ValueError(f"{name} contains NaN or infinite values")
-
-
-def check_tokens(tokens, vocab_size: int, name: str = "tokens") -> np.ndarray:
-    """ValueError unless ``tokens`` is a (B, W) integer array of rows 0..vocab_size-1."""
-    tokens = np.asarray(tokens)
-    if tokens.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (B, width), got shape {tokens.shape}")
-    if not np.issubdtype(tokens.dtype, np.integer):
-        raise ValueError(f"{name} must hold integer word indices, got dtype {tokens.dtype}")
-    if tokens.size and (tokens.min() < 0 or tokens.max() >= vocab_size):
-        raise ValueError(f"{name}: word indices must lie in 0..{vocab_size - 1}")
-    return tokens
-
-
 def interpolated_weights(w, lengths, width: int) -> jnp.ndarray:
     """Per-text weights z_j of the variable-length model (paper, section 3.3).
 
@@ -145,8 +94,8 @@ def interpolated_weights(w, lengths, width: int) -> jnp.ndarray:
       (B, width): row b holds z_1..z_n for n = lengths[b] and zeros past n. n = 1 gives
       w[0]; n = n_max gives w itself; n > n_max spaces the positions closer together.
     """
-    w = _check_weights(w)
-    lengths = _check_lengths(lengths, int(width), allow_empty=True)
+    w = check_weights(w)
+    lengths = check_lengths(lengths, int(width), allow_empty=True)
     return _interpolated_weights(jnp.asarray(w, jnp.float32), jnp.asarray(lengths), int(width))
 
 
@@ -164,14 +113,12 @@ def represent(w, table, tokens, lengths, *, allow_empty: bool = False) -> jnp.nd
     Returns:
       (B, d) text vectors.
     """
-    w = _check_weights(w)
-    check_table(table)
-    tokens = check_tokens(tokens, np.shape(table)[0])
+    w = check_weights(w)
+    table = check_table(table)
+    tokens = check_tokens(tokens, table.shape[0])
     if tokens.shape[0] == 0:
-        raise ValueError("tokens is empty: nothing to represent")
-    lengths = _check_lengths(lengths, tokens.shape[1], allow_empty)
-    if lengths.shape[0] != tokens.shape[0]:
-        raise ValueError(f"lengths has {lengths.shape[0]} entries but tokens has {tokens.shape[0]} rows")
+        raise ValueError("tokens: empty, nothing to represent")
+    lengths = check_lengths(lengths, tokens.shape[1], allow_empty, rows=tokens.shape[0])
     return _represent_jit(jnp.asarray(w, jnp.float32), jnp.asarray(table), jnp.asarray(tokens), jnp.asarray(lengths))
 
 

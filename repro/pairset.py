@@ -38,23 +38,6 @@ class PairSet(NamedTuple):
         return PairSet(*(np.asarray(x)[index] for x in self))
 
 
-def validate(pairs: PairSet, name: str = "pairs", vocab_size: int | None = None) -> None:
-    """Raise ``ValueError`` naming ``name`` if the arrays are not a consistent PairSet."""
-    a, b, la, lb, y = (np.asarray(x) for x in pairs)
-    if a.ndim != 2 or b.shape != a.shape:
-        raise ValueError(f"{name}: a and b must be 2-D arrays of one shape, got {a.shape} and {b.shape}")
-    p = a.shape[0]
-    for key, arr in (("len_a", la), ("len_b", lb), ("label", y)):
-        if arr.shape != (p,):
-            raise ValueError(f"{name}: {key} must have shape ({p},), got {arr.shape}")
-    if p and (la.min() < 0 or lb.min() < 0 or la.max() > a.shape[1] or lb.max() > a.shape[1]):
-        raise ValueError(f"{name}: lengths must lie in 0..{a.shape[1]} (the width)")
-    if p and not np.isin(y, (0, 1)).all():
-        raise ValueError(f"{name}: labels must be 0 (unrelated) or 1 (related)")
-    if vocab_size is not None and p and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= vocab_size):
-        raise ValueError(f"{name}: word indices must lie in 0..{vocab_size - 1}")
-
-
 def concat(parts: list[PairSet]) -> PairSet:
     """Stack PairSets of possibly different widths (narrower ones are 0-padded)."""
     width = max(p.width for p in parts)

@@ -7,8 +7,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro import losses
-from repro.model import _check_weights, _represent, check_table, check_tokens
-from repro.pairset import PairSet, validate
+from repro.checks import check_pairs, check_table, check_weights
+from repro.model import _represent
+from repro.pairset import PairSet
 
 
 def _distances(w, table, a, b, la, lb, kind):
@@ -24,11 +25,9 @@ def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int
     Texts of length 0 (no in-vocabulary word) are the zero vector here, so the score of
     a couple with an empty text is still defined (docs/FIDELITY.md).
     """
-    w = jnp.asarray(_check_weights(w), jnp.float32)
-    check_table(table)
-    table = jnp.asarray(table)
-    validate(pairs, vocab_size=table.shape[0])
-    check_tokens(pairs.a, table.shape[0], "pairs.a")
+    w = jnp.asarray(check_weights(w), jnp.float32)
+    table = jnp.asarray(check_table(table))
+    check_pairs(pairs, vocab_size=table.shape[0])
     out = np.empty(pairs.size, np.float64)
     for s in range(0, pairs.size, chunk):
         part = [jnp.asarray(np.asarray(x)[s:s + chunk]) for x in pairs[:4]]
@@ -39,6 +38,8 @@ def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int
     return out
 
 
-def pair_scores(w, table, pairs: PairSet, chunk: int = 8192) -> np.ndarray:
-    """Similarities (higher = more related): minus the Euclidean distance (paper, eq. 2)."""
+def learned_pair_scores(w, table, pairs: PairSet, chunk: int = 8192) -> np.ndarray:
+    """Similarities under learned weights ``w`` (higher = more related): minus the Euclidean
+    distance of the two text vectors (paper, eq. 2). The baselines' scores are
+    :func:`repro.baselines.baseline_pair_scores`."""
     return -pair_distances(w, table, pairs, "euclidean", chunk)

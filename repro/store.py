@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from repro.cli import InputError
 
@@ -173,7 +176,7 @@ def save_vectors(directory: str, words: list[str], matrix) -> None:
         _discard(tmp)
 
 
-def load_vectors(directory: str, mmap: bool = False) -> tuple[list[str], "np.ndarray"]:  # noqa: F821
+def load_vectors(directory: str, mmap: bool = False) -> tuple[list[str], "np.ndarray"]:
     """(words, (V, d) matrix) of a folder written by :func:`save_vectors`."""
     import numpy as np
 
@@ -200,7 +203,7 @@ def save_df(path: str, df, n_docs: int) -> None:
     write_npz(path, df=np.asarray(df, dtype=np.int64), n_docs=np.int64(n_docs))
 
 
-def load_df(path: str, vocab_size: int | None = None) -> tuple["np.ndarray", int]:  # noqa: F821
+def load_df(path: str, vocab_size: int | None = None) -> tuple["np.ndarray", int]:
     """(df (V,) int64, N) of :func:`save_df`; with ``vocab_size``, V is checked against it."""
     import numpy as np
 
@@ -222,9 +225,9 @@ def save_pairs(path: str, pairs) -> None:
     """A :class:`repro.pairset.PairSet` as ``.npz`` with the keys ``a b len_a len_b label``."""
     import numpy as np
 
-    from repro.pairset import validate
+    from repro.checks import check_pairs
 
-    validate(pairs, name=path)
+    check_pairs(pairs, name=path)
     write_npz(path, **{k: np.asarray(v) for k, v in zip(PAIR_KEYS, pairs)})
 
 
@@ -232,13 +235,14 @@ def load_pairs(path: str):
     """The :class:`repro.pairset.PairSet` of :func:`save_pairs`, validated."""
     import numpy as np
 
-    from repro.pairset import PairSet, validate
+    from repro.checks import check_pairs
+    from repro.pairset import PairSet
 
     z = _open_npz(path, PAIR_KEYS, "pair")
     pairs = PairSet(z["a"].astype(np.int32), z["b"].astype(np.int32), z["len_a"].astype(np.int32),
                     z["len_b"].astype(np.int32), z["label"].astype(np.int8))
     try:
-        validate(pairs, name=path)
+        check_pairs(pairs, name=path)
     except ValueError as err:
         raise InputError(path, str(err).split(": ", 1)[-1]) from None
     return pairs

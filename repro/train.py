@@ -25,8 +25,9 @@ import optax
 
 from repro import gram
 from repro import losses as L
-from repro.model import _represent, check_table, check_tokens, init_weights
-from repro.pairset import PairSet, validate
+from repro.checks import check_pairs, check_table
+from repro.model import _represent, init_weights
+from repro.pairset import PairSet
 
 
 class TrainConfig(NamedTuple):
@@ -222,9 +223,8 @@ def prepare(table, pairs: PairSet, name: str = "pairs", config: TrainConfig = Tr
     see :mod:`repro.gram`. ``"auto"`` takes the quadratic form while it fits
     ``config.gram_budget`` bytes, else the gather form.
     """
-    check_table(table)
-    validate(pairs, name=name, vocab_size=np.shape(table)[0])
-    check_tokens(pairs.a, np.shape(table)[0], name=f"{name}.a")
+    table = check_table(table)
+    check_pairs(pairs, name=name, vocab_size=table.shape[0])
     if pairs.size and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
         raise ValueError(f"{name}: every text needs at least one in-vocabulary word (a length is 0)")
     form = config.data_form

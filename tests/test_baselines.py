@@ -84,13 +84,13 @@ def test_top30_on_longer_texts():
 def test_pair_scores_negative_euclidean():
     pairs = PairSet(TOK[[0, 0, 3, 2]], TOK[[1, 3, 3, 2]], LEN[[0, 0, 3, 2]], LEN[[1, 3, 3, 2]],
                     np.array([1, 0, 1, 0], dtype=np.int8))
-    s = bl.pair_scores("mean", TABLE, pairs, IDF)
+    s = bl.baseline_pair_scores("mean", TABLE, pairs, IDF)
     # A vs B: (2/3 - 3/2, 5/3 - 0) = (-5/6, 5/3): d = sqrt(125)/6; A vs empty: |(2/3, 5/3)|
     np.testing.assert_allclose(s, [-np.sqrt(125) / 6, -np.sqrt(29) / 3, 0.0, 0.0], atol=1e-12)
     assert s.dtype == np.float64 and s.shape == (4,)
-    s = bl.pair_scores("minmax", TABLE, pairs, IDF)
+    s = bl.baseline_pair_scores("minmax", TABLE, pairs, IDF)
     np.testing.assert_allclose(s[0], -np.sqrt(0 + 9 + 4 + 0))  # (3,4,-2,-1) vs (3,1,0,-1)
-    s = bl.pair_scores("mean", TABLE, pairs, IDF, empty_score=-7.0)
+    s = bl.baseline_pair_scores("mean", TABLE, pairs, IDF, empty_score=-7.0)
     np.testing.assert_allclose(s, [-np.sqrt(125) / 6, -7.0, -7.0, 0.0], atol=1e-12)
 
 
@@ -109,7 +109,7 @@ def test_tfidf_repeated_words_by_hand():
     ta, na = _texts([1, 1, 2], [1], [2, 2], [], width=4)
     tb, nb = _texts([1, 3, 3, 3], [4], [2], [3], width=4)
     pairs = PairSet(ta, tb, na, nb, np.array([1, 0, 1, 0], dtype=np.int8))
-    s = bl.pair_scores("tfidf", None, pairs, IDF)
+    s = bl.baseline_pair_scores("tfidf", None, pairs, IDF)
     np.testing.assert_allclose(s, [18 / np.sqrt(40 * 18), 0.0, 1.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(s, _dense_tfidf_cosine(ta, na, tb, nb, IDF), atol=1e-12)
     m = bl.text_vectors("tfidf", TABLE, ta, na, IDF)
@@ -126,7 +126,7 @@ def test_tfidf_random_against_dense_and_chunks():
     pairs = PairSet(ta, tb, na, nb, np.zeros(p, dtype=np.int8))
     want = _dense_tfidf_cosine(ta, na, tb, nb, idf)
     for chunk in (None, 1, 7):
-        np.testing.assert_allclose(bl.pair_scores("tfidf", None, pairs, idf, chunk_size=chunk), want, atol=1e-12)
+        np.testing.assert_allclose(bl.baseline_pair_scores("tfidf", None, pairs, idf, chunk_size=chunk), want, atol=1e-12)
 
 
 @pytest.mark.parametrize("method", bl.METHODS)
@@ -139,16 +139,16 @@ def test_chunking_matches_unchunked(method, rule):
     a, b = rng.integers(0, v, (p, w)).astype(np.int32), rng.integers(0, v, (p, w)).astype(np.int32)
     la, lb = rng.integers(0, w + 1, p).astype(np.int32), rng.integers(0, w + 1, p).astype(np.int32)
     pairs = PairSet(a, b, la, lb, np.zeros(p, dtype=np.int8))
-    whole = bl.pair_scores(method, table, pairs, idf, top_rule=rule)
+    whole = bl.baseline_pair_scores(method, table, pairs, idf, top_rule=rule)
     for chunk in (1, 5, 1000):
-        np.testing.assert_allclose(bl.pair_scores(method, table, pairs, idf, top_rule=rule, chunk_size=chunk),
+        np.testing.assert_allclose(bl.baseline_pair_scores(method, table, pairs, idf, top_rule=rule, chunk_size=chunk),
                                    whole, rtol=1e-12, atol=1e-12)
     if method != "tfidf":
         va = bl.text_vectors(method, table, a, la, idf, top_rule=rule)
         vb = bl.text_vectors(method, table, b, lb, idf, top_rule=rule, chunk_size=4)
         np.testing.assert_allclose(-np.linalg.norm(va - vb, axis=1), whole, rtol=1e-9, atol=1e-9)
     # a float32 table computes in float32: same scores to float32 precision
-    single = bl.pair_scores(method, table.astype(np.float32), pairs, idf, top_rule=rule, chunk_size=7)
+    single = bl.baseline_pair_scores(method, table.astype(np.float32), pairs, idf, top_rule=rule, chunk_size=7)
     np.testing.assert_allclose(single, whole, rtol=1e-5, atol=1e-5)
 
 
@@ -170,28 +170,28 @@ def test_all_pair_scores_keys():
 def test_bad_input_messages():
     pairs = PairSet(TOK, TOK, LEN, LEN, np.zeros(4, dtype=np.int8))
     with pytest.raises(ValueError, match="method"):
-        bl.pair_scores("median", TABLE, pairs, IDF)
+        bl.baseline_pair_scores("median", TABLE, pairs, IDF)
     with pytest.raises(ValueError, match="top_rule"):
         bl.text_vectors("mean_top30", TABLE, TOK, LEN, top_rule="third")
     bad = TABLE.copy()
     bad[2, 1] = np.nan
     with pytest.raises(ValueError, match=r"table.*NaN.*row 2"):
-        bl.pair_scores("mean", bad, pairs, IDF)
+        bl.baseline_pair_scores("mean", bad, pairs, IDF)
     with pytest.raises(ValueError, match="idf: length 4 != vocabulary size 5"):
-        bl.pair_scores("mean_idf", TABLE, pairs, IDF[:4])
+        bl.baseline_pair_scores("mean_idf", TABLE, pairs, IDF[:4])
     with pytest.raises(ValueError, match="idf: required"):
-        bl.pair_scores("mean_idf", TABLE, pairs)
+        bl.baseline_pair_scores("mean_idf", TABLE, pairs)
     with pytest.raises(ValueError, match="idf: contains NaN"):
-        bl.pair_scores("tfidf", None, pairs, np.array([1, 2, np.nan, 1, 1]))
+        bl.baseline_pair_scores("tfidf", None, pairs, np.array([1, 2, np.nan, 1, 1]))
     with pytest.raises(ValueError, match="lengths"):
         bl.text_vectors("mean", TABLE, TOK, LEN[:3])
     with pytest.raises(ValueError, match="len_a"):
-        bl.pair_scores("max", TABLE, PairSet(TOK, TOK, LEN + 3, LEN, pairs.label), IDF)
+        bl.baseline_pair_scores("max", TABLE, PairSet(TOK, TOK, LEN + 3, LEN, pairs.label), IDF)
     with pytest.raises(ValueError, match="tokens: must be a 2-D"):
         bl.text_vectors("mean", TABLE, TOK[0], LEN[:1])
     with pytest.raises(ValueError, match=r"word indices must lie in 0\.\.4"):
         bl.text_vectors("mean", TABLE, TOK + 5, LEN)
-    with pytest.raises(ValueError, match="table: must be a 2-D"):
+    with pytest.raises(ValueError, match="table: must be a non-empty 2-D"):
         bl.text_vectors("max", TABLE[0], TOK, LEN)
     with pytest.raises(ValueError, match="pairs: a and b"):
-        bl.pair_scores("mean", TABLE, PairSet(TOK, TOK[:, :3], LEN, LEN, pairs.label), IDF)
+        bl.baseline_pair_scores("mean", TABLE, PairSet(TOK, TOK[:, :3], LEN, LEN, pairs.label), IDF)

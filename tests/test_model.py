@@ -83,15 +83,15 @@ def test_represent_empty_text():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(table=np.full((3, 2), np.nan, np.float32)), "table contains NaN"),
-        (dict(table=np.array([[np.inf, 0]] * 3, np.float32)), "table contains NaN"),
-        (dict(table=np.zeros((0, 2), np.float32)), "table must be a non-empty"),
-        (dict(tokens=np.zeros((0, 2), np.int32), lengths=np.zeros(0, np.int32)), "tokens is empty"),
+        (dict(table=np.full((3, 2), np.nan, np.float32)), "table: contains NaN"),
+        (dict(table=np.array([[np.inf, 0]] * 3, np.float32)), "table: contains NaN"),
+        (dict(table=np.zeros((0, 2), np.float32)), "table: must be a non-empty"),
+        (dict(tokens=np.zeros((0, 2), np.int32), lengths=np.zeros(0, np.int32)), "tokens: empty"),
         (dict(tokens=np.array([[0, 5]], np.int32)), "tokens: word indices"),
-        (dict(tokens=np.zeros(2, np.int32)), "tokens must be 2-D"),
-        (dict(lengths=np.array([1, 2])), "lengths has 2 entries"),
+        (dict(tokens=np.zeros(2, np.int32)), "tokens: must be a 2-D"),
+        (dict(lengths=np.array([1, 2])), "lengths: has 2 entries"),
         (dict(lengths=np.array([3])), "exceeds the width"),
-        (dict(w=np.array([np.nan, 1.0])), "w contains NaN"),
+        (dict(w=np.array([np.nan, 1.0])), "w: contains NaN"),
     ],
 )
 def test_represent_bad_input(kwargs, match):

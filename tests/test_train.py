@@ -7,7 +7,7 @@ import optax
 import pytest
 
 from repro import crossval, gram, metrics, model, scoring
-from repro.scoring import pair_scores
+from repro.scoring import learned_pair_scores
 from repro.train import TrainConfig, batch_loss, make_step, make_trainer, next_rate, prepare, train
 
 from synthetic import signal_pairs
@@ -43,7 +43,7 @@ def test_no_stop_before_the_drop_and_no_stop_in_the_drop_epoch():
 
 
 def _split(w, table, pairs):
-    s = pair_scores(w, table, pairs)
+    s = learned_pair_scores(w, table, pairs)
     return metrics.split_error(s, pairs.label, s, pairs.label)[0]
 
 
@@ -110,7 +110,7 @@ def test_train_bad_input(synthetic):
         train(table, bad)
     nan_table = table.copy()
     nan_table[5, 0] = np.nan
-    with pytest.raises(ValueError, match="table contains NaN"):
+    with pytest.raises(ValueError, match="table: contains NaN"):
         train(nan_table, pairs)
     with pytest.raises(ValueError, match="word indices"):
         train(table[:50], pairs)

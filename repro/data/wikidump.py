@@ -48,7 +48,7 @@ from tqdm import tqdm
 
 from repro.cli import InputError, fail
 from repro.data.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
-from repro.data.ovos import OVOS_MEMBER, OvosFormatError, read_ovos  # noqa: F401 (OVOS_MEMBER re-exported)
+from repro.data.ovos import OvosFormatError, read_ovos
 from repro.data.parallel import mp_context
 from repro.store import write_json
 
