@@ -26,7 +26,7 @@ TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install test test-gpu table1 table2 figures bench clean-data help
+.PHONY: all install test test-gpu table1 table2 figures bench weights clean-data help
 all: table1
 
 help:
@@ -36,6 +36,7 @@ help:
 	@echo "make test     - set up .venv and run the test suite"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
+	@echo "make weights  - copy $(DATA)/models/wikivar-median.npz into the package (repro/weights/)"
 
 # ---- environment -------------------------------------------------------------
 $(STAMP): setup.cfg pyproject.toml
@@ -147,10 +148,26 @@ table2: $(RESULTS)/table2.md
 
 .SECONDARY: $(DATA)/twitter/summary.json $(DATA)/twitter/couples.jsonl
 
+# ---- the weights that ship inside the package (Encoder.pretrained) ----------------------------
+weights: $(DATA)/models/wikivar-median.npz $(call deps,experiments.ship_weights)
+	$(PY) -m experiments.ship_weights --model $< --out repro/weights/wikivar-median.npz
+
 # ---- speed ------------------------------------------------------------------------------
-bench: $(STAMP)
+# fse 1.0.0 in a side environment, by the recipe of peers.md (its pins never touch .venv)
+FSE_VENV := .bench-venv-fse
+$(FSE_VENV)/.installed:
+	$(PYTHON3) -m venv $(FSE_VENV)
+	$(FSE_VENV)/bin/pip install -q "numpy<2" "cython<3" "setuptools<70" wheel "scipy<1.14" gensim==4.3.3 requests huggingface_hub psutil
+	rm -rf $(FSE_VENV)/src && $(FSE_VENV)/bin/pip download -q --no-deps --no-binary :all: fse==1.0.0 -d $(FSE_VENV)/src
+	cd $(FSE_VENV)/src && tar xzf fse-1.0.0.tar.gz && rm -f fse-1.0.0/fse/models/*_inner.c
+	$(FSE_VENV)/bin/pip install -q --no-build-isolation ./$(FSE_VENV)/src/fse-1.0.0
+	$(FSE_VENV)/bin/python -c "from fse.models.average import FAST_VERSION; assert FAST_VERSION == 1"
+	touch $@
+
+bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) benchmarks/bench_train.py
 	$(PY) benchmarks/bench_extract.py
+	$(PY) benchmarks/bench_encode.py --fse-venv .bench-venv-fse
 	$(PY) benchmarks/report.py benchmarks/results README.md
 
 clean-data:

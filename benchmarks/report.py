@@ -15,7 +15,26 @@ def break_even(train: dict, form: str = "gram") -> int:
     return int(train[f"{form}_precompute_s"] // gain) + 1 if gain > 0 else 0
 
 
-def block(train: dict, extract: dict) -> str:
+def encode_lines(enc: dict) -> list[str]:
+    """The encoding rows: ours against fse Average with 1 and 2 workers, per vocabulary size."""
+    some = next(iter(enc["cases"].values()))
+    lines = [f"Encoding {some['texts']:,} texts of {some['length']} words, {some['dim']}-d vectors, token lists in and "
+             f"vectors out, vocabulary lookup included (medians of {enc['rounds']} interleaved rounds of "
+             f"{enc['repeats']}; fse {enc['fse'].get('fse', '?')} built in a side environment):", "",
+             "| vocabulary | Encoder.transform, texts/s | fse Average, 1 worker | fse Average, 2 workers | vs fse (2 workers) |",
+             "|---:|---:|---:|---:|---:|"]
+    for c in enc["cases"].values():
+        t = c["texts_per_s"]
+        lines.append(f"| {c['vocab']:,} words | {t['ours']:,.0f} | {t['fse_1']:,.0f} | {t['fse_2']:,.0f} | "
+                     f"{c['speedup_vs_fse_2']:.2f}x |")
+    before, after = enc["load_average_before"][0], enc["load_average_after"][0]
+    lines += ["", f"`encode_speedup_vs_fse` = {enc['encode_speedup_vs_fse']:.2f} (the smaller case); load average "
+              f"{before:.2f} before and {after:.2f} after on the {enc.get('cpus', '?')}-core machine (shared). With every "
+              "weight 1 the two agree to float32 rounding (the plain mean).", ""]
+    return lines
+
+
+def block(train: dict, extract: dict, enc: dict | None = None) -> str:
     lines = [START, "",
              f"Made by `make bench` (commit `{str(train.get('commit', '?'))[:12]}`) on {train.get('cpu', train['machine'])} "
              f"({train['cpus']} cores), JAX {train['jax']} on {train['device']}.", "",
@@ -43,6 +62,8 @@ def block(train: dict, extract: dict) -> str:
                   f"{extract['speedup_vs_gensim_default']:.2f}x gensim; peak memory {mem['one']['max_process_rss_mb']:.1f} MB "
                   f"on the dump and {mem['many']['max_process_rss_mb']:.1f} MB on it repeated {mem['copies']} times "
                   f"({mem['growth_max_process']:.2f}x).", ""]
+    if enc:
+        lines += encode_lines(enc)
     lines.append(END)
     return "\n".join(lines)
 
@@ -57,13 +78,18 @@ def main(argv=None) -> int:
     if os.path.exists(path):
         with open(path) as f:
             extract = json.load(f)
+    enc = None
+    path = os.path.join(results, "encode.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            enc = json.load(f)
     with open(readme, encoding="utf-8") as f:
         text = f.read()
     if START not in text or END not in text:
         print(f"error: {readme}: no {START} ... {END} block", file=sys.stderr)
         return 1
     head, rest = text.split(START, 1)
-    new = head + block(train, extract) + rest.split(END, 1)[1]
+    new = head + block(train, extract, enc) + rest.split(END, 1)[1]
     with open(readme + ".tmp", "w", encoding="utf-8") as f:
         f.write(new)
     os.replace(readme + ".tmp", readme)

@@ -12,7 +12,13 @@ docfreq       ``df.npz``                              :mod:`repro.data.docfreq`
 pairs         ``<setting>/{train,test,validation}``   :mod:`repro.data.wikipairs`
 tweets        ``twitter/couples.jsonl``                :mod:`repro.data.tweetpairs`
 tweetsets     ``twitter/{train,validation,test}``     :mod:`repro.data.tweetsets`
+encode        texts to a ``.npy`` of text vectors      :mod:`repro.commands.encode`
+similarity    scores of two texts or of couples       :mod:`repro.commands.similarity`
+train         couples to an encoder (weights)         :mod:`repro.commands.train`
+evaluate      split error and JS of couples           :mod:`repro.commands.evaluate`
 ============  ======================================  =================================
+
+The console script ``repro`` (setup.cfg) is the same command.
 
 Bad input raises :class:`InputError`; every command turns it into one line on stderr,
 ``error: <file>: <cause>``, and exit status 1, and leaves no partial output.
@@ -30,6 +36,10 @@ COMMANDS = {
     "pairs": ("repro.data.wikipairs", "related and unrelated Wikipedia couples with their splits"),
     "tweets": ("repro.data.tweetpairs", "tweet collections to related and unrelated couples"),
     "tweetsets": ("repro.data.tweetsets", "tweet couples to the Twitter setting's splits"),
+    "encode": ("repro.commands.encode", "a file of texts to a .npy of text vectors"),
+    "similarity": ("repro.commands.similarity", "scores of two texts, or of a file of couples"),
+    "train": ("repro.commands.train", "learn weights from labelled couples (an encoder file)"),
+    "evaluate": ("repro.commands.evaluate", "split error and JS divergence of labelled couples"),
 }
 
 
@@ -63,7 +73,7 @@ def run(main, argv=None) -> int:
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
-    lines = ["usage: python -m repro <command> [options]   (python -m repro <command> --help)", "", "commands:"]
+    lines = ["usage: repro <command> [options]   (or python -m repro; repro <command> --help)", "", "commands:"]
     lines += [f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()]
     return "\n".join(lines)
 

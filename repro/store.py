@@ -8,12 +8,16 @@ so an interrupted run never leaves a file that looks complete and is not. Loader
 format         file                                        reader / writer
 =============  ==========================================  ================================
 text, JSON     any ``.md``/``.tex``/``.csv``/``.json``     :func:`write_text`, :func:`write_json`, :func:`read_json`
+array          any ``.npy`` (text vectors)                 :func:`save_array`
 vocabulary     ``w2v/vocab.txt``: one word per line        :func:`read_vocab`, :func:`write_vocab`
 word vectors   ``w2v/vectors.npy`` (V, d) float32 + vocab  :func:`load_vectors`, :func:`save_vectors`
 doc. freq.     ``df.npz``: ``df`` (V,) int64, ``n_docs``   :func:`load_df`, :func:`save_df`
 couples        ``<setting>/<split>.npz`` (a PairSet)       :func:`load_pairs`, :func:`save_pairs`
 model          ``models/<setting>-<loss>.npz``             :func:`load_model`, :func:`save_model`
 scores         ``scores/<setting>.npz`` + ``.json``        :func:`load_scores`, :func:`save_scores`
+word df        ``*.npz``: ``words``, ``df``, ``n_docs``      :func:`load_word_df`, :func:`save_word_df`
+weights        ``*.npz`` (``weights``) + ``.json``          :func:`load_weights`, :func:`save_weights`
+encoder        ``*.npz`` + ``.json`` (:mod:`repro.encoder`)  :func:`load_encoder`, :func:`save_encoder`
 =============  ==========================================  ================================
 
 :class:`Layout` names the paths of all of them under one data folder. numpy is imported
@@ -73,6 +77,18 @@ def _plain(x):
 def write_json(path: str, obj, sort_keys: bool = False) -> None:
     """``obj`` as indented JSON (numpy scalars and arrays as plain values), atomically."""
     write_text(path, json.dumps(obj, indent=2, sort_keys=sort_keys, default=_plain) + "\n")
+
+
+def save_array(path: str, array) -> None:
+    """One array as ``.npy`` (no pickles), atomically."""
+    import numpy as np
+
+    tmp = _tmp(path, ".npy")
+    try:
+        np.save(tmp, np.asarray(array), allow_pickle=False)
+        _commit(tmp, path)
+    finally:
+        _discard(tmp)
 
 
 def read_json(path: str):
@@ -309,6 +325,93 @@ def load_scores(path: str, methods=(), splits=("validation", "test")) -> dict:
         if bad:
             raise InputError(path, f"{s} scores of {', '.join(bad)} do not match the {n[0]} labels")
     return z
+
+
+# ---- word document frequencies, weights and encoders (repro.encoder) ------------------------------
+
+
+def save_word_df(path: str, words, df, n_docs: int) -> None:
+    """Document frequencies that name their words: ``words`` (V,) str, ``df`` (V,) int64, ``n_docs``."""
+    import numpy as np
+
+    write_npz(path, words=np.asarray(list(words), dtype=str), df=np.asarray(df, np.int64), n_docs=np.int64(n_docs))
+
+
+def load_word_df(path: str) -> tuple[list[str], "np.ndarray", int]:  # noqa: F821
+    """(words, df (V,) int64, N) of :func:`save_word_df`, checked (unique words, 0 <= df <= N)."""
+    import numpy as np
+
+    z = _open_npz(path, ("df", "n_docs"), "df")
+    if "words" not in z:
+        raise InputError(path, "a df file without its words (a data folder's df.npz goes with its "
+                               "w2v/vocab.txt: use repro.text.Vocabulary.load(vocab, df))")
+    words, df, n_docs = [str(w) for w in z["words"]], z["df"].astype(np.int64), int(z["n_docs"])
+    if df.shape != (len(words),) or len(set(words)) != len(words):
+        raise InputError(path, f"{df.shape[0] if df.ndim else 0} frequencies for {len(words)} words, or a word twice")
+    if n_docs <= 0 or (df < 0).any() or (df > n_docs).any():
+        raise InputError(path, "inconsistent df file (need 0 <= df <= n_docs, n_docs > 0)")
+    return words, df, n_docs
+
+
+def save_weights(path: str, weights, meta: dict) -> None:
+    """Learned weights (n_max,) float32 to ``path`` and their provenance ``meta`` to ``.json`` beside it."""
+    import numpy as np
+
+    write_json(os.path.splitext(path)[0] + ".json", meta)
+    write_npz(path, weights=np.asarray(weights, np.float32))
+
+
+def _checked_weights(path: str, w):
+    import numpy as np
+
+    if w.ndim != 1 or w.size == 0 or not np.isfinite(w).all():
+        raise InputError(path, f"weights must be a finite non-empty vector, got shape {w.shape}")
+    return w.astype(np.float32)
+
+
+def load_weights(path: str) -> tuple["np.ndarray", dict]:  # noqa: F821
+    """(weights, provenance) of :func:`save_weights`; also reads a ``models/*.npz`` (no ``.json``)."""
+    w = _checked_weights(path, _open_npz(path, ("weights",), "weights")["weights"])
+    return w, read_json_if_any(os.path.splitext(path)[0] + ".json") or {}
+
+
+ENCODER_KEYS = ("weights", "df", "n_docs", "idf")
+ENCODER_FORMAT = "repro-encoder/1"
+
+
+def save_encoder(path: str, arrays: dict, meta: dict) -> None:
+    """An encoder: ``arrays`` (``weights``, ``df``, ``n_docs``, ``idf``) in ``path`` (.npz) and
+    ``meta`` (settings, vocabulary fingerprint) in ``.json`` beside it; the ``.npz`` is renamed last."""
+    if not path.endswith(".npz"):
+        raise InputError(path, "an encoder file name must end in .npz")
+    write_json(os.path.splitext(path)[0] + ".json", {"format": ENCODER_FORMAT, **meta})
+    write_npz(path, **arrays)
+
+
+def load_encoder(path: str) -> tuple[dict, dict]:
+    """(arrays, meta) of :func:`save_encoder`, checked against each other."""
+    import numpy as np
+
+    from repro.idf import idf
+
+    meta_path = os.path.splitext(path)[0] + ".json"
+    z = _open_npz(path, ENCODER_KEYS, "encoder")
+    meta = read_json(meta_path)
+    if not isinstance(meta, dict) or meta.get("format") != ENCODER_FORMAT:
+        raise InputError(meta_path, f"not an encoder description (format {ENCODER_FORMAT} expected)")
+    missing = [k for k in ("fingerprint", "vocab_size", "dim", "n_max") if k not in meta]
+    if missing:
+        raise InputError(meta_path, f"missing {', '.join(missing)}")
+    z["weights"] = _checked_weights(path, z["weights"])
+    df, n_docs = z["df"].astype(np.int64), int(z["n_docs"])
+    if df.shape != (meta["vocab_size"],) or z["idf"].shape != df.shape:
+        raise InputError(path, f"{df.shape[0] if df.ndim else 0} frequencies for a {meta['vocab_size']}-word vocabulary")
+    if n_docs <= 0 or (df < 0).any() or not np.array_equal(z["idf"], idf(df, n_docs)):
+        raise InputError(path, "the idf table does not match the document frequencies")
+    if z["weights"].shape[0] != meta["n_max"]:
+        raise InputError(path, f"{z['weights'].shape[0]} weights but n_max {meta['n_max']} in {meta_path}")
+    z["df"], z["n_docs"] = df, n_docs
+    return z, meta
 
 
 # ---- where everything lives -----------------------------------------------------------------------

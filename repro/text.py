@@ -52,6 +52,14 @@ def pack_texts(flat: np.ndarray, lengths: np.ndarray, rank: np.ndarray, width: i
     return packed
 
 
+def fingerprint(words: Iterable[str]) -> str:
+    """SHA-256 of the words in order: weights and rows are only valid for the same list."""
+    h = hashlib.sha256()
+    for w in words:
+        h.update(w.encode("utf-8") + b"\n")
+    return h.hexdigest()
+
+
 def tokenise(text: str) -> list[str]:
     """A raw text cleaned by the paper's rules (lower case, numbers to ``0``, characters outside
     ``[a-z0-9_]`` to spaces; :func:`repro.data.clean.clean_paragraph`) and split on spaces."""
@@ -94,11 +102,8 @@ class Vocabulary:
         return len(self.words)
 
     def fingerprint(self) -> str:
-        """SHA-256 of the words in order: weights and rows are only valid for the same list."""
-        h = hashlib.sha256()
-        for w in self.words:
-            h.update(w.encode("utf-8") + b"\n")
-        return h.hexdigest()
+        """SHA-256 of the words in order (:func:`fingerprint`)."""
+        return fingerprint(self.words)
 
     def ids(self, tokens: Iterable[str]) -> list[int]:
         """Indices of the in-vocabulary tokens; out-of-vocabulary ones are dropped (not counted)."""

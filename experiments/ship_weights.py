@@ -1,0 +1,60 @@
+"""Copy the learned weights that ship inside the package from a model file, with their provenance.
+
+    python -m experiments.ship_weights --model data/models/wikivar-median.npz --out repro/weights/wikivar-median.npz
+
+``make weights`` runs it. The shipped file holds the (n_max,) weights only (they do not depend on
+any vocabulary: ``Encoder.pretrained`` applies them to any word vectors, paper section 5.3) and a
+``.json`` beside it: the model file's SHA-256, kappa, epochs, loss, distance, seed and the
+commit. Prints whether the weights changed; the files are rewritten only when they did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from repro import store
+from repro.cli import run
+from repro.provenance import git_commit
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", required=True, help="a models/<setting>-<loss>.npz of experiments.train_weights")
+    ap.add_argument("--out", required=True, help="the shipped .npz (its .json is written beside it)")
+    ap.add_argument("--setting", default="wikivar")
+    args = ap.parse_args(argv)
+
+    z = store.load_model(args.model)
+    weights = z["weights"].astype(np.float32)
+    old = None
+    if os.path.exists(args.out):
+        old = store.load_weights(args.out)[0]
+    if old is not None and old.shape == weights.shape and np.array_equal(old, weights):
+        print(f"weights: unchanged ({args.out} holds the {weights.size} weights of {args.model})")
+        return 0
+    kappa = float(z["kappa"])
+    meta = {
+        "what": "learned weights of De Boom et al. (2016), Algorithm 1, for Encoder.pretrained",
+        "setting": args.setting, "loss": "median" if np.isfinite(kappa) else "contrastive",
+        "n_max": int(weights.size), "kappa": kappa if np.isfinite(kappa) else None,
+        "epochs": int(z["epochs"]), "lambda": float(z["lam"]), "distance": str(z["distance"]),
+        "seed": int(z["seed"]) if "seed" in z else None,
+        "train_pairs": int(z["train_pairs"]) if "train_pairs" in z else None,
+        "source": os.path.basename(args.model), "source_sha256": store.sha256(args.model),
+        "copied_at_commit": git_commit(),
+        "made_by": "make weights (python -m experiments.ship_weights)",
+    }
+    store.save_weights(args.out, weights, meta)
+    change = "new" if old is None else (
+        f"changed (largest difference {np.abs(old - weights).max():.3g})" if old.shape == weights.shape
+        else f"changed ({old.size} -> {weights.size} weights)")
+    print(f"weights: {change}: {args.out} from {args.model}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(main))

@@ -1,0 +1,47 @@
+"""``repro encode``: a file of texts to a .npy of text vectors (paper, eq. 3).
+
+    repro encode texts.txt --vectors glove.6B.300d.txt --corpus texts.txt --out vectors.npy
+    repro encode texts.jsonl --model enc.npz --out vectors.npy
+
+Row i of the output is the vector of text i (one per line, or JSON lines). Without
+``--model`` the shipped weights are used. A text with no known word is the zero vector (with
+a warning); unknown words do not count in n.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+
+from repro import store
+from repro.cli import InputError, run
+from repro.commands.common import add_encoder_options, encoder_from, read_texts, report_warnings
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="repro encode", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("texts", help="file of texts: one per line, or JSON lines (.jsonl)")
+    ap.add_argument("--out", required=True, help="the .npy to write: (number of texts, d) float32")
+    ap.add_argument("--format", default="auto", choices=("auto", "lines", "jsonl"),
+                    help="how to read TEXTS (auto: JSON lines when it ends in .jsonl)")
+    add_encoder_options(ap)
+    args = ap.parse_args(argv)
+    if not args.out.endswith(".npy"):
+        raise InputError(args.out, "the output must be a .npy file")
+    t0 = time.perf_counter()
+    texts = read_texts(args.texts, args.format)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        enc = encoder_from(args)
+        vectors = enc.transform(texts)
+    report_warnings(caught)
+    store.save_array(args.out, vectors)
+    print(f"encode: {vectors.shape[0]} texts -> {args.out} ({vectors.shape[1]}-d) in {time.perf_counter() - t0:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(main))

@@ -1,0 +1,48 @@
+"""``repro similarity``: scores of two texts, or of every couple of a TSV (minus the Euclidean distance, eq. 2).
+
+    repro similarity "first text" "second text" --vectors vec.bin --df df.npz
+    repro similarity --couples couples.tsv --model enc.npz --out scores.txt
+
+Higher is more related. A couples file holds ``text_a<TAB>text_b`` lines (a third label
+column is ignored) or JSON lines with "a" and "b"; the scores go to ``--out`` (one per line)
+or to standard output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from repro import store
+from repro.cli import InputError, run
+from repro.commands.common import add_encoder_options, encoder_from, read_couples, report_warnings
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="repro similarity", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("texts", nargs="*", help="two texts (or use --couples)")
+    ap.add_argument("--couples", help="a TSV (or .jsonl) of couples")
+    ap.add_argument("--out", help="where to write the scores of --couples (default: standard output)")
+    add_encoder_options(ap)
+    args = ap.parse_args(argv)
+    if bool(args.couples) == bool(args.texts) or (args.texts and len(args.texts) != 2):
+        raise InputError("similarity", "give two texts, or --couples FILE")
+    couples = read_couples(args.couples, labels=False)[0] if args.couples else [tuple(args.texts)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        enc = encoder_from(args)
+        scores = enc.similarity([a for a, _ in couples], [b for _, b in couples])
+    report_warnings(caught)
+    text = "".join(f"{s:.6f}\n" for s in scores)
+    if args.out:
+        store.write_text(args.out, text)
+        print(f"similarity: {len(scores)} scores -> {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(main))

@@ -1,0 +1,57 @@
+"""``repro train``: a couples file to learned weights, saved as an encoder (paper, Algorithm 1).
+
+    repro train --couples train.tsv --vectors vec.bin --corpus texts.txt --out enc.npz
+
+Couples are ``text_a<TAB>text_b<TAB>label`` lines (1 related, 0 unrelated) or JSON lines.
+With the median loss kappa is chosen by five-fold cross-validation unless ``--kappa`` is
+given. The output is an encoder file (.npz + .json) for ``repro encode --model``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+import numpy as np
+
+from repro import settings
+from repro.cli import InputError, run
+from repro.commands.common import add_encoder_options, encoder_from, read_couples, report_warnings
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="repro train", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--couples", required=True, help="labelled couples: TSV or .jsonl")
+    ap.add_argument("--out", required=True, help="the encoder to write (.npz, and .json beside it)")
+    ap.add_argument("--loss", default="median", choices=settings.LOSSES)
+    ap.add_argument("--kappa", type=float, help="the median loss's kappa (default: 5-fold CV over 10..5120)")
+    ap.add_argument("--n-max", type=int, default=30, help="number of weights (default 30)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-epochs", type=int, default=100)
+    add_encoder_options(ap)
+    args = ap.parse_args(argv)
+    if not args.out.endswith(".npz"):
+        raise InputError(args.out, "the encoder file must end in .npz")
+    if args.model:
+        raise InputError("--model", "train learns new weights: give --vectors and --df/--corpus instead")
+    couples, labels = read_couples(args.couples, labels=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        enc = encoder_from(args, weights=False, n_max=args.n_max)
+        try:
+            enc.fit(couples, labels, loss=args.loss, kappa=args.kappa, seed=args.seed, max_epochs=args.max_epochs)
+        except ValueError as err:
+            raise InputError(args.couples, str(err)) from None
+    report_warnings(caught)
+    enc.save(args.out)
+    info = enc.provenance_["fit"]
+    print(f"train: {info['couples']} couples, {info['epochs']} epochs"
+          + (f", kappa {info['kappa']:g}" if "kappa" in info else "")
+          + f", weights {np.array2string(enc.weights_, precision=3, max_line_width=200)} -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(main))

@@ -1,0 +1,316 @@
+"""``Encoder``: word vectors and document frequencies in, short-text vectors out (scikit-learn style).
+
+A text's vector is the paper's weighted mean t(C) = (1/n) sum_j z_j e_(j) (eq. 3; z_j the
+n_max learned weights interpolated onto the text's n words, section 3.3), its words sorted by
+descending idf = log(N / (1 + df)) (eq. 1). The weights are learned from related and
+unrelated couples by Algorithm 1 with the median loss (eq. 8) or the contrastive loss
+(eq. 5), or taken from the package's shipped weights (:meth:`Encoder.pretrained`).
+
+Example::
+
+    from repro.encoder import Encoder
+
+    enc = Encoder.pretrained("glove.6B.300d.txt", corpus=my_texts)  # shipped weights
+    X = enc.transform(["A very short text.", ["or", "tokens"]])    # (2, 300) float32
+    enc.fit(couples, labels)                                        # or learn your own
+    enc.save("enc.npz"); enc = Encoder.load("enc.npz")
+
+**Out-of-vocabulary policy.** A word without a vector is dropped and does not count in n: the
+mean divides by the known words only (as :func:`repro.model.represent` on
+:meth:`repro.text.Vocabulary.to_rows`). A text with no known word becomes the **zero vector**,
+and ``transform`` warns (:class:`EmptyTextWarning`) with how many texts that hit.
+
+**Vectors** are scaled to unit length by default (``normalize=True``): the shipped weights were
+learned on unit-length word2vec vectors (docs/FIDELITY.md). **Document frequencies** are
+taken for every vector word from ``df`` or ``corpus``; a vector word the df source does not
+list gets df = 1 (the authors' rule).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+
+from repro import gathersum
+from repro.cli import InputError
+from repro.text import Vocabulary, fingerprint, tokenise
+from repro.wordfreq import DocFreq
+
+#: The shipped weights: median loss, variable-length Wikipedia setting (make weights).
+SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-median.npz")
+
+
+class EmptyTextWarning(UserWarning):
+    """Some texts had no word with a vector: their vectors are zero."""
+
+
+def load_word_vectors(vectors, *, normalize: bool = True, lowercase: bool = False):
+    """(words, (V, d) float32 matrix, source path or None) of a gensim ``KeyedVectors``, a
+    ``(words, matrix)`` pair, or a path: word2vec binary (``.bin``), word2vec text, GloVe text,
+    or a :func:`repro.store.save_vectors` folder."""
+    from repro.data.embeddings import normalise
+    from repro.data.othervectors import _checked, load_other_vectors, lowercase_vocabulary
+
+    if isinstance(vectors, (str, os.PathLike)):
+        path = os.fspath(vectors)
+        words, matrix = load_other_vectors(path, normalize=normalize, lowercase=lowercase)
+        return words, matrix, os.path.abspath(path)
+    if hasattr(vectors, "index_to_key") and hasattr(vectors, "vectors"):  # gensim KeyedVectors
+        words, matrix = list(vectors.index_to_key), vectors.vectors
+    elif isinstance(vectors, tuple) and len(vectors) == 2:
+        words, matrix = vectors
+    else:
+        raise ValueError(f"vectors: expected KeyedVectors, a (words, matrix) pair or a path, got {type(vectors).__name__}")
+    words, matrix = _checked("vectors", list(words), np.asarray(matrix))
+    if lowercase:
+        words, matrix = lowercase_vocabulary(words, matrix)
+    return words, (normalise(matrix) if normalize else matrix), None
+
+
+def _docfreq(df, corpus) -> DocFreq:
+    if (df is None) == (corpus is None):
+        raise ValueError("df: give exactly one of df (a df file, DocFreq or Vocabulary) and corpus (texts)")
+    if corpus is not None:
+        return DocFreq.from_corpus(corpus)
+    if isinstance(df, DocFreq):
+        return df
+    if isinstance(df, Vocabulary):
+        return DocFreq(df.words, df.df, df.n_docs)
+    if isinstance(df, (str, os.PathLike)):
+        return DocFreq.load(os.fspath(df))
+    raise ValueError(f"df: expected a df file path, DocFreq or Vocabulary, got {type(df).__name__}")
+
+
+class Encoder:
+    """Texts to vectors by learned idf-rank weights (De Boom et al., 2016).
+
+    Args:
+      vectors: gensim ``KeyedVectors``, ``(words, matrix)``, or a path (word2vec binary or
+        text, GloVe text, or a :func:`repro.store.save_vectors` folder).
+      df: document frequencies: a df file (:func:`repro.store.save_word_df`), a
+        :class:`repro.wordfreq.DocFreq` or a :class:`repro.text.Vocabulary`. Or ``corpus``:
+        texts (one per document) to count them in.
+      weights: (n_max,) learned weights; None until :meth:`fit` (or use :meth:`pretrained`).
+      n_max: number of weights :meth:`fit` learns (the variable-length setting's 30).
+      normalize: scale every word vector to unit length first (default, as in training).
+      lowercase: fold the vector words' case (first casing wins), for case-sensitive models.
+      chunk, workers: texts per chunk and threads of :meth:`transform` (output independent of both).
+      progress: show a progress bar in :meth:`transform`.
+    """
+
+    def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = 30, normalize: bool = True,
+                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int = 1, progress: bool = False):
+        words, matrix, source = load_word_vectors(vectors, normalize=normalize, lowercase=lowercase)
+        freq = _docfreq(df, corpus)
+        self._setup(words, matrix, freq.onto(words), freq.n_docs, weights, n_max,
+                    dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source))
+        self.chunk, self.workers, self.progress = int(chunk), int(workers), bool(progress)
+
+    def _setup(self, words, matrix, df, n_docs, weights, n_max, settings) -> None:
+        self.vocabulary = Vocabulary(words, df, n_docs)
+        v, d = matrix.shape
+        # rows in idf-rank order, and a zero row V for unknown words and padding
+        self._table = np.zeros((v + 1, d), np.float32)
+        self._table[self.vocabulary.rank] = matrix
+        self._lookup = gathersum.RankLookup(self.vocabulary.words, self.vocabulary.rank)
+        self.settings = settings
+        self.provenance_: dict = {}
+        self.weights_ = None
+        if weights is not None:
+            self._set_weights(weights)
+        self.n_max = int(n_max) if weights is None else self.weights_.shape[0]
+        if self.n_max < 1:
+            raise ValueError(f"n_max must be at least 1, got {n_max}")
+
+    def _set_weights(self, weights) -> None:
+        w = np.asarray(weights, np.float32)
+        if w.ndim != 1 or w.size == 0 or not np.isfinite(w).all():
+            raise ValueError(f"weights must be a finite non-empty vector, got shape {w.shape}")
+        self.weights_, self.n_max = w, w.shape[0]
+        self._coef = gathersum.coefficient_table(w, 2 * w.shape[0])
+
+    def _coef_for(self, width: int) -> np.ndarray:
+        if self._coef.shape[1] < width:  # a text longer than any seen so far: widen once
+            self._coef = gathersum.coefficient_table(self.weights_, 2 * width)
+        return self._coef
+
+    # ---- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def pretrained(cls, vectors, df=None, *, corpus=None, weights_path: str = SHIPPED, **options) -> "Encoder":
+        """An encoder with the shipped weights (median loss, variable-length Wikipedia), applied
+        to any word vectors without retraining, as the paper does with other embeddings (5.3)."""
+        from repro import store
+
+        weights, provenance = store.load_weights(weights_path)
+        enc = cls(vectors, df, corpus=corpus, weights=weights, **options)
+        enc.provenance_ = {"weights": provenance.get("source", weights_path), **provenance}
+        return enc
+
+    @property
+    def dim(self) -> int:
+        return int(self._table.shape[1])
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 of the vector words in order (:meth:`repro.text.Vocabulary.fingerprint`)."""
+        return self.vocabulary.fingerprint()
+
+    # ---- encoding -------------------------------------------------------------------------
+
+    def _tokens(self, texts, name: str = "texts") -> list:
+        if isinstance(texts, (str, bytes)):
+            raise ValueError(f"{name}: expected a list of texts, got a single string")
+        try:
+            return gathersum.as_token_lists(texts, tokenise)
+        except ValueError as err:
+            raise ValueError(str(err).replace("texts", name, 1)) from None
+
+    def _check_fitted(self) -> None:
+        if self.weights_ is None:
+            raise ValueError("encoder: no weights yet (call fit, pass weights=, or use Encoder.pretrained)")
+
+    def transform(self, texts) -> np.ndarray:
+        """(n, d) float32 text vectors t(C) (paper, eq. 3). ``texts``: raw strings (cleaned and
+        tokenised by the paper's rules) or token lists. Deterministic; nothing is refitted.
+
+        Unknown words are dropped and do not count in n; a text with no known word is the zero
+        vector, with an :class:`EmptyTextWarning`.
+        """
+        self._check_fitted()
+        tokens = self._tokens(texts)
+        if not tokens:
+            return np.zeros((0, self.dim), np.float32)
+        vectors, lengths = gathersum.encode(tokens, self._lookup, self._table, self._coef_for, chunk=self.chunk,
+                                            progress=self.progress, workers=self.workers)
+        empty = np.flatnonzero(lengths == 0)
+        if empty.size:
+            warnings.warn(EmptyTextWarning(
+                f"{empty.size} of {len(tokens)} texts have no word with a vector (first: texts[{int(empty[0])}]); "
+                "their vectors are zero"), stacklevel=2)
+        return vectors
+
+    def similarity(self, texts_a, texts_b) -> np.ndarray:
+        """(P,) scores of couples: minus the Euclidean distance of their vectors (paper, eq. 2;
+        higher = more related). A text with no known word is the zero vector (see :meth:`transform`)."""
+        a, b = self._tokens(texts_a, "texts_a"), self._tokens(texts_b, "texts_b")
+        if len(a) != len(b):
+            raise ValueError(f"texts_a has {len(a)} texts but texts_b has {len(b)}")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", EmptyTextWarning)
+            ta, tb = self.transform(a), self.transform(b)
+        if caught:
+            warnings.warn(EmptyTextWarning("; ".join(str(c.message) for c in caught)), stacklevel=2)
+        return -np.linalg.norm(ta.astype(np.float64) - tb, axis=1)
+
+    # ---- learning -------------------------------------------------------------------------
+
+    def couples_to_pairs(self, couples, labels):
+        """(PairSet in this encoder's rank rows, number of couples dropped for an empty text)."""
+        from repro.pairset import PairSet
+
+        couples = list(couples)
+        labels = np.asarray(labels)
+        if not couples:
+            raise ValueError("couples: no couples")
+        if labels.shape != (len(couples),) or not np.isin(labels, (0, 1)).all():
+            raise ValueError(f"labels: need one 0 (unrelated) or 1 (related) per couple, got shape {labels.shape}")
+        if any(not isinstance(c, (tuple, list)) or len(c) != 2 for c in couples):
+            raise ValueError("couples: every couple must be a pair (text_a, text_b)")
+        a = self._tokens([c[0] for c in couples], "couples")
+        b = self._tokens([c[1] for c in couples], "couples")
+        rows, lengths = self.vocabulary.to_rows(a + b)
+        rows = self.vocabulary.rank[rows].astype(np.int32)  # word indices -> rows of the rank-ordered table
+        p = len(couples)
+        keep = (lengths[:p] > 0) & (lengths[p:] > 0)
+        pairs = PairSet(rows[:p][keep], rows[p:][keep], lengths[:p][keep], lengths[p:][keep],
+                        labels[keep].astype(np.int8))
+        return pairs, int(p - keep.sum())
+
+    def fit(self, couples, labels, loss: str = "median", kappa: float | None = None, *, seed: int = 0,
+            folds: int = 5, grid=None, batch_related: int = 50, **config) -> "Encoder":
+        """Learn the weights by Algorithm 1 (paper, section 5.2) on related (label 1) and unrelated
+        (label 0) couples of texts.
+
+        ``loss``: "median" (eq. 8) or "contrastive" (eq. 5). For the median loss ``kappa`` is
+        given, or chosen by ``folds``-fold cross-validation over ``grid`` (default: 10 .. 5120).
+        Couples with a text without known words are dropped (with a warning). Batches hold
+        ``batch_related`` couples of each class, fewer when a class is too small. Other
+        :class:`repro.train.TrainConfig` fields pass through ``config``.
+        """
+        from repro.crossval import DEFAULT_GRID, select_kappa
+        from repro.train import TrainConfig, train
+
+        pairs, dropped = self.couples_to_pairs(couples, labels)
+        if dropped:
+            warnings.warn(EmptyTextWarning(f"{dropped} couple(s) dropped: a text has no word with a vector"),
+                          stacklevel=2)
+        cv = loss == "median" and kappa is None
+        n_small = int(min((pairs.label == 1).sum(), (pairs.label == 0).sum()))
+        room = (n_small // folds) * (folds - 1) if cv else n_small
+        if room < 1:
+            raise ValueError(f"couples: {n_small} usable couple(s) in the smaller class, too few to train"
+                             + (f" with {folds}-fold cross-validation" if cv else ""))
+        cfg = TrainConfig(loss=loss, batch_related=min(int(batch_related), room), **config)
+        table = self._table[:-1]
+        info: dict = {"loss": loss, "seed": seed, "couples": pairs.size, "dropped": dropped,
+                      "batch_related": cfg.batch_related}
+        if cv:
+            result = select_kappa(table, pairs, DEFAULT_GRID if grid is None else grid, folds=folds, config=cfg,
+                                  n_max=self.n_max, seed=seed)
+            kappa = result.kappa
+            info.update(kappa_grid=result.grid.tolist(), kappa_cv_errors=result.errors.mean(axis=1).tolist())
+        if kappa is not None:
+            cfg = cfg._replace(kappa=float(kappa))
+            info["kappa"] = float(kappa)
+        result = train(table, pairs, cfg, n_max=self.n_max, seed=seed)
+        info.update(epochs=int(result.epochs), distance=cfg.distance, final_mean_loss=float(result.history[-1]))
+        self._set_weights(result.weights)
+        self.provenance_ = {"fit": info}
+        return self
+
+    # ---- files ----------------------------------------------------------------------------
+
+    def save(self, path: str) -> None:
+        """Weights, idf table (df, N, idf), n_max, settings and vocabulary fingerprint to ``path``
+        (.npz) and ``.json`` beside it. The vectors are not copied: :meth:`load` takes them from the
+        recorded path or its ``vectors`` argument, checked against the fingerprint."""
+        from repro import store
+
+        self._check_fitted()
+        v = self.vocabulary
+        store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf), {
+            "n_max": self.n_max, "dim": self.dim, "vocab_size": len(v), "fingerprint": v.fingerprint(),
+            "oov": "unknown words dropped, not counted in n; a text with no known word is the zero vector",
+            **self.settings, "provenance": self.provenance_})
+
+    @classmethod
+    def load(cls, path: str, vectors=None, **options) -> "Encoder":
+        """The encoder of :meth:`save`. ``vectors`` defaults to the path recorded at save time;
+        InputError when they are not the vocabulary (fingerprint) or dimension it was saved for."""
+        from repro import store
+
+        arrays, meta = store.load_encoder(path)
+        source = vectors if vectors is not None else meta.get("vectors")
+        if source is None:
+            raise InputError(path, "saved from in-memory vectors: pass vectors= (the same words, in the same order)")
+        words, matrix, src = load_word_vectors(source, normalize=meta.get("normalize", True),
+                                               lowercase=meta.get("lowercase", False))
+        enc = cls.__new__(cls)
+        if len(words) != meta["vocab_size"] or fingerprint(words) != meta["fingerprint"]:
+            raise InputError(path, f"weights saved for another vocabulary ({meta['vocab_size']} words, fingerprint "
+                                   f"{meta['fingerprint'][:12]}); the vectors have {len(words)} words, fingerprint "
+                                   f"{fingerprint(words)[:12]}")
+        if matrix.shape[1] != meta["dim"]:
+            raise InputError(path, f"saved for {meta['dim']}-d vectors, but the vectors are {matrix.shape[1]}-d")
+        settings = {k: meta.get(k) for k in ("normalize", "lowercase")}
+        settings["vectors"] = src if src is not None else meta.get("vectors")
+        enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings)
+        enc.provenance_ = meta.get("provenance", {})
+        enc.chunk = int(options.get("chunk", gathersum.CHUNK))
+        enc.workers = int(options.get("workers", 1))
+        enc.progress = bool(options.get("progress", False))
+        return enc
+

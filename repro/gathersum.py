@@ -1,0 +1,169 @@
+"""The fast encoding kernel: token lists to t(C) = (1/n) sum_j z_j e_(j) in bounded chunks.
+
+:func:`repro.model.represent` computes the paper's text vector (eq. 3 and its variable-length
+form, section 3.3) by gathering a (B, W, d) array of embeddings first. Here the same sum runs
+without that array, chunk by chunk, so memory stays bounded in the number of texts:
+
+1. **Lookup.** One dictionary probe per token maps a word straight to its **idf rank**
+   (:class:`RankLookup`); an unknown word maps to the sentinel V. The embedding table is kept
+   with its rows in rank order (plus a zero row V), so a rank is also a table row.
+2. **Order.** Sorting each text's ranks ascending is the paper's descending-idf order (ties by
+   the word, as :class:`repro.text.Vocabulary` breaks them), and pushes unknown words and
+   padding (the sentinel) to the end. n counts the known words only.
+3. **Coefficients.** z_j / n depends only on (n, j): one small table for every length
+   (:func:`coefficient_table`, from :func:`repro.model.interpolated_weights`).
+4. **Weighted gather-sum.** The chunk's coefficients form a sparse (B, V) matrix S with n
+   entries in row b, and the text vectors are S @ E. The product runs in column (CSC) order:
+   it walks the table rows in increasing address order, once per chunk, and adds each row
+   into the texts that hold the word; for one text the words still arrive in rank order, so
+   every sum is accumulated in the same order as ``represent``'s.
+
+Why this kernel: timed once while building it (100,000 texts of 20 words, 400 d, one thread,
+the shared 2-core CPU under load, so only the ratios matter): a jitted XLA gather-multiply-sum
+per chunk took 1.2-2.8 s, a NumPy take-and-accumulate per position 0.75 s, the sparse product
+in row order 0.23-0.34 s (7.8k-word table) and 0.9 s (200k words, uniform), in column order
+0.6 s on the latter; writing into the output in place saved another 20%. Two threads were
+no faster than one there. The comparison with fse is benchmarks/bench_encode.py (make bench).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+#: Texts per chunk: the chunk's (B, d) output and sparse matrix stay within a few MB.
+CHUNK = 4096
+
+try:  # the loop behind scipy's ``csc_matrix @ dense``, called so that it writes into our output
+    from scipy.sparse._sparsetools import csc_matvecs as _csc_matvecs
+except ImportError:  # a scipy without it: the public product, and one copy per chunk
+    _csc_matvecs = None
+
+
+class RankLookup(dict):
+    """word -> idf rank (0 = highest idf); a word it does not hold gives :attr:`sentinel` (= V)."""
+
+    def __init__(self, words: Sequence[str], rank: np.ndarray):
+        super().__init__(zip(words, np.asarray(rank, dtype=np.int64).tolist()))
+        self.sentinel = len(words)
+
+    def __missing__(self, word):
+        return self.sentinel
+
+
+def coefficient_table(weights, width: int) -> np.ndarray:
+    """(width + 1, width) float32: row n holds z_1/n .. z_n/n and zeros past n; row 0 is zero.
+
+    z_j are the paper's interpolated weights (section 3.3), computed by
+    :func:`repro.model.interpolated_weights`, so they are bit-identical to ``represent``'s.
+    """
+    from repro.model import interpolated_weights
+
+    width = max(int(width), 1)
+    n = np.arange(width + 1)
+    z = np.asarray(interpolated_weights(np.asarray(weights, np.float32), n, width), dtype=np.float32)
+    return z / np.maximum(n, 1).astype(np.float32)[:, None]
+
+
+def rank_rows(texts: Sequence[Sequence[str]], lookup: RankLookup) -> tuple[np.ndarray, np.ndarray]:
+    """Token lists to (B, W) int32 ranks sorted ascending (sentinel last) and (B,) lengths n.
+
+    W is the longest text's number of known words (at least 1); n counts known words only.
+    """
+    b = len(texts)
+    raw = np.fromiter(map(len, texts), dtype=np.int64, count=b)
+    total = int(raw.sum())
+    flat = np.fromiter(map(lookup.__getitem__, itertools.chain.from_iterable(texts)), dtype=np.int32, count=total)
+    longest = int(raw.max()) if b else 0
+    if b and int(raw.min()) == longest:  # every text as long: a reshape, no scatter
+        ranks = flat.reshape(b, longest)
+    else:
+        ranks = np.full((b, max(longest, 1)), lookup.sentinel, dtype=np.int32)
+        row = np.repeat(np.arange(b), raw)
+        start = np.cumsum(raw) - raw
+        ranks[row, np.arange(total) - start[row]] = flat
+    ranks.sort(axis=1)
+    lengths = (ranks < lookup.sentinel).sum(axis=1, dtype=np.int32)
+    width = max(int(lengths.max()) if b else 0, 1)
+    return ranks[:, :width], lengths
+
+
+def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, table: np.ndarray,
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """(B, d) float32 rows sum_j coef[n_b, j] table[ranks[b, j]] over j < n_b, with no (B, W, d) array.
+
+    ``table`` is the (V + 1, d) C-contiguous float32 rank-ordered embedding table; ``coef`` a
+    :func:`coefficient_table` at least as wide as ``ranks``. ``out``, a C-contiguous (B, d)
+    float32 array, receives the result in place (no temporary of the chunk's size).
+    """
+    b, width = ranks.shape
+    keep = np.arange(width) < lengths[:, None]
+    data = coef[lengths, :width][keep]
+    indptr = np.zeros(b + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    s = sp.csr_matrix((data, ranks[keep], indptr), shape=(b, table.shape[0])).tocsc()
+    if out is None:
+        out = np.empty((b, table.shape[1]), np.float32)
+    if _csc_matvecs is not None and out.flags.c_contiguous and table.flags.c_contiguous:
+        out.fill(0.0)  # y += S x, in place: scipy's own kernel of S @ x, without its result array
+        _csc_matvecs(b, table.shape[0], table.shape[1], s.indptr, s.indices, s.data, table.ravel(), out.ravel())
+    else:
+        out[...] = s @ table
+    return out
+
+
+def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray, coef_for,
+           chunk: int = CHUNK, progress: bool = False, workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Text vectors (N, d) float32 and known-word counts n (N,) of token lists, chunk by chunk.
+
+    ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
+    several chunks are in flight at once in threads (the lookups hold the GIL; on the shared
+    2-core machine one thread was faster, benchmarks/results/encode.json). The output is the
+    same for any ``workers`` and ``chunk``: each text is computed alone.
+    """
+    n = len(texts)
+    out = np.empty((n, table.shape[1]), dtype=np.float32)
+    lengths = np.empty(n, dtype=np.int32)
+
+    def job(start: int) -> int:
+        part = texts[start:start + chunk]
+        ranks, n_known = rank_rows(part, lookup)
+        weighted_sums(ranks, n_known, coef_for(ranks.shape[1]), table, out[start:start + len(part)])
+        lengths[start:start + len(part)] = n_known
+        return len(part)
+
+    starts = range(0, n, chunk)
+    bar = _bar(n, progress)
+    if workers > 1 and len(starts) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            for done in pool.map(job, starts):
+                bar.update(done)
+    else:
+        for start in starts:
+            bar.update(job(start))
+    bar.close()
+    return out, lengths
+
+
+def _bar(total: int, show: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="text", disable=not show, leave=False, dynamic_ncols=True)
+
+
+def as_token_lists(texts: Iterable, tokenise) -> list:
+    """Raw strings tokenised by ``tokenise``, token lists kept; anything else is a ValueError."""
+    out = []
+    for i, t in enumerate(texts):
+        if isinstance(t, str):
+            out.append(tokenise(t))
+        elif isinstance(t, (list, tuple)) and (not t or isinstance(t[0], str)):
+            out.append(t)  # the tokens past the first are not checked: this is the fast path
+        else:
+            raise ValueError(f"texts[{i}]: expected a string or a list of string tokens, got {type(t).__name__}")
+    return out

@@ -1,0 +1,127 @@
+"""repro encode / similarity / train / evaluate end to end on tiny files written here, and their errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from repro import cli, store
+from repro.encoder import Encoder
+from repro.wordfreq import DocFreq
+
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    m = np.random.default_rng(0).standard_normal((len(WORDS), 5)).astype(np.float32)
+    with open(d / "vec.txt", "w") as f:  # GloVe text: no header
+        for w, row in zip(WORDS, m):
+            f.write(w + " " + " ".join(f"{x:.6f}" for x in row) + "\n")
+    (d / "corpus.txt").write_text("alpha beta gamma\nbeta delta\nepsilon zeta eta alpha\ntheta beta\n")
+    (d / "texts.txt").write_text("Alpha beta!\nGAMMA, delta and zeta\nnothing known\n")
+    (d / "texts.jsonl").write_text('"Alpha beta!"\n["gamma", "delta", "and", "zeta"]\n{"text": "nothing known"}\n')
+    rng = np.random.default_rng(1)
+    lines = []
+    for i in range(80):  # related couples share their first (rare) word
+        k = WORDS[i % 4]
+        other = WORDS[(i + 1) % 4]
+        related = i % 2
+        tail = lambda: " ".join(rng.choice(WORDS[4:], 3))  # noqa: E731
+        lines.append(f"{k} {tail()}\t{k if related else other} {tail()}\t{related}")
+    (d / "couples.tsv").write_text("\n".join(lines) + "\n")
+    return d
+
+
+def test_encode_lines_and_jsonl_agree_with_the_library(files, capsys):
+    out_lines, out_json = str(files / "a.npy"), str(files / "b.npy")
+    base = ["--vectors", str(files / "vec.txt"), "--corpus", str(files / "corpus.txt")]
+    assert cli.main(["encode", str(files / "texts.txt"), "--out", out_lines, *base]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 1 of 3 texts have no word with a vector (first: texts[2])" in err
+    assert cli.main(["encode", str(files / "texts.jsonl"), "--out", out_json, *base]) == 0
+    a, b = np.load(out_lines), np.load(out_json)
+    assert a.shape == (3, 5) and a.dtype == np.float32
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a[2], 0.0)
+    enc = Encoder.pretrained(str(files / "vec.txt"), corpus=(files / "corpus.txt").read_text().splitlines())
+    with pytest.warns(UserWarning):
+        np.testing.assert_array_equal(a, enc.transform(["Alpha beta!", "GAMMA, delta and zeta", "nothing known"]))
+
+
+def test_train_then_encode_similarity_evaluate(files, capsys):
+    model = str(files / "enc.npz")
+    assert cli.main(["train", "--couples", str(files / "couples.tsv"), "--vectors", str(files / "vec.txt"),
+                     "--corpus", str(files / "corpus.txt"), "--out", model, "--kappa", "40", "--n-max", "5"]) == 0
+    assert "train: 80 couples" in capsys.readouterr().out
+    meta = json.loads((files / "enc.json").read_text())
+    assert meta["n_max"] == 5 and meta["provenance"]["fit"]["kappa"] == 40.0
+    enc = Encoder.load(model)  # vectors from the recorded path
+
+    assert cli.main(["similarity", "alpha beta", "beta alpha", "--model", model]) == 0
+    assert float(capsys.readouterr().out) == 0.0
+    scores = str(files / "scores.txt")
+    assert cli.main(["similarity", "--couples", str(files / "couples.tsv"), "--model", model, "--out", scores]) == 0
+    got = np.loadtxt(scores)
+    pairs = [line.split("\t")[:2] for line in (files / "couples.tsv").read_text().splitlines()]
+    np.testing.assert_allclose(got, enc.similarity([a for a, _ in pairs], [b for _, b in pairs]), atol=1e-6)
+
+    capsys.readouterr()
+    assert cli.main(["evaluate", "--couples", str(files / "couples.tsv"), "--model", model]) == 0
+    result = json.loads(capsys.readouterr().out)
+    labels = np.array([int(line.split("\t")[2]) for line in (files / "couples.tsv").read_text().splitlines()])
+    from repro import metrics
+
+    err, _ = metrics.split_error(got, labels, got, labels)
+    assert result["couples"] == 80 and abs(result["split_error"] - err) < 1e-12 and result["split_error"] < 0.4  # chance: 0.5
+
+
+def test_help_of_every_new_subcommand(capsys):
+    for name in ("encode", "similarity", "train", "evaluate"):
+        with pytest.raises(SystemExit) as exit_:
+            cli.main([name, "--help"])
+        assert exit_.value.code == 0 and f"repro {name}" in capsys.readouterr().out
+
+
+def run_error(capsys, argv) -> str:
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ")
+    return err
+
+
+def test_bad_inputs_give_one_line_and_status_1(files, tmp_path, capsys):
+    vec, corpus = str(files / "vec.txt"), str(files / "corpus.txt")
+    out = str(tmp_path / "x.npy")
+    base = ["--vectors", vec, "--corpus", corpus]
+    assert "missing.txt: no such file" in run_error(capsys, ["encode", str(tmp_path / "missing.txt"), "--out", out, *base])
+    (tmp_path / "empty.txt").write_text("")
+    assert "empty.txt: no texts (empty input)" in run_error(capsys, ["encode", str(tmp_path / "empty.txt"), "--out", out, *base])
+    (tmp_path / "bad.bin").write_bytes(b"\x00\x01garbage")
+    assert "bad.bin: cannot read word vectors" in run_error(
+        capsys, ["encode", str(files / "texts.txt"), "--out", out, "--vectors", str(tmp_path / "bad.bin"), "--corpus", corpus])
+    assert not (tmp_path / "x.npy").exists()
+
+    # an encoder saved for other vectors: another vocabulary, then other dimensions
+    words_m = np.random.default_rng(2).standard_normal((len(WORDS), 5)).astype(np.float32)
+    Encoder.pretrained((WORDS, words_m), DocFreq(["alpha"], np.array([1]), 4)).save(str(tmp_path / "enc.npz"))
+    store.save_vectors(str(tmp_path / "other"), [w.upper() for w in WORDS], words_m)
+    assert "weights saved for another vocabulary" in run_error(
+        capsys, ["encode", str(files / "texts.txt"), "--out", out, "--model", str(tmp_path / "enc.npz"),
+                 "--vectors", str(tmp_path / "other")])
+    store.save_vectors(str(tmp_path / "narrow"), WORDS, words_m[:, :3])
+    assert "saved for 5-d vectors, but the vectors are 3-d" in run_error(
+        capsys, ["encode", str(files / "texts.txt"), "--out", out, "--model", str(tmp_path / "enc.npz"),
+                 "--vectors", str(tmp_path / "narrow")])
+
+    (tmp_path / "nolabel.tsv").write_text("alpha\tbeta\n")
+    assert "nolabel.tsv: line 1: label must be 0 (unrelated) or 1 (related)" in run_error(
+        capsys, ["train", "--couples", str(tmp_path / "nolabel.tsv"), *base, "--out", str(tmp_path / "t.npz")])
+    (tmp_path / "one.tsv").write_text("alpha\tbeta\tgamma\tdelta\n")
+    assert "one.tsv: line 1: expected text_a<TAB>text_b[<TAB>label], found 4 fields" in run_error(
+        capsys, ["similarity", "--couples", str(tmp_path / "one.tsv"), *base])
+    assert "give two texts, or --couples FILE" in run_error(capsys, ["similarity", "only one", *base])
+    assert "--df/--corpus: give exactly one" in run_error(capsys, ["similarity", "a", "b", "--vectors", vec])

@@ -1,0 +1,202 @@
+"""repro.encoder.Encoder and its kernel repro.gathersum, on tiny vocabularies."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from repro import gathersum, store
+from repro.cli import InputError
+from repro.data.embeddings import normalise
+from repro.encoder import SHIPPED, EmptyTextWarning, Encoder
+from repro.model import represent
+from repro.text import Vocabulary
+from repro.wordfreq import DocFreq
+
+WORDS = [f"w{i}" for i in range(40)]
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    return np.random.default_rng(0).standard_normal((len(WORDS), 6)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    rng = np.random.default_rng(1)
+    return [" ".join(rng.choice(WORDS, rng.integers(1, 8))) for _ in range(60)]
+
+
+@pytest.fixture(scope="module")
+def enc(matrix, corpus):
+    return Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=5)
+
+
+def token_texts(seed, n=23, oov=True):
+    rng = np.random.default_rng(seed)
+    texts = [list(rng.choice(WORDS, rng.integers(1, 45))) for _ in range(n)]
+    if oov:
+        texts[3] = texts[3] + ["unknown", "Words"]
+    return texts
+
+
+def test_transform_equals_represent(enc, matrix):
+    texts = token_texts(2)
+    rows, lengths = enc.vocabulary.to_rows(texts)
+    expected = np.asarray(represent(enc.weights_, normalise(matrix), rows, lengths))
+    got = enc.transform(texts)
+    assert got.shape == (len(texts), 6) and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=2e-6, atol=1e-7)
+    # texts longer than n_max (up to 44 words here) and a chunk of 5 split across threads
+    assert max(map(len, texts)) > enc.n_max
+
+
+def test_the_paper_model_by_hand(matrix):
+    """Two texts of two known words: t = (w1 e_high-idf + w2 e_low-idf) / 2 with n_max = 2."""
+    df = DocFreq(["w0", "w1"], np.array([5, 1]), 10)  # w1 is rarer: higher idf, first
+    enc = Encoder((WORDS, matrix), df, weights=[3.0, 0.5], normalize=False)
+    got = enc.transform([["w0", "w1"], ["w1", "zzz", "w0"]])
+    expected = (3.0 * matrix[1] + 0.5 * matrix[0]) / 2
+    np.testing.assert_allclose(got, [expected, expected], rtol=1e-6)
+
+
+def test_raw_strings_and_token_lists_agree():
+    words = ["alpha", "beta", "gamma", "delta", "0"]
+    m = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
+    enc = Encoder.pretrained((words, m), corpus=["alpha beta", "beta gamma", "delta 0 alpha"])
+    raw = ["Alpha, BETA and gamma!", "delta\t- 1984 beta", "nothing known here"]
+    tokens = [["alpha", "beta", "and", "gamma"], ["delta", "0", "beta"], ["nothing", "known", "here"]]
+    with pytest.warns(EmptyTextWarning):
+        a = enc.transform(raw)
+    with pytest.warns(EmptyTextWarning):
+        b = enc.transform(tokens)
+    np.testing.assert_array_equal(a, b)
+    assert np.abs(a[:2]).sum(axis=1).min() > 0
+
+
+def test_no_known_word_is_the_zero_vector_with_a_warning(enc):
+    with pytest.warns(EmptyTextWarning, match=r"1 of 3 texts have no word with a vector \(first: texts\[1\]\)"):
+        got = enc.transform([["w1"], ["zzz", "yyy"], ["w2", "qq"]])
+    np.testing.assert_array_equal(got[1], np.zeros(6, np.float32))
+    # unknown words do not count in n: ["w2", "qq"] is ["w2"]
+    np.testing.assert_array_equal(got[2], enc.transform([["w2"]])[0])
+
+
+def test_deterministic_whatever_the_chunk_and_threads(enc, matrix, corpus):
+    texts = token_texts(4, n=50)
+    one = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=1).transform(texts)
+    np.testing.assert_array_equal(one, enc.transform(texts))
+    np.testing.assert_array_equal(one, enc.transform(texts))
+
+
+def test_save_load_round_trip(enc, matrix, tmp_path):
+    path = str(tmp_path / "enc.npz")
+    enc.save(path)
+    meta = json.loads((tmp_path / "enc.json").read_text())
+    assert meta["fingerprint"] == Vocabulary(WORDS, np.zeros(40, int), 1).fingerprint() and meta["n_max"] == 30
+    back = Encoder.load(path, vectors=(WORDS, matrix))
+    texts = token_texts(5)
+    np.testing.assert_array_equal(back.transform(texts), enc.transform(texts))
+    np.testing.assert_array_equal(back.vocabulary.idf, enc.vocabulary.idf)
+    with np.load(path, allow_pickle=False) as z:  # no pickles anywhere
+        assert set(z.files) == {"weights", "df", "n_docs", "idf"}
+
+
+def test_load_from_a_vectors_folder_by_its_recorded_path(enc, matrix, tmp_path):
+    store.save_vectors(str(tmp_path / "vec"), WORDS, matrix)
+    a = Encoder.pretrained(str(tmp_path / "vec"), DocFreq(enc.vocabulary.words, enc.vocabulary.df, 60))
+    a.save(str(tmp_path / "a.npz"))
+    b = Encoder.load(str(tmp_path / "a.npz"))  # vectors from the recorded folder
+    np.testing.assert_array_equal(b.transform([["w3", "w4"]]), a.transform([["w3", "w4"]]))
+
+
+def test_weights_for_another_vocabulary_fail_clearly(enc, matrix, tmp_path):
+    path = str(tmp_path / "enc.npz")
+    enc.save(path)
+    other = [w.upper() for w in WORDS]
+    with pytest.raises(InputError, match=r"enc.npz: weights saved for another vocabulary \(40 words"):
+        Encoder.load(path, vectors=(other, matrix))
+    with pytest.raises(InputError, match="saved for 6-d vectors, but the vectors are 3-d"):
+        Encoder.load(path, vectors=(WORDS, matrix[:, :3]))
+    with pytest.raises(InputError, match="pass vectors="):
+        Encoder.load(path)
+
+
+def test_df_sources_agree_and_unlisted_words_get_df_1(matrix, corpus, tmp_path):
+    freq = DocFreq.from_corpus(corpus)
+    freq.save(str(tmp_path / "df.npz"))
+    a = Encoder.pretrained((WORDS, matrix), str(tmp_path / "df.npz"))
+    b = Encoder.pretrained((WORDS, matrix), corpus=corpus)
+    np.testing.assert_array_equal(a.vocabulary.df, b.vocabulary.df)
+    c = Encoder.pretrained((WORDS, matrix), DocFreq(["w0"], np.array([7]), 9))
+    assert c.vocabulary.df[0] == 7 and (c.vocabulary.df[1:] == 1).all()
+    with pytest.raises(ValueError, match="exactly one"):
+        Encoder((WORDS, matrix))
+    store.save_df(str(tmp_path / "bare.npz"), np.ones(40), 3)
+    with pytest.raises(InputError, match="without its words"):
+        Encoder((WORDS, matrix), str(tmp_path / "bare.npz"))
+
+
+def test_shipped_weights_and_their_provenance():
+    w, meta = store.load_weights(SHIPPED)
+    assert w.shape == (30,) and meta["setting"] == "wikivar" and meta["loss"] == "median"
+    assert len(meta["source_sha256"]) == 64
+
+
+def test_similarity_is_minus_the_distance(enc):
+    a, b = ["w1 w2", "w3"], ["w2 w1", "w5 w6"]
+    s = enc.similarity(a, b)
+    ta, tb = enc.transform(a), enc.transform(b)
+    assert s[0] == 0.0  # the same words in another order: the same vector
+    np.testing.assert_allclose(s[1], -np.linalg.norm(ta[1] - tb[1]), rtol=1e-6)
+    with pytest.raises(ValueError, match="texts_a has 2 texts but texts_b has 1"):
+        enc.similarity(a, b[:1])
+
+
+def test_bad_texts(enc):
+    with pytest.raises(ValueError, match="single string"):
+        enc.transform("w1 w2")
+    with pytest.raises(ValueError, match=r"texts\[1\]: expected a string or a list"):
+        enc.transform(["w1", 5])
+    assert enc.transform([]).shape == (0, 6)
+    with pytest.raises(ValueError, match="no weights yet"):
+        Encoder((WORDS, np.eye(40, 6, dtype=np.float32)), corpus=["w1"]).transform(["w1"])
+
+
+def test_fit_learns_weights_that_separate_couples(matrix):
+    """Related couples share their rarest word: the learned weights must score them higher."""
+    rng = np.random.default_rng(7)
+    corpus = [" ".join(rng.choice(WORDS[20:], 6)) for _ in range(200)]  # w0..w19 rare, w20.. common
+    couples, labels = [], []
+    for i in range(400):
+        key = WORDS[i % 20]
+        common = lambda: list(rng.choice(WORDS[20:], 9))  # noqa: E731
+        other = WORDS[(i + 1 + rng.integers(19)) % 20]
+        related = i % 2 == 0
+        couples.append(([key] + common(), [key if related else other] + common()))
+        labels.append(int(related))
+    enc = Encoder((WORDS, matrix), corpus=corpus, n_max=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc.fit(couples, labels, loss="median", kappa=40.0, seed=0)
+    assert enc.weights_.shape == (10,) and enc.provenance_["fit"]["kappa"] == 40.0
+    s = enc.similarity([a for a, _ in couples], [b for _, b in couples])
+    y = np.asarray(labels) == 1
+    assert s[y].mean() > s[~y].mean()
+    assert enc.weights_[0] > np.abs(enc.weights_[1:]).mean()  # the rarest word's weight dominates
+
+
+def test_kernel_pieces():
+    lookup = gathersum.RankLookup(["a", "b", "c"], np.array([2, 0, 1]))
+    ranks, n = gathersum.rank_rows([["a", "x", "b"], [], ["c"]], lookup)
+    np.testing.assert_array_equal(ranks, [[0, 2], [3, 3], [1, 3]])
+    np.testing.assert_array_equal(n, [2, 0, 1])
+    coef = gathersum.coefficient_table([4.0, 2.0], 3)
+    np.testing.assert_allclose(coef[1], [4.0, 0, 0])
+    np.testing.assert_allclose(coef[2], [2.0, 1.0, 0])
+    table = np.array([[1.0, 0], [0, 1.0], [1, 1], [0, 0]], np.float32)
+    got = gathersum.weighted_sums(ranks, n, coef, table)
+    np.testing.assert_allclose(got, [[3.0, 1.0], [0, 0], [0, 4.0]])  # 2 (1, 0) + 1 (1, 1); 4 (0, 1)
