@@ -130,18 +130,19 @@ def texts_of(ps, side):
     return [tuple(row[:n]) for row, n in zip(arr.tolist(), lens.tolist())]
 
 
-@pytest.mark.parametrize("setting", ["wiki20", "wikivar"])
-def test_pair_sets(tmp_path, capsys, setting):
+@pytest.mark.parametrize("setting, split_by", [("wiki20", "group"), ("wikivar", "group"), ("wiki20", "pair")])
+def test_pair_sets(tmp_path, capsys, setting, split_by):
     par, voc, dfp, words, df, n, lines = synthetic_corpus(tmp_path)
     out = tmp_path / setting
-    args = ["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", setting, "--seed", "5", "--out", str(out)]
+    args = ["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", setting, "--seed", "5",
+            "--out", str(out), "--split-by", split_by]
     assert pairs.main(args) == 0
     assert sorted(os.listdir(out)) == ["summary.json", "test.npz", "train.npz", "validation.npz"]
     summary = json.loads((out / "summary.json").read_text())
     rank = idf_order_rank(words, df, n)
     article = lambda text: {words[i].split("_")[0] for i in text}  # noqa: E731
     width = 20 if setting == "wiki20" else 30
-    seen_texts = {}
+    seen_texts, articles_of = {}, {}
     related_total = 0
     for name in ("train", "test", "validation"):
         ps = load(str(out / f"{name}.npz"))
@@ -167,9 +168,16 @@ def test_pair_sets(tmp_path, capsys, setting):
         assert rel_texts == unrel_texts
         for t in rel_texts:
             assert seen_texts.setdefault(t, name) == name
+            articles_of.setdefault(name, set()).update(article(t))
         related_total += int(rel.sum())
-    assert related_total == summary["related_pairs_found"]
-    assert [summary["counts"][k]["related"] for k in ("train", "test", "validation")] == couples.split_sizes(related_total)
+    assert related_total + sum(summary["dropped_for_balance"].values()) == summary["related_pairs_found"]
+    assert summary["split_by"] == split_by
+    sizes = [summary["counts"][k]["related"] for k in ("train", "test", "validation")]
+    if split_by == "pair":
+        assert sizes == couples.split_sizes(related_total)
+    else:  # no article gives texts to two splits
+        a, b, c = (articles_of[k] for k in ("train", "test", "validation"))
+        assert not (a & b) and not (a & c) and not (b & c) and len(a | b | c) == 8
     if setting == "wiki20":  # every related pair is one that the walk finds in one paragraph
         index = {w: i for i, w in enumerate(words)}
         expected = collections.Counter()
@@ -181,7 +189,8 @@ def test_pair_sets(tmp_path, capsys, setting):
         for name in ("train", "test", "validation"):
             ps = load(str(out / f"{name}.npz"))
             got.update((x, y) for x, y, r in zip(texts_of(ps, "a"), texts_of(ps, "b"), ps.label.tolist()) if r)
-        assert got == expected
+        assert not (got - expected)  # every related couple is one the walk finds in one paragraph
+        assert sum((expected - got).values()) == sum(summary["dropped_for_balance"].values())
     assert setting in capsys.readouterr().out
 
 

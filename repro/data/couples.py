@@ -7,7 +7,8 @@ split's unrelated couples from that split's own texts:
 
 * **Splits** in the paper's proportions 1.5 : 1.5 : 1.9 (1.5M : 1.5M : 1.9M couples).
   ``by="group"``: whole groups go to one split (no article gives texts to two splits), with
-  the cut points at the group boundaries nearest to those proportions; ``by="pair"``: couples
+  the cut points at the group boundaries nearest to those proportions, and at least two groups
+  in every split when there are six or more; ``by="pair"``: couples
   are shuffled and cut one by one (a paragraph may then give couples to several splits).
 * **Unrelated couples**: the 2P texts of a split's P related couples are paired at random,
   never two texts of one group (:func:`match_unrelated`). Both classes then hold exactly the
@@ -99,14 +100,16 @@ def _assign(pair_groups: np.ndarray, by: str, rng: np.random.Generator) -> list[
     position[order] = np.arange(len(uniq))
     cum = np.concatenate([[0], np.cumsum(counts[order])])  # couples before each boundary
     targets = np.cumsum(split_sizes(n))[:-1]
-    cuts, lo = [], 1
+    # at least two groups per split where there are enough: unrelated couples need two
+    least = 2 if len(uniq) >= 2 * len(SPLITS) else 1
+    cuts, lo = [], least
     for t in targets:
-        hi = len(uniq) - (len(targets) - len(cuts))  # leave a group for every later split
+        hi = len(uniq) - least * (len(targets) - len(cuts))  # leave groups for every later split
         if lo > hi:
             raise ValueError(f"{len(uniq)} groups cannot fill {len(SPLITS)} splits")
         b = lo + int(np.argmin(np.abs(cum[lo:hi + 1] - t)))
         cuts.append(b)
-        lo = b + 1
+        lo = b + least
     bounds = [0, *cuts, len(uniq)]
     split_of_group = np.searchsorted(np.asarray(bounds[1:-1]), position, side="right")
     split_of_pair = split_of_group[inverse]
@@ -115,7 +118,7 @@ def _assign(pair_groups: np.ndarray, by: str, rng: np.random.Generator) -> list[
 
 
 def make_splits(packed: np.ndarray, lengths: np.ndarray, groups: np.ndarray, rng: np.random.Generator,
-                by: str = "pair") -> tuple[dict[str, PairSet], dict, dict]:
+                by: str = "group") -> tuple[dict[str, PairSet], dict, dict]:
     """Train, test and validation couples from 2P packed texts (texts 2k, 2k+1 related).
 
     Args:

@@ -139,7 +139,7 @@ def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: n
     return as_np(flat, np.int32), as_np(lengths, np.int32), as_np(arts, np.int64), stats
 
 
-def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by: str = "pair",
+def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by: str = "group",
           progress: bool | None = None) -> tuple[dict[str, PairSet], dict]:
     """All three splits of one setting, and the summary (no file written)."""
     rng = np.random.default_rng(seed)
@@ -192,8 +192,8 @@ def main(argv=None) -> int:
     ap.add_argument("--setting", required=True, choices=PAIR_SETTINGS, help="wiki20 (n = 20) or wikivar (n in 10..30)")
     ap.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     ap.add_argument("--out", required=True, help="folder for train/test/validation.npz and summary.json")
-    ap.add_argument("--split-by", default="pair", choices=couples.SPLIT_BY,
-                    help="pair (default): couple by couple; group: whole articles per split")
+    ap.add_argument("--split-by", default="group", choices=couples.SPLIT_BY,
+                    help="group (default): whole articles per split; pair: couple by couple")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     try:
