@@ -115,7 +115,7 @@ def _twitter_lines(prov: dict) -> list[str]:
              + f"; {sum(tw['dropped_empty_text'].values())} dropped for a text without a Wikipedia word.", ""]
     notes = (tw.get("tweets") or {}).get("notes") or []
     if notes:
-        lines += ["Sources: " + " ".join(notes), ""]
+        lines += ["Sources: " + "; ".join(notes) + ".", ""]
     return lines
 
 

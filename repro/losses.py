@@ -80,7 +80,8 @@ def median_loss(d_related, d_unrelated, kappa):
 
     softplus is evaluated stably (``jax.nn.softplus``): kappa up to 1e4 and distances up
     to 1e3 give finite values and gradients. The original code sums the two class means,
-    twice this value; the factor only rescales the learning rate.
+    twice this value; with lambda > 0 matching it takes half the learning rate *and* twice
+    lambda, and its absolute stop tolerance then applies to the doubled loss (docs/FIDELITY.md).
     """
     _check_batch(d_related, d_unrelated)
     mu = batch_median(jnp.concatenate([d_related, d_unrelated]))
