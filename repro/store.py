@@ -264,6 +264,18 @@ def load_pairs(path: str):
     return pairs
 
 
+def save_splits(folder: str, splits: dict, summary: dict) -> None:
+    """A setting's couples: ``<split>.npz`` for every split, then ``summary.json`` last (its
+    presence means the set is complete; an old one is removed first)."""
+    os.makedirs(folder, exist_ok=True)
+    marker = os.path.join(folder, "summary.json")
+    if os.path.exists(marker):
+        os.remove(marker)
+    for name, pairs in splits.items():
+        save_pairs(os.path.join(folder, f"{name}.npz"), pairs)
+    write_json(marker, summary, sort_keys=True)
+
+
 # ---- learned weights ---------------------------------------------------------------------------
 
 MODEL_KEYS = ("weights", "history", "etas", "epochs", "kappa", "lam", "distance")

@@ -51,6 +51,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from repro.cli import InputError, fail
+from repro.store import write_json, write_text
 from repro.data.tweetclean import CleanTweet, clean_tweet
 
 
@@ -256,29 +257,15 @@ def tweet_couples(paths: Sequence[str], rules: PairRules = PairRules(), accounts
 
 
 # ---- command line ---------------------------------------------------------------------------
-def _write_atomic(path: str, write) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            write(f)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def write_couples(path: str, couples: Couples, fmt: str = "jsonl") -> None:
     """Related then unrelated couples, one a line: JSON ``{"label": 1|0, "a": [...], "b": [...]}``
     or TSV ``label<TAB>tokens a<TAB>tokens b`` (tokens joined by spaces). Written atomically."""
-    def write(f):
-        for label, group in ((1, couples.related), (0, couples.unrelated)):
-            for a, b in group:
-                if fmt == "tsv":
-                    f.write(f"{label}\t{' '.join(a)}\t{' '.join(b)}\n")
-                else:
-                    f.write(json.dumps({"label": label, "a": a, "b": b}) + "\n")
-    _write_atomic(path, write)
+    lines = []
+    for label, group in ((1, couples.related), (0, couples.unrelated)):
+        for a, b in group:
+            lines.append(f"{label}\t{' '.join(a)}\t{' '.join(b)}\n" if fmt == "tsv"
+                         else json.dumps({"label": label, "a": a, "b": b}) + "\n")
+    write_text(path, "".join(lines))
 
 
 def _name_of(paths: Sequence[str]) -> str:
@@ -353,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        paper_splits_of_related=paper_split_sizes(len(couples.related)),
                        couples_file=out, format=fmt)
         write_couples(out, couples, fmt)
-        _write_atomic(summary_path, lambda f: f.write(json.dumps(summary, indent=2) + "\n"))
+        write_json(summary_path, summary)
     except (InputError, KeyboardInterrupt) as e:
         return fail(e, out)
     for note in notes:

@@ -102,16 +102,6 @@ def build(related: list, unrelated: list, vocab: Vocabulary, seed: int) -> tuple
     return out, summary
 
 
-def write(out_dir: str, splits: dict[str, PairSet], summary: dict) -> None:
-    """The splits, then ``summary.json`` last (its presence means the set is complete)."""
-    marker = os.path.join(out_dir, "summary.json")
-    if os.path.exists(marker):
-        os.remove(marker)
-    for name, pairs in splits.items():
-        store.save_pairs(os.path.join(out_dir, f"{name}.npz"), pairs)
-    store.write_json(marker, summary, sort_keys=True)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m repro tweetsets", description=__doc__.split("\n\n")[0])
     ap.add_argument("--couples", required=True, help="couples file of the tweets stage (JSON lines)")
@@ -130,7 +120,7 @@ def main(argv=None) -> int:
         summary["couples_file"] = os.path.abspath(args.couples)
         pairing = os.path.splitext(args.couples)[0] + ".summary.json"
         summary["tweets"] = store.read_json_if_any(pairing)
-        write(args.out, splits, summary)
+        store.save_splits(args.out, splits, summary)
     except (InputError, KeyboardInterrupt) as err:
         return fail(err, args.out)
     c = summary["counts"]

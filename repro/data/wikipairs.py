@@ -173,17 +173,6 @@ def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by:
     return out, summary
 
 
-def write(out_dir: str, splits: dict[str, PairSet], summary: dict) -> None:
-    """Save the splits, then ``summary.json`` last (its presence means the set is complete)."""
-    os.makedirs(out_dir, exist_ok=True)
-    marker = os.path.join(out_dir, "summary.json")
-    if os.path.exists(marker):
-        os.remove(marker)
-    for name, pairs in splits.items():
-        store.save_pairs(os.path.join(out_dir, f"{name}.npz"), pairs)
-    store.write_json(marker, summary, sort_keys=True)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m repro pairs", description=__doc__.split("\n\n")[0])
     ap.add_argument("--paragraphs", required=True, help="paragraph TSV of the wikidump stage")
@@ -204,7 +193,7 @@ def main(argv=None) -> int:
             splits, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by)
         except UnicodeDecodeError as err:
             raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
-        write(args.out, splits, summary)
+        store.save_splits(args.out, splits, summary)
     except (InputError, KeyboardInterrupt) as err:
         return fail(err, args.out)
     c = summary["counts"]
