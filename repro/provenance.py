@@ -9,12 +9,16 @@ from importlib import metadata
 
 
 def git_commit(root: str | None = None) -> str:
-    """The checked-out commit, with ``+dirty`` when tracked files differ; "unknown" outside git."""
+    """The checked-out commit, with ``+dirty`` when tracked source files differ (generated outputs
+    aside); "unknown" outside git."""
     root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
                               text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+        # the generated outputs (results/, the README's blocks, the shipped weights) do not count:
+        # a table made right after another one is made by the same code
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":!results", ":!README.md", ":!repro/weights"], cwd=root,
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

@@ -14,3 +14,25 @@ def test_failure_passes_the_status_and_records_nothing(tmp_path):
     assert timed.main([str(tmp_path), "bad", "--", sys.executable, "-c", "raise SystemExit(3)"]) == 3
     assert not (tmp_path / "bad.json").exists()
     assert timed.main([str(tmp_path), "x"]) == 2
+
+
+def test_generated_outputs_do_not_make_the_commit_dirty(tmp_path):
+    import subprocess
+
+    from repro.provenance import git_commit
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "t.md").write_text("a\n")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    head = git_commit(str(tmp_path))
+    assert len(head) == 40
+    (tmp_path / "results" / "t.md").write_text("b\n")
+    assert git_commit(str(tmp_path)) == head  # a regenerated table is not a code change
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert git_commit(str(tmp_path)) == head + "+dirty"

