@@ -6,6 +6,8 @@ import json
 import os
 import sys
 
+from repro.store import write_text
+
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 
 
@@ -90,9 +92,7 @@ def main(argv=None) -> int:
         return 1
     head, rest = text.split(START, 1)
     new = head + block(train, extract, enc) + rest.split(END, 1)[1]
-    with open(readme + ".tmp", "w", encoding="utf-8") as f:
-        f.write(new)
-    os.replace(readme + ".tmp", readme)
+    write_text(readme, new)
     print(f"benchmark block of {readme} updated")
     return 0
 

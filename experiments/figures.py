@@ -27,10 +27,10 @@ def _save(fig, results: str, name: str) -> list[str]:
     paths = []
     for ext in ("png", "pdf"):
         path = os.path.join(results, f"{name}.{ext}")
-        tmp = os.path.join(results, f"{name}.tmp.{ext}")  # the extension tells matplotlib the format
-        # no creation date in the PDF: the same data give the same bytes
-        fig.savefig(tmp, dpi=150, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
-        os.replace(tmp, path)
+        with store.atomic_file(path, "wb") as out:
+            # no creation date in the PDF: the same data give the same bytes
+            fig.savefig(out, format=ext, dpi=150, bbox_inches="tight",
+                        metadata={"CreationDate": None} if ext == "pdf" else None)
         paths.append(path)
     plt.close(fig)
     return paths

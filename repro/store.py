@@ -8,6 +8,7 @@ so an interrupted run never leaves a file that looks complete and is not. Loader
 format         file                                        reader / writer
 =============  ==========================================  ================================
 text, JSON     any ``.md``/``.tex``/``.csv``/``.json``     :func:`write_text`, :func:`write_json`, :func:`read_json`
+any stream     e.g. ``paragraphs.tsv``, figures            :func:`atomic_file` (a context manager)
 array          any ``.npy`` (text vectors)                 :func:`save_array`
 vocabulary     ``w2v/vocab.txt``: one word per line        :func:`read_vocab`, :func:`write_vocab`
 word vectors   ``w2v/vectors.npy`` (V, d) float32 + vocab  :func:`load_vectors`, :func:`save_vectors`
@@ -27,6 +28,7 @@ threads before it forks its workers (:func:`repro.data.parallel.mp_context`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import TYPE_CHECKING, NamedTuple
@@ -53,15 +55,24 @@ def _discard(tmp: str) -> None:
         os.remove(tmp)
 
 
-def write_text(path: str, text: str) -> None:
-    """``text`` (UTF-8) to ``path``, atomically."""
+@contextlib.contextmanager
+def atomic_file(path: str, mode: str = "w"):
+    """A file object for ``path`` that is written under a temporary name and renamed to ``path``
+    only when the ``with`` block ends without an error (text modes: UTF-8, ``\\n`` newlines)."""
     tmp = _tmp(path)
+    text = {} if "b" in mode else {"encoding": "utf-8", "newline": "\n"}
     try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with open(tmp, mode, **text) as f:
+            yield f
         _commit(tmp, path)
     finally:
         _discard(tmp)
+
+
+def write_text(path: str, text: str) -> None:
+    """``text`` (UTF-8) to ``path``, atomically."""
+    with atomic_file(path) as f:
+        f.write(text)
 
 
 def _plain(x):

@@ -87,3 +87,16 @@ def test_bad_pairs_model_scores_and_vocab(tmp_path):
         store.read_vocab(str(tmp_path / "v.txt"))
     with pytest.raises(InputError, match="vectors.npy: no such file"):
         store.load_vectors(str(tmp_path))
+
+
+def test_atomic_file_commits_only_a_finished_block(tmp_path):
+    target = tmp_path / "out.tsv"
+    with pytest.raises(RuntimeError):
+        with store.atomic_file(str(target)) as f:
+            f.write("half a line")
+            raise RuntimeError("stopped")
+    assert os.listdir(tmp_path) == []
+    with store.atomic_file(str(target)) as f:
+        f.write("a\tb\n")
+        assert not target.exists()  # nothing at the name until the block ends
+    assert target.read_text() == "a\tb\n" and os.listdir(tmp_path) == ["out.tsv"]

@@ -50,7 +50,7 @@ from repro.cli import InputError, fail
 from repro.data.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
 from repro.data.ovos import OvosFormatError, read_ovos
 from repro.data.parallel import mp_context
-from repro.store import write_json
+from repro.store import atomic_file, write_json
 
 
 def default_dump() -> str:
@@ -238,41 +238,40 @@ def extract(dump: str, out: str, workers: int | None = None, extra_ovos: str | N
     or at the summary path.
     """
     workers = max(1, workers or os.cpu_count() or 1)
-    tmp, json_path = out + ".tmp", summary_path(out)
+    json_path = summary_path(out)
     counts = _Counts()
-    try:
-        ovos = None
-        if extra_ovos:  # read first: a bad --extra-ovos fails before the long stage
-            try:
-                ovos = read_ovos(extra_ovos)
-            except Exception as err:
-                raise InputError(extra_ovos, _describe(err)) from None
-        titles: set[str] | None = set() if ovos is not None else None
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fout:
-            try:
-                n_par, n_tok, with_par = _run_dump(dump, fout, workers, min_tokens, counts, titles)
-            except (Exception, EOFError) as err:
-                raise InputError(dump, _describe(err)) from None
-            if counts.articles == 0:
-                raise InputError(dump, f"no main-namespace articles among {counts.pages} pages")
-            dump_stats = {"articles": counts.articles, "paragraphs": n_par, "tokens": n_tok}
-            ovos_stats = None
-            if ovos is not None:
-                o_art = o_par = o_tok = o_dup = 0
-                for i, (title, text) in enumerate(tqdm(ovos, desc="ovos leads", unit="lead", disable=None)):
-                    if title in titles:
-                        o_dup += 1
-                        continue
-                    paragraphs = plain_paragraphs(text, min_tokens)
-                    o_art += 1
-                    with_par += bool(paragraphs)
-                    for p in paragraphs:
-                        fout.write(f"ovos-{i}\t{p}\n")
-                        o_tok += p.count(" ") + 1
-                    o_par += len(paragraphs)
-                n_par, n_tok = n_par + o_par, n_tok + o_tok
-                ovos_stats = {"path": os.path.abspath(extra_ovos), "leads": len(ovos), "articles": o_art,
-                              "skipped_as_in_dump": o_dup, "paragraphs": o_par, "tokens": o_tok}
+    ovos = None
+    if extra_ovos:  # read first: a bad --extra-ovos fails before the long stage
+        try:
+            ovos = read_ovos(extra_ovos)
+        except Exception as err:
+            raise InputError(extra_ovos, _describe(err)) from None
+    titles: set[str] | None = set() if ovos is not None else None
+    with atomic_file(out) as fout:  # renamed last: the .tsv exists only when both files are complete
+        try:
+            n_par, n_tok, with_par = _run_dump(dump, fout, workers, min_tokens, counts, titles)
+        except (Exception, EOFError) as err:
+            raise InputError(dump, _describe(err)) from None
+        if counts.articles == 0:
+            raise InputError(dump, f"no main-namespace articles among {counts.pages} pages")
+        dump_stats = {"articles": counts.articles, "paragraphs": n_par, "tokens": n_tok}
+        ovos_stats = None
+        if ovos is not None:
+            o_art = o_par = o_tok = o_dup = 0
+            for i, (title, text) in enumerate(tqdm(ovos, desc="ovos leads", unit="lead", disable=None)):
+                if title in titles:
+                    o_dup += 1
+                    continue
+                paragraphs = plain_paragraphs(text, min_tokens)
+                o_art += 1
+                with_par += bool(paragraphs)
+                for p in paragraphs:
+                    fout.write(f"ovos-{i}\t{p}\n")
+                    o_tok += p.count(" ") + 1
+                o_par += len(paragraphs)
+            n_par, n_tok = n_par + o_par, n_tok + o_tok
+            ovos_stats = {"path": os.path.abspath(extra_ovos), "leads": len(ovos), "articles": o_art,
+                          "skipped_as_in_dump": o_dup, "paragraphs": o_par, "tokens": o_tok}
         if n_par == 0:
             raise InputError(dump, f"no paragraph of {min_tokens} or more tokens in {counts.articles} articles")
         summary = {
@@ -289,13 +288,7 @@ def extract(dump: str, out: str, workers: int | None = None, extra_ovos: str | N
             "min_tokens": min_tokens,
         }
         write_json(json_path, summary, sort_keys=True)
-        os.replace(tmp, out)  # last: the .tsv exists only when both files are complete
-        return summary
-    except BaseException:
-        for leftover in (tmp, json_path + ".tmp"):
-            if os.path.exists(leftover):
-                os.remove(leftover)
-        raise
+    return summary
 
 
 def main(argv=None) -> int:
