@@ -10,7 +10,8 @@ fse with 1 worker, fse with 2 workers (each a subprocess of the side environment
 itself: benchmarks/fse_average.py). Words are drawn with Zipf frequencies (p ~ 1/rank, the rank
 order shuffled against the row order), from
 
-* a corpus-sized vocabulary of 7,800 words (the default corpus's word2vec vocabulary), and
+* a corpus-sized vocabulary of 7,800 words (the word2vec vocabulary of the 106-article corpus,
+  `QUICK=1`, as in the issue's measurement), and
 * a 200,000-word table (its 320 MB do not fit in any cache).
 
 The check: with every weight 1 the paper's model is the plain mean, which fse Average computes;

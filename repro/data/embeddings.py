@@ -15,12 +15,12 @@ that order is the row order of ``vectors.npy``. Vectors are L2-normalised (unit 
 the original's ``init_sims(replace=True)`` left them.
 
 Epochs. The original made one pass (gensim's default then) over the whole 2015 English
-Wikipedia, some 2 to 3 billion tokens. The default corpus here (gensim's shipped dump excerpt)
-has about 0.4 million tokens, roughly 1/5000 of that: one pass gives each of its ~10k
-vocabulary words only a few dozen updates, and the vectors stay close to their random start.
-Ten passes (the Makefile's ``W2V_EPOCHS=10``) is the usual remedy for small corpora (gensim's
-own default is 5) and costs well under a minute here; the command-line default stays at the
-paper's 1 for a paper-scale corpus.
+Wikipedia, some 2 to 3 billion tokens. The default corpus here (gensim's shipped dump excerpt
+and the ovos lead sections) has about 1.2 million tokens, roughly 1/2000 of that: one pass
+gives each of its ~16k vocabulary words only a few dozen updates, and the vectors stay close to
+their random start. Ten passes (the Makefile's ``W2V_EPOCHS=10``) is the usual remedy for small
+corpora (gensim's own default is 5) and costs about two minutes here; the command-line default
+stays at the paper's 1 for a paper-scale corpus.
 
 Determinism. With ``--workers 1`` (the default) training is a single thread and the vectors are
 byte-identical for a given seed and corpus, whatever ``PYTHONHASHSEED``: gensim draws initial
