@@ -42,6 +42,11 @@ from repro.wordfreq import DocFreq
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-median.npz")
 
 
+def _workers(workers: int | None) -> int:
+    """Threads of :meth:`Encoder.transform`: ``workers``, or by default 2 where there are 2 cores."""
+    return max(1, int(workers)) if workers is not None else min(2, os.cpu_count() or 1)
+
+
 class EmptyTextWarning(UserWarning):
     """Some texts had no word with a vector: their vectors are zero."""
 
@@ -96,17 +101,19 @@ class Encoder:
       n_max: number of weights :meth:`fit` learns (the variable-length setting's 30).
       normalize: scale every word vector to unit length first (default, as in training).
       lowercase: fold the vector words' case (first casing wins), for case-sensitive models.
-      chunk, workers: texts per chunk and threads of :meth:`transform` (output independent of both).
+      chunk, workers: texts per chunk and threads of :meth:`transform` (output independent of
+        both). The default, two threads where there are two cores, overlaps one chunk's word
+        lookups (which hold the GIL) with another chunk's sums (which do not).
       progress: show a progress bar in :meth:`transform`.
     """
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = 30, normalize: bool = True,
-                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int = 1, progress: bool = False):
+                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None, progress: bool = False):
         words, matrix, source = load_word_vectors(vectors, normalize=normalize, lowercase=lowercase)
         freq = _docfreq(df, corpus)
         self._setup(words, matrix, freq.onto(words), freq.n_docs, weights, n_max,
                     dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source))
-        self.chunk, self.workers, self.progress = int(chunk), int(workers), bool(progress)
+        self.chunk, self.workers, self.progress = int(chunk), _workers(workers), bool(progress)
 
     def _setup(self, words, matrix, df, n_docs, weights, n_max, settings) -> None:
         self.vocabulary = Vocabulary(words, df, n_docs)
@@ -310,7 +317,7 @@ class Encoder:
         enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings)
         enc.provenance_ = meta.get("provenance", {})
         enc.chunk = int(options.get("chunk", gathersum.CHUNK))
-        enc.workers = int(options.get("workers", 1))
+        enc.workers = _workers(options.get("workers"))
         enc.progress = bool(options.get("progress", False))
         return enc
 

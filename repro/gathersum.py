@@ -92,12 +92,13 @@ def rank_rows(texts: Sequence[Sequence[str]], lookup: RankLookup) -> tuple[np.nd
 
 
 def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, table: np.ndarray,
-                  out: np.ndarray | None = None) -> np.ndarray:
+                  out: np.ndarray | None = None, zeroed: bool = False) -> np.ndarray:
     """(B, d) float32 rows sum_j coef[n_b, j] table[ranks[b, j]] over j < n_b, with no (B, W, d) array.
 
     ``table`` is the (V + 1, d) C-contiguous float32 rank-ordered embedding table; ``coef`` a
     :func:`coefficient_table` at least as wide as ``ranks``. ``out``, a C-contiguous (B, d)
-    float32 array, receives the result in place (no temporary of the chunk's size).
+    float32 array, receives the result in place (no temporary of the chunk's size); ``zeroed``
+    says it already holds zeros (a fresh ``np.zeros``, whose pages the kernel zeroes on first touch).
     """
     b, width = ranks.shape
     keep = np.arange(width) < lengths[:, None]
@@ -108,7 +109,8 @@ def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, tabl
     if out is None:
         out = np.empty((b, table.shape[1]), np.float32)
     if _csc_matvecs is not None and out.flags.c_contiguous and table.flags.c_contiguous:
-        out.fill(0.0)  # y += S x, in place: scipy's own kernel of S @ x, without its result array
+        if not zeroed:  # y += S x, in place: scipy's own kernel of S @ x, without its result array
+            out.fill(0.0)
         _csc_matvecs(b, table.shape[0], table.shape[1], s.indptr, s.indices, s.data, table.ravel(), out.ravel())
     else:
         out[...] = s @ table
@@ -125,13 +127,13 @@ def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray
     same for any ``workers`` and ``chunk``: each text is computed alone.
     """
     n = len(texts)
-    out = np.empty((n, table.shape[1]), dtype=np.float32)
+    out = np.zeros((n, table.shape[1]), dtype=np.float32)  # zero pages, touched once by the sums
     lengths = np.empty(n, dtype=np.int32)
 
     def job(start: int) -> int:
         part = texts[start:start + chunk]
         ranks, n_known = rank_rows(part, lookup)
-        weighted_sums(ranks, n_known, coef_for(ranks.shape[1]), table, out[start:start + len(part)])
+        weighted_sums(ranks, n_known, coef_for(ranks.shape[1]), table, out[start:start + len(part)], zeroed=True)
         lengths[start:start + len(part)] = n_known
         return len(part)
 
@@ -158,6 +160,9 @@ def _bar(total: int, show: bool):
 
 def as_token_lists(texts: Iterable, tokenise) -> list:
     """Raw strings tokenised by ``tokenise``, token lists kept; anything else is a ValueError."""
+    if isinstance(texts, list) and all(type(t) is list for t in texts):
+        return texts  # the common case, lists of tokens: one pass, no copy (a token that is
+        # not a string is simply not in the vocabulary)
     out = []
     for i, t in enumerate(texts):
         if isinstance(t, str):

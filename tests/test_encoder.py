@@ -88,6 +88,8 @@ def test_no_known_word_is_the_zero_vector_with_a_warning(enc):
 def test_deterministic_whatever_the_chunk_and_threads(enc, matrix, corpus):
     texts = token_texts(4, n=50)
     one = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=1).transform(texts)
+    two = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=2).transform(texts)  # 8 chunks, 2 threads
+    np.testing.assert_array_equal(one, two)
     np.testing.assert_array_equal(one, enc.transform(texts))
     np.testing.assert_array_equal(one, enc.transform(texts))
 
