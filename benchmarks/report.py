@@ -22,7 +22,8 @@ def encode_lines(enc: dict) -> list[str]:
     some = next(iter(enc["cases"].values()))
     lines = [f"Encoding {some['texts']:,} texts of {some['length']} words, {some['dim']}-d vectors, token lists in and "
              f"vectors out, vocabulary lookup included (medians of {enc['rounds']} interleaved rounds of "
-             f"{enc['repeats']}; fse {enc['fse'].get('fse', '?')} built in a side environment):", "",
+             f"{enc['repeats']}; fse {enc['fse'].get('fse', '?')} built in a side environment; commit "
+             f"`{str(enc.get('commit', '?'))[:12]}`):", "",
              "| vocabulary | Encoder.transform, texts/s | fse Average, 1 worker | fse Average, 2 workers | vs fse (2 workers) |",
              "|---:|---:|---:|---:|---:|"]
     for c in enc["cases"].values():

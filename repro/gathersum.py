@@ -22,8 +22,12 @@ Why this kernel: timed once while building it (100,000 texts of 20 words, 400 d,
 the shared 2-core CPU under load, so only the ratios matter): a jitted XLA gather-multiply-sum
 per chunk took 1.2-2.8 s, a NumPy take-and-accumulate per position 0.75 s, the sparse product
 in row order 0.23-0.34 s (7.8k-word table) and 0.9 s (200k words, uniform), in column order
-0.6 s on the latter; writing into the output in place saved another 20%. Two threads were
-no faster than one there. The comparison with fse is benchmarks/bench_encode.py (make bench).
+0.6 s on the latter; writing into the output in place saved another 20%. Under that load two
+threads were no faster than one; on the quiet machine two threads (the default of
+:class:`repro.encoder.Encoder`) took 100,000 texts from about 240k to 270-370k texts/s on the
+7.8k-word table, because one chunk's lookups (which hold the GIL) run while another chunk's
+sums and first-touch page faults (which do not) proceed. The comparison with fse is
+benchmarks/bench_encode.py (make bench).
 """
 
 from __future__ import annotations
@@ -122,9 +126,9 @@ def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray
     """Text vectors (N, d) float32 and known-word counts n (N,) of token lists, chunk by chunk.
 
     ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
-    several chunks are in flight at once in threads (the lookups hold the GIL; on the shared
-    2-core machine one thread was faster, benchmarks/results/encode.json). The output is the
-    same for any ``workers`` and ``chunk``: each text is computed alone.
+    several chunks are in flight at once in threads: the lookups hold the GIL, the sums do not, so
+    two threads overlap them (benchmarks/results/encode.json). The output is the same for any
+    ``workers`` and ``chunk``: each text is computed alone.
     """
     n = len(texts)
     out = np.zeros((n, table.shape[1]), dtype=np.float32)  # zero pages, touched once by the sums
