@@ -19,20 +19,7 @@ from experiments.common import load_corpus, load_split
 from repro import settings, store
 from repro.cli import InputError, run
 from repro.crossval import DEFAULT_GRID, select_kappa
-from repro.train import TrainConfig, train
-
-
-def fitting_batch(labels, wanted: int, folds: int, path: str) -> int:
-    """The batch size (couples of each class) that the training split allows: ``wanted`` (the
-    paper's 50), or less when a class, or a class in a cross-validation training fold, is
-    smaller. A small Twitter collection has a few dozen couples per class; the smaller batch is
-    stated in the output and in Table 2. Fewer than one couple per class and fold is an error."""
-    n = int(min((labels == 1).sum(), (labels == 0).sum()))
-    room = (n // folds) * (folds - 1) if folds else n
-    if room < 1:
-        raise InputError(path, f"{n} couple(s) of the smaller class: too few to train"
-                         + (f" with {folds}-fold cross-validation" if folds else ""))
-    return min(wanted, room)
+from repro.train import TrainConfig, fitting_batch, train
 
 
 def main(argv=None):
@@ -52,8 +39,10 @@ def main(argv=None):
 
     _, table = load_corpus(args.data)
     pairs = load_split(args.data, args.setting, "train")
-    batch = fitting_batch(pairs.label, args.batch_related, args.folds if args.loss == "median" else 0,
-                          store.Layout(args.data).pairs(args.setting, "train"))
+    try:
+        batch = fitting_batch(pairs.label, args.batch_related, args.folds if args.loss == "median" else 0)
+    except ValueError as err:
+        raise InputError(store.Layout(args.data).pairs(args.setting, "train"), str(err)) from None
     if batch < args.batch_related:
         print(f"note: {int((pairs.label == 1).sum())} related and {int((pairs.label == 0).sum())} unrelated training "
               f"couples: batches of {batch} + {batch} instead of {args.batch_related} + {args.batch_related}",

@@ -34,6 +34,7 @@ import warnings
 import numpy as np
 
 from repro import gathersum
+from repro.checks import check_weights
 from repro.cli import InputError
 from repro.text import Vocabulary, fingerprint, tokenise
 from repro.wordfreq import DocFreq
@@ -132,9 +133,7 @@ class Encoder:
             raise ValueError(f"n_max must be at least 1, got {n_max}")
 
     def _set_weights(self, weights) -> None:
-        w = np.asarray(weights, np.float32)
-        if w.ndim != 1 or w.size == 0 or not np.isfinite(w).all():
-            raise ValueError(f"weights must be a finite non-empty vector, got shape {w.shape}")
+        w = check_weights(np.asarray(weights, np.float32), "weights")
         self.weights_, self.n_max = w, w.shape[0]
         self._coef = gathersum.coefficient_table(w, 2 * w.shape[0])
 
@@ -248,19 +247,18 @@ class Encoder:
         :class:`repro.train.TrainConfig` fields pass through ``config``.
         """
         from repro.crossval import DEFAULT_GRID, select_kappa
-        from repro.train import TrainConfig, train
+        from repro.train import TrainConfig, fitting_batch, train
 
         pairs, dropped = self.couples_to_pairs(couples, labels)
         if dropped:
             warnings.warn(EmptyTextWarning(f"{dropped} couple(s) dropped: a text has no word with a vector"),
                           stacklevel=2)
         cv = loss == "median" and kappa is None
-        n_small = int(min((pairs.label == 1).sum(), (pairs.label == 0).sum()))
-        room = (n_small // folds) * (folds - 1) if cv else n_small
-        if room < 1:
-            raise ValueError(f"couples: {n_small} usable couple(s) in the smaller class, too few to train"
-                             + (f" with {folds}-fold cross-validation" if cv else ""))
-        cfg = TrainConfig(loss=loss, batch_related=min(int(batch_related), room), **config)
+        try:
+            batch = fitting_batch(pairs.label, batch_related, folds if cv else 0)
+        except ValueError as err:
+            raise ValueError(f"couples: {err}") from None
+        cfg = TrainConfig(loss=loss, batch_related=batch, **config)
         table = self._table[:-1]
         info: dict = {"loss": loss, "seed": seed, "couples": pairs.size, "dropped": dropped,
                       "batch_related": cfg.batch_related}

@@ -302,12 +302,8 @@ def save_model(path: str, weights, **meta) -> None:
 
 def load_model(path: str) -> dict:
     """The arrays of :func:`save_model`; ``weights`` checked to be a finite 1-D vector."""
-    import numpy as np
-
     z = _open_npz(path, MODEL_KEYS, "model")
-    w = z["weights"]
-    if w.ndim != 1 or w.size == 0 or not np.isfinite(w).all():
-        raise InputError(path, f"weights must be a finite non-empty vector, got shape {w.shape}")
+    z["weights"] = _checked_weights(path, z["weights"])
     return z
 
 
@@ -385,11 +381,15 @@ def save_weights(path: str, weights, meta: dict) -> None:
 
 
 def _checked_weights(path: str, w):
+    """``w`` as float32 after :func:`repro.checks.check_weights`; its error names ``path``."""
     import numpy as np
 
-    if w.ndim != 1 or w.size == 0 or not np.isfinite(w).all():
-        raise InputError(path, f"weights must be a finite non-empty vector, got shape {w.shape}")
-    return w.astype(np.float32)
+    from repro.checks import check_weights
+
+    try:
+        return check_weights(w, "weights").astype(np.float32)
+    except ValueError as err:
+        raise InputError(path, str(err)) from None
 
 
 def load_weights(path: str) -> tuple["np.ndarray", dict]:  # noqa: F821

@@ -251,6 +251,20 @@ def prepare(table, pairs: PairSet, name: str = "pairs", config: TrainConfig = Tr
                 jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
 
 
+def fitting_batch(labels, wanted: int, folds: int = 0) -> int:
+    """The batch size (couples of each class) that the couples allow: ``wanted`` (the paper's
+    50), or less when a class, or with ``folds`` > 0 a class in a cross-validation training
+    fold, is smaller (a small tweet collection has a few dozen couples per class).
+    ``ValueError`` when not even one couple per class (and fold) is left."""
+    labels = np.asarray(labels)
+    n = int(min((labels == 1).sum(), (labels == 0).sum()))
+    room = (n // folds) * (folds - 1) if folds else n
+    if room < 1:
+        raise ValueError(f"{n} couple(s) of the smaller class: too few to train"
+                         + (f" with {folds}-fold cross-validation" if folds else ""))
+    return min(int(wanted), room)
+
+
 def _class_indices(pairs: PairSet, batch_related: int, name: str):
     rel = np.flatnonzero(pairs.label == 1).astype(np.int32)
     unrel = np.flatnonzero(pairs.label == 0).astype(np.int32)

@@ -260,3 +260,14 @@ def test_select_kappa_same_result_for_any_grouping(synthetic, monkeypatch):
     np.testing.assert_allclose(one.weights, all_.weights, rtol=1e-6, atol=1e-7)
     np.testing.assert_array_equal(one.epochs, all_.epochs)
     np.testing.assert_array_equal(one.errors, all_.errors)
+
+
+def test_fitting_batch_shrinks_to_what_the_classes_allow():
+    from repro.train import fitting_batch
+
+    labels = np.array([1] * 7 + [0] * 9)
+    assert fitting_batch(labels, 50) == 7  # the smaller class
+    assert fitting_batch(labels, 50, folds=5) == 4  # a training fold holds 4 folds of 7 // 5 = 1
+    assert fitting_batch(np.array([1] * 500 + [0] * 500), 50, folds=5) == 50
+    with pytest.raises(ValueError, match="too few to train with 5-fold"):
+        fitting_batch(np.array([1] * 4 + [0] * 9), 50, folds=5)
