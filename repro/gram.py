@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from repro.model import HIGHEST, _interpolated_weights, _interpolation_matrix
+from repro.model import HIGHEST, _interpolation_matrix, _mean_weights
 
 
 class DiffGram(NamedTuple):
@@ -167,11 +167,9 @@ def sq_distances(w, data, index):
     la, lb = data.len_a[index], data.len_b[index]
     if isinstance(data, DiffGram):
         width = g.shape[1]
-        zeta = _interpolated_weights(w, la, width) / la[:, None].astype(w.dtype)
+        zeta = _mean_weights(w, la, width)
     else:
         width = g.shape[1] // 2
-        za = _interpolated_weights(w, la, width) / jnp.maximum(la, 1)[:, None].astype(w.dtype)
-        zb = _interpolated_weights(w, lb, width) / jnp.maximum(lb, 1)[:, None].astype(w.dtype)
-        zeta = jnp.concatenate([za, zb], axis=1)
+        zeta = jnp.concatenate([_mean_weights(w, la, width), _mean_weights(w, lb, width)], axis=1)
     sq = jnp.einsum("bi,bij,bj->b", zeta, g.astype(w.dtype), zeta, precision=HIGHEST)
     return jnp.maximum(sq, 0.0)  # rounding can make an exact 0 slightly negative

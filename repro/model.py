@@ -75,6 +75,11 @@ def _interpolated_weights(w, lengths, width: int):
     return jnp.einsum("bjk,k->bj", b, w, precision=HIGHEST)
 
 
+def _mean_weights(w, lengths, width: int):
+    """z_j / n of every text: the coefficients of its word vectors in t(C) (eq. 3). -> (B, width)"""
+    return _interpolated_weights(w, lengths, width) / jnp.maximum(lengths, 1)[:, None].astype(w.dtype)
+
+
 def _represent(w, table, tokens, lengths):
     """Core of :func:`represent`, no checks. -> (B, d)."""
     z = _interpolated_weights(w, lengths, tokens.shape[1])  # (B, W)

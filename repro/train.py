@@ -26,7 +26,7 @@ import optax
 from repro import gram
 from repro import losses as L
 from repro.checks import check_pairs, check_table
-from repro.model import HIGHEST, _interpolated_weights, init_weights
+from repro.model import HIGHEST, _mean_weights, init_weights
 from repro.pairset import PairSet
 
 
@@ -77,9 +77,8 @@ def sq_distances(w, data, index):
         # [z_a / n_a ; -z_b / n_b] (paper, eq. 3 for each text); one gather, one einsum.
         la, lb = data.len_a[index], data.len_b[index]
         width = data.a.shape[1]
-        za = _interpolated_weights(w, la, width) / jnp.maximum(la, 1)[:, None].astype(w.dtype)
-        zb = _interpolated_weights(w, lb, width) / jnp.maximum(lb, 1)[:, None].astype(w.dtype)
-        coef = jnp.concatenate([za, -zb], axis=1).astype(data.table.dtype)  # (B, 2W)
+        coef = jnp.concatenate([_mean_weights(w, la, width), -_mean_weights(w, lb, width)], axis=1)
+        coef = coef.astype(data.table.dtype)  # (B, 2W)
         rows = data.table[jnp.concatenate([data.a[index], data.b[index]], axis=1)]  # (B, 2W, d)
         diff = jnp.einsum("bk,bkd->bd", coef, rows, precision=HIGHEST)
         return jnp.sum(jnp.square(diff), axis=-1)
