@@ -14,6 +14,8 @@ vocabulary     ``w2v/vocab.txt``: one word per line        :func:`read_vocab`, :
 word vectors   ``w2v/vectors.npy`` (V, d) float32 + vocab  :func:`load_vectors`, :func:`save_vectors`
 doc. freq.     ``df.npz``: ``df`` (V,) int64, ``n_docs``   :func:`load_df`, :func:`save_df`
 couples        ``<setting>/<split>.npz`` (a PairSet)       :func:`load_pairs`, :func:`save_pairs`
+text couples   ``twitter/couples.jsonl``, user files        :func:`read_couples`, :func:`write_couples`
+texts          one per line, or JSON lines                 :func:`read_texts`
 model          ``models/<setting>-<loss>.npz``             :func:`load_model`, :func:`save_model`
 scores         ``scores/<setting>.npz`` + ``.json``        :func:`load_scores`, :func:`save_scores`
 word df        ``*.npz``: ``words``, ``df``, ``n_docs``      :func:`load_word_df`, :func:`save_word_df`
@@ -285,6 +287,98 @@ def save_splits(folder: str, splits: dict, summary: dict) -> None:
     for name, pairs in splits.items():
         save_pairs(os.path.join(folder, f"{name}.npz"), pairs)
     write_json(marker, summary, sort_keys=True)
+
+
+# ---- files of texts and of couples of texts -------------------------------------------------------
+# Texts: one per line, or JSON lines (``.jsonl``; a string, a list of tokens, or an object with
+# ``"text"``). Couples: TSV ``text_a<TAB>text_b[<TAB>label]``, or JSON lines with ``"a"``, ``"b"``
+# and ``"label"`` (1 related, 0 unrelated).
+
+
+def _json_text(value, path: str, line: int):
+    if isinstance(value, dict):
+        value = value.get("text")
+    if isinstance(value, str) or (isinstance(value, list) and all(isinstance(t, str) for t in value)):
+        return value
+    raise InputError(path, f"line {line}: expected a string, a list of tokens or an object with \"text\"")
+
+
+def _lines(path: str) -> list[str]:
+    if not os.path.exists(path):
+        raise InputError(path, "no such file")
+    if os.path.isdir(path):
+        raise InputError(path, "is a directory")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except UnicodeDecodeError as err:
+        raise InputError(path, f"not UTF-8 text ({err.reason})") from None
+
+
+def _is_jsonl(path: str, fmt: str) -> bool:
+    return fmt == "jsonl" or (fmt == "auto" and path.endswith((".jsonl", ".ndjson")))
+
+
+def _json(line: str, path: str, i: int):
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as err:
+        raise InputError(path, f"line {i}: not JSON ({err.msg})") from None
+
+
+def read_texts(path: str, fmt: str = "auto") -> list:
+    """The texts of a file: one per line, or JSON lines (``fmt`` "lines", "jsonl" or "auto" by extension)."""
+    lines = _lines(path)
+    if _is_jsonl(path, fmt):
+        texts = [_json_text(_json(s, path, i), path, i) for i, s in enumerate(lines, 1) if s.strip()]
+    else:
+        texts = lines
+    if not texts:
+        raise InputError(path, "no texts (empty input)")
+    return texts
+
+
+def read_couples(path: str, labels: bool) -> tuple[list, "np.ndarray | None"]:
+    """((text_a, text_b) list, labels or None) of a couples file; ``labels=True`` requires them."""
+    lines = _lines(path)
+    couples, ys = [], []
+    jsonl = _is_jsonl(path, "auto")
+    for i, s in enumerate(lines, 1):
+        if not s.strip():
+            continue
+        if jsonl:
+            obj = _json(s, path, i)
+            if not isinstance(obj, dict) or "a" not in obj or "b" not in obj:
+                raise InputError(path, f"line {i}: expected an object with \"a\" and \"b\"")
+            a, b, y = _json_text(obj["a"], path, i), _json_text(obj["b"], path, i), obj.get("label")
+        else:
+            parts = s.split("\t")
+            if len(parts) not in (2, 3):
+                raise InputError(path, f"line {i}: expected text_a<TAB>text_b[<TAB>label], found {len(parts)} fields")
+            a, b, y = parts[0], parts[1], parts[2] if len(parts) == 3 else None
+        if labels:
+            if str(y).strip() not in ("0", "1"):
+                raise InputError(path, f"line {i}: label must be 0 (unrelated) or 1 (related), got {y!r}")
+            ys.append(int(str(y).strip()))
+        couples.append((a, b))
+    if not couples:
+        raise InputError(path, "no couples (empty input)")
+    import numpy as np
+
+    return couples, (np.asarray(ys, np.int8) if labels else None)
+
+
+def write_couples(path: str, related, unrelated, fmt: str = "jsonl") -> None:
+    """Related then unrelated couples of token lists, one a line: JSON lines
+    ``{"label": 1|0, "a": [...], "b": [...]}``, which :func:`read_couples` reads back, or, with
+    ``fmt="tsv"``, the tweet stage's table ``label<TAB>tokens a<TAB>tokens b`` (tokens joined by
+    spaces), for reading by eye."""
+    lines = []
+    for label, group in ((1, related), (0, unrelated)):
+        for a, b in group:
+            lines.append(f"{label}\t{' '.join(a)}\t{' '.join(b)}\n" if fmt == "tsv"
+                         else json.dumps({"label": label, "a": a, "b": b}) + "\n")
+    write_text(path, "".join(lines))
 
 
 # ---- learned weights ---------------------------------------------------------------------------

@@ -100,3 +100,15 @@ def test_atomic_file_commits_only_a_finished_block(tmp_path):
         f.write("a\tb\n")
         assert not target.exists()  # nothing at the name until the block ends
     assert target.read_text() == "a\tb\n" and os.listdir(tmp_path) == ["out.tsv"]
+
+
+def test_couples_files_round_trip(tmp_path):
+    path = str(tmp_path / "c.jsonl")
+    store.write_couples(path, [(["a", "#b"], ["c"])], [(["d"], ["e", "f"])])
+    couples, labels = store.read_couples(path, labels=True)
+    assert couples == [(["a", "#b"], ["c"]), (["d"], ["e", "f"])] and labels.tolist() == [1, 0]
+    store.write_couples(str(tmp_path / "c.tsv"), [(["a", "#b"], ["c"])], [], fmt="tsv")
+    assert (tmp_path / "c.tsv").read_text() == "1\ta #b\tc\n"
+    (tmp_path / "bad.tsv").write_text("only one field\n")
+    with pytest.raises(InputError, match=r"bad\.tsv: line 1: expected text_a<TAB>text_b"):
+        store.read_couples(str(tmp_path / "bad.tsv"), labels=False)

@@ -1,20 +1,17 @@
-"""What the encoder subcommands share: building an Encoder from options, reading texts and couples.
+"""What the encoder subcommands share: building an Encoder from options, reporting warnings.
 
-Files of texts hold one text per line, or JSON lines (``.jsonl``; each line a string, a list
-of tokens, or an object with a ``"text"`` field). Files of couples are tab-separated
-``text_a<TAB>text_b[<TAB>label]`` lines, or JSON lines with ``"a"``, ``"b"`` and ``"label"``
-(1 related, 0 unrelated). Bad input raises :class:`repro.cli.InputError` naming the file.
+The files of texts and of couples they read are :func:`repro.store.read_texts` and
+:func:`repro.store.read_couples`. Bad input raises :class:`repro.cli.InputError` naming the file.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-import numpy as np
 
+from repro import store
 from repro.cli import InputError
 
 
@@ -45,82 +42,12 @@ def encoder_from(args, *, weights: bool = True, n_max: int = 30):
         raise InputError("--vectors", "required (word vectors to encode with)" + ("" if not weights else " unless --model is given"))
     if bool(args.df) == bool(args.corpus):
         raise InputError("--df/--corpus", "give exactly one: a df file, or a corpus to count document frequencies in")
-    corpus = read_texts(args.corpus) if args.corpus else None
+    corpus = store.read_texts(args.corpus) if args.corpus else None
     options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=True)
     df = _exists(args.df) if args.df else None
     if weights:
         return Encoder.pretrained(_exists(args.vectors), df, **options)
     return Encoder(_exists(args.vectors), df, n_max=n_max, **options)
-
-
-def _json_text(value, path: str, line: int):
-    if isinstance(value, dict):
-        value = value.get("text")
-    if isinstance(value, str) or (isinstance(value, list) and all(isinstance(t, str) for t in value)):
-        return value
-    raise InputError(path, f"line {line}: expected a string, a list of tokens or an object with \"text\"")
-
-
-def _lines(path: str) -> list[str]:
-    _exists(path)
-    if os.path.isdir(path):
-        raise InputError(path, "is a directory")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().splitlines()
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"not UTF-8 text ({err.reason})") from None
-
-
-def _is_jsonl(path: str, fmt: str) -> bool:
-    return fmt == "jsonl" or (fmt == "auto" and path.endswith((".jsonl", ".ndjson")))
-
-
-def _json(line: str, path: str, i: int):
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as err:
-        raise InputError(path, f"line {i}: not JSON ({err.msg})") from None
-
-
-def read_texts(path: str, fmt: str = "auto") -> list:
-    """The texts of a file: one per line, or JSON lines (``fmt`` "lines", "jsonl" or "auto" by extension)."""
-    lines = _lines(path)
-    if _is_jsonl(path, fmt):
-        texts = [_json_text(_json(s, path, i), path, i) for i, s in enumerate(lines, 1) if s.strip()]
-    else:
-        texts = lines
-    if not texts:
-        raise InputError(path, "no texts (empty input)")
-    return texts
-
-
-def read_couples(path: str, labels: bool) -> tuple[list, np.ndarray | None]:
-    """((text_a, text_b) list, labels or None) of a couples file; ``labels=True`` requires them."""
-    lines = _lines(path)
-    couples, ys = [], []
-    jsonl = _is_jsonl(path, "auto")
-    for i, s in enumerate(lines, 1):
-        if not s.strip():
-            continue
-        if jsonl:
-            obj = _json(s, path, i)
-            if not isinstance(obj, dict) or "a" not in obj or "b" not in obj:
-                raise InputError(path, f"line {i}: expected an object with \"a\" and \"b\"")
-            a, b, y = _json_text(obj["a"], path, i), _json_text(obj["b"], path, i), obj.get("label")
-        else:
-            parts = s.split("\t")
-            if len(parts) not in (2, 3):
-                raise InputError(path, f"line {i}: expected text_a<TAB>text_b[<TAB>label], found {len(parts)} fields")
-            a, b, y = parts[0], parts[1], parts[2] if len(parts) == 3 else None
-        if labels:
-            if str(y).strip() not in ("0", "1"):
-                raise InputError(path, f"line {i}: label must be 0 (unrelated) or 1 (related), got {y!r}")
-            ys.append(int(str(y).strip()))
-        couples.append((a, b))
-    if not couples:
-        raise InputError(path, "no couples (empty input)")
-    return couples, (np.asarray(ys, np.int8) if labels else None)
 
 
 def report_warnings(caught) -> None:

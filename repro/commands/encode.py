@@ -17,7 +17,7 @@ import warnings
 
 from repro import store
 from repro.cli import InputError, run
-from repro.commands.common import add_encoder_options, encoder_from, read_texts, report_warnings
+from repro.commands.common import add_encoder_options, encoder_from, report_warnings
 
 
 def main(argv=None) -> int:
@@ -32,7 +32,7 @@ def main(argv=None) -> int:
     if not args.out.endswith(".npy"):
         raise InputError(args.out, "the output must be a .npy file")
     t0 = time.perf_counter()
-    texts = read_texts(args.texts, args.format)
+    texts = store.read_texts(args.texts, args.format)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         enc = encoder_from(args)

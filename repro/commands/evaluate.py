@@ -17,11 +17,11 @@ import warnings
 
 from repro import metrics, store
 from repro.cli import InputError, run
-from repro.commands.common import add_encoder_options, encoder_from, read_couples, report_warnings
+from repro.commands.common import add_encoder_options, encoder_from, report_warnings
 
 
 def _scores(enc, path: str):
-    couples, labels = read_couples(path, labels=True)
+    couples, labels = store.read_couples(path, labels=True)
     if labels.all() or not labels.any():
         raise InputError(path, "both related (1) and unrelated (0) couples are needed")
     return enc.similarity([a for a, _ in couples], [b for _, b in couples]), labels

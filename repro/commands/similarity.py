@@ -16,7 +16,7 @@ import warnings
 
 from repro import store
 from repro.cli import InputError, run
-from repro.commands.common import add_encoder_options, encoder_from, read_couples, report_warnings
+from repro.commands.common import add_encoder_options, encoder_from, report_warnings
 
 
 def main(argv=None) -> int:
@@ -29,7 +29,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if bool(args.couples) == bool(args.texts) or (args.texts and len(args.texts) != 2):
         raise InputError("similarity", "give two texts, or --couples FILE")
-    couples = read_couples(args.couples, labels=False)[0] if args.couples else [tuple(args.texts)]
+    couples = store.read_couples(args.couples, labels=False)[0] if args.couples else [tuple(args.texts)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         enc = encoder_from(args)

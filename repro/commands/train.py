@@ -15,9 +15,9 @@ import warnings
 
 import numpy as np
 
-from repro import settings
+from repro import store, settings
 from repro.cli import InputError, run
-from repro.commands.common import add_encoder_options, encoder_from, read_couples, report_warnings
+from repro.commands.common import add_encoder_options, encoder_from, report_warnings
 
 
 def main(argv=None) -> int:
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
         raise InputError(args.out, "the encoder file must end in .npz")
     if args.model:
         raise InputError("--model", "train learns new weights: give --vectors and --df/--corpus instead")
-    couples, labels = read_couples(args.couples, labels=True)
+    couples, labels = store.read_couples(args.couples, labels=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         enc = encoder_from(args, weights=False, n_max=args.n_max)

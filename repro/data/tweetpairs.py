@@ -40,7 +40,6 @@ Command line: ``python -m repro tweets --out couples.jsonl [--tweets FILE ...]``
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -51,7 +50,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from repro.cli import InputError, fail
-from repro.store import write_json, write_text
+from repro.store import write_couples, write_json
 from repro.data.tweetclean import CleanTweet, clean_tweet
 
 
@@ -257,17 +256,6 @@ def tweet_couples(paths: Sequence[str], rules: PairRules = PairRules(), accounts
 
 
 # ---- command line ---------------------------------------------------------------------------
-def write_couples(path: str, couples: Couples, fmt: str = "jsonl") -> None:
-    """Related then unrelated couples, one a line: JSON ``{"label": 1|0, "a": [...], "b": [...]}``
-    or TSV ``label<TAB>tokens a<TAB>tokens b`` (tokens joined by spaces). Written atomically."""
-    lines = []
-    for label, group in ((1, couples.related), (0, couples.unrelated)):
-        for a, b in group:
-            lines.append(f"{label}\t{' '.join(a)}\t{' '.join(b)}\n" if fmt == "tsv"
-                         else json.dumps({"label": label, "a": a, "b": b}) + "\n")
-    write_text(path, "".join(lines))
-
-
 def _name_of(paths: Sequence[str]) -> str:
     return paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more files)"
 
@@ -281,7 +269,7 @@ def _parser() -> argparse.ArgumentParser:
                         "default: the embedded real sources fetched into --cache")
     p.add_argument("--cache", default=os.path.join("data", "tweet-sources"),
                    help="where the default sources are downloaded (default: %(default)s)")
-    p.add_argument("--out", required=True, help="couples file (.jsonl, or .tsv)")
+    p.add_argument("--out", required=True, help="couples file: .jsonl (token lists, what tweetsets reads), or .tsv (label<TAB>a<TAB>b, to read by eye)")
     p.add_argument("--summary", help="JSON summary of counts (default: OUT without suffix + .summary.json)")
     p.add_argument("--accounts", help="file of screen names to keep, one a line")
     p.add_argument("--window-min", type=float, default=d.window_s / 60, help="rule 3, minutes (%(default)s)")
@@ -339,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        reading=reading, pairing={k: v for k, v in couples.counts.items() if k != "reading"},
                        paper_splits_of_related=paper_split_sizes(len(couples.related)),
                        couples_file=out, format=fmt)
-        write_couples(out, couples, fmt)
+        write_couples(out, couples.related, couples.unrelated, fmt)
         write_json(summary_path, summary)
     except (InputError, KeyboardInterrupt) as e:
         return fail(e, out)

@@ -21,7 +21,6 @@ other dropped and counted). Writes ``train.npz``, ``validation.npz``, ``test.npz
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -37,20 +36,10 @@ SETTING = "twitter"
 
 
 def read_couples(path: str) -> tuple[list, list]:
-    """(related, unrelated) lists of (tokens a, tokens b) from a JSON-lines couples file."""
-    if not os.path.isfile(path):
-        raise InputError(path, "no such file")
-    related, unrelated = [], []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            try:
-                rec = json.loads(line)
-                a, b, label = rec["a"], rec["b"], rec["label"]
-                if label not in (0, 1) or not all(isinstance(t, str) for t in a + b):
-                    raise ValueError
-            except (ValueError, KeyError, TypeError):
-                raise InputError(path, f"line {lineno}: not a couple {{\"label\": 1|0, \"a\": [...], \"b\": [...]}}") from None
-            (related if label == 1 else unrelated).append((a, b))
+    """(related, unrelated) lists of (tokens a, tokens b) of a couples file (:func:`repro.store.read_couples`)."""
+    couples, labels = store.read_couples(path, labels=True)
+    related = [c for c, y in zip(couples, labels) if y == 1]
+    unrelated = [c for c, y in zip(couples, labels) if y == 0]
     if not related or not unrelated:
         raise InputError(path, f"{len(related)} related and {len(unrelated)} unrelated couples: both classes are needed")
     return related, unrelated
