@@ -34,6 +34,7 @@ import warnings
 import numpy as np
 
 from repro import gathersum
+from repro.ranklookup import RankLookup
 from repro.checks import check_weights
 from repro.cli import InputError
 from repro.text import Vocabulary, fingerprint, tokenise
@@ -103,8 +104,8 @@ class Encoder:
       normalize: scale every word vector to unit length first (default, as in training).
       lowercase: fold the vector words' case (first casing wins), for case-sensitive models.
       chunk, workers: texts per chunk and threads of :meth:`transform` (output independent of
-        both). The default, two threads where there are two cores, overlaps one chunk's word
-        lookups (which hold the GIL) with another chunk's sums (which do not).
+        both). The default is two threads where there are two cores: the lookups and sums run
+        in NumPy and SciPy loops that release the GIL, so two chunks proceed at once.
       progress: show a progress bar in :meth:`transform`.
     """
 
@@ -122,7 +123,7 @@ class Encoder:
         # rows in idf-rank order, and a zero row V for unknown words and padding
         self._table = np.zeros((v + 1, d), np.float32)
         self._table[self.vocabulary.rank] = matrix
-        self._lookup = gathersum.RankLookup(self.vocabulary.words, self.vocabulary.rank)
+        self._lookup = RankLookup(self.vocabulary.words, self.vocabulary.rank)
         self.settings = settings
         self.provenance_: dict = {}
         self.weights_ = None

@@ -4,9 +4,10 @@
 form, section 3.3) by gathering a (B, W, d) array of embeddings first. Here the same sum runs
 without that array, chunk by chunk, so memory stays bounded in the number of texts:
 
-1. **Lookup.** One dictionary probe per token maps a word straight to its **idf rank**
-   (:class:`RankLookup`); an unknown word maps to the sentinel V. The embedding table is kept
-   with its rows in rank order (plus a zero row V), so a rank is also a table row.
+1. **Lookup.** Each word maps straight to its **idf rank**, a whole chunk at once in NumPy,
+   mostly outside the GIL (:class:`repro.ranklookup.RankLookup`); an unknown word maps to the
+   sentinel V. The embedding table is kept with its rows in rank order (plus a zero row V), so
+   a rank is also a table row.
 2. **Order.** Sorting each text's ranks ascending is the paper's descending-idf order (ties by
    the word, as :class:`repro.text.Vocabulary` breaks them), and pushes unknown words and
    padding (the sentinel) to the end. n counts the known words only.
@@ -25,18 +26,22 @@ in row order 0.23-0.34 s (7.8k-word table) and 0.9 s (200k words, uniform), in c
 0.6 s on the latter; writing into the output in place saved another 20%. Under that load two
 threads were no faster than one; on the quiet machine two threads (the default of
 :class:`repro.encoder.Encoder`) took 100,000 texts from about 240k to 270-370k texts/s on the
-7.8k-word table, because one chunk's lookups (which hold the GIL) run while another chunk's
-sums and first-touch page faults (which do not) proceed. The comparison with fse is
-benchmarks/bench_encode.py (make bench).
+7.8k-word table, because one chunk's lookups (which then held the GIL) ran while another
+chunk's sums and first-touch page faults (which do not) proceeded. Python dict lookups then
+bound the 200,000-word table (0.45-0.6 s of 0.9-1.0 s); the chunk lookup of
+:mod:`repro.ranklookup` holds the GIL only to join the tokens, and took two threads from
+0.79-0.89 s to 0.34-0.42 s there (0.29-0.33 s to 0.21-0.32 s on 7.8k words). The comparison
+with fse is benchmarks/bench_encode.py (make bench).
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+
+from repro.ranklookup import RankLookup
 
 #: Texts per chunk: the chunk's (B, d) output and sparse matrix stay within a few MB.
 CHUNK = 4096
@@ -45,17 +50,6 @@ try:  # the loop behind scipy's ``csc_matrix @ dense``, called so that it writes
     from scipy.sparse._sparsetools import csc_matvecs as _csc_matvecs
 except ImportError:  # a scipy without it: the public product, and one copy per chunk
     _csc_matvecs = None
-
-
-class RankLookup(dict):
-    """word -> idf rank (0 = highest idf); a word it does not hold gives :attr:`sentinel` (= V)."""
-
-    def __init__(self, words: Sequence[str], rank: np.ndarray):
-        super().__init__(zip(words, np.asarray(rank, dtype=np.int64).tolist()))
-        self.sentinel = len(words)
-
-    def __missing__(self, word):
-        return self.sentinel
 
 
 def coefficient_table(weights, width: int) -> np.ndarray:
@@ -80,7 +74,7 @@ def rank_rows(texts: Sequence[Sequence[str]], lookup: RankLookup) -> tuple[np.nd
     b = len(texts)
     raw = np.fromiter(map(len, texts), dtype=np.int64, count=b)
     total = int(raw.sum())
-    flat = np.fromiter(map(lookup.__getitem__, itertools.chain.from_iterable(texts)), dtype=np.int32, count=total)
+    flat = lookup.ranks(texts, total)
     longest = int(raw.max()) if b else 0
     if b and int(raw.min()) == longest:  # every text as long: a reshape, no scatter
         ranks = flat.reshape(b, longest)
@@ -126,8 +120,8 @@ def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray
     """Text vectors (N, d) float32 and known-word counts n (N,) of token lists, chunk by chunk.
 
     ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
-    several chunks are in flight at once in threads: the lookups hold the GIL, the sums do not, so
-    two threads overlap them (benchmarks/results/encode.json). The output is the same for any
+    several chunks are in flight at once in threads: NumPy and the sums release the GIL, so two
+    threads overlap (benchmarks/results/encode.json). The output is the same for any
     ``workers`` and ``chunk``: each text is computed alone.
     """
     n = len(texts)
