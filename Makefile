@@ -33,7 +33,7 @@ TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install test test-gpu table1 table2 figures bench weights clean-data help
+.PHONY: all install test test-gpu table1 table2 figures bench bench-gpu weights clean-data help
 all: table1
 
 help:
@@ -43,6 +43,7 @@ help:
 	@echo "make test     - set up .venv and run the test suite"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
+	@echo "make bench-gpu - the training epoch on a GPU, into the README's speed block"
 	@echo "make weights  - copy $(DATA)/models/wikivar-median.npz into the package (repro/weights/)"
 
 # ---- environment -------------------------------------------------------------
@@ -58,7 +59,7 @@ test: $(STAMP)
 
 # the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
 # already installed (no .venv is made then).
-GPU_TESTS := tests/test_model.py tests/test_losses.py tests/test_gram.py tests/test_train.py
+GPU_TESTS := tests/test_model.py tests/test_losses.py tests/test_gram.py tests/test_train.py tests/test_jitting.py
 test-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 	PYTHONPATH=$(CURDIR) REPRO_REQUIRE_GPU=1 $(PY) -m pytest $(GPU_TESTS)
 
@@ -184,6 +185,11 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) benchmarks/bench_extract.py
 	$(PY) benchmarks/bench_encode.py --fse-venv .bench-venv-fse
 	$(PY) benchmarks/report.py benchmarks/results README.md
+
+# the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the README's block
+bench-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
+	PYTHONPATH=$(CURDIR) $(PY) benchmarks/bench_train.py --require-gpu --out benchmarks/results/train-gpu.json
+	PYTHONPATH=$(CURDIR) $(PY) benchmarks/report.py benchmarks/results README.md
 
 clean-data:
 	rm -rf $(DATA)

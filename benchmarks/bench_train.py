@@ -62,7 +62,10 @@ def main(argv=None):
     ap.add_argument("--dim", type=int, default=400)
     ap.add_argument("--n", type=int, default=20)
     ap.add_argument("--out", default="benchmarks/results/train.json")
+    ap.add_argument("--require-gpu", action="store_true", help="fail unless JAX runs on a GPU (make bench-gpu)")
     args = ap.parse_args(argv)
+    if args.require_gpu and jax.default_backend() != "gpu":
+        raise SystemExit(f"error: --require-gpu, but JAX runs on {jax.default_backend()!r} ({jax.devices()})")
 
     rng = np.random.default_rng(0)
     table = rng.normal(size=(args.vocab, args.dim)).astype(np.float32)
@@ -117,6 +120,7 @@ def main(argv=None):
         "quad_compile_s": r_compile, "quad_speedup_per_epoch": np_s / r_epoch,
         "quad_speedup_first_epoch": np_s / (r_prep + r_epoch), "quad_mean_loss": r_loss,
         "backend": jax.default_backend(), "device": str(jax.devices()[0]),
+        "accelerator": jax.devices()[0].device_kind,
         "cpus": os.cpu_count(), "machine": platform.processor() or platform.machine(),
         "jax": jax.__version__, "numpy": np.__version__,
         "commit": git_commit(), "cpu": hardware().get("cpu"),

@@ -37,25 +37,39 @@ def encode_lines(enc: dict) -> list[str]:
     return lines
 
 
-def block(train: dict, extract: dict, enc: dict | None = None) -> str:
+def train_lines(train: dict) -> list[str]:
+    """The epoch table of one bench_train run: NumPy reference and the three data forms."""
+    return ["| trainer | couples/s | epoch (s) | vs NumPy | compile (s) |", "|---|---:|---:|---:|---:|",
+            f"| NumPy reference, same loss and gradient | {train['numpy_pairs_per_s']:,.0f} | {train['numpy_epoch_s']:.3g} | 1.0x | |",
+            f"| repro, gather form | {train['gather_pairs_per_s']:,.0f} | {train['gather_epoch_s']:.3g} | "
+            f"{train['gather_speedup']:.1f}x | {train['gather_compile_s']:.2f} |",
+            f"| repro, Gram form | {train['gram_pairs_per_s']:,.0f} | {train['gram_epoch_s']:.3g} | "
+            f"{train['gram_speedup_per_epoch']:.1f}x | {train['gram_compile_s']:.2f} |",
+            f"| repro, quadratic form (default) | {train['quad_pairs_per_s']:,.0f} | {train['quad_epoch_s']:.3g} | "
+            f"{train['quad_speedup_per_epoch']:.1f}x | {train['quad_compile_s']:.2f} |", ""]
+
+
+def gpu_lines(gpu: dict) -> list[str]:
+    """The same epoch on a GPU (make bench-gpu), the NumPy reference on that machine's CPU."""
+    return [f"The same epoch on an {gpu.get('accelerator', gpu['device'])} (`make bench-gpu`, commit "
+            f"`{str(gpu.get('commit', '?'))[:12]}`, JAX {gpu['jax']}; the NumPy reference on its "
+            f"{gpu.get('cpu', 'CPU')}, {gpu['cpus']} cores; repro's deterministic compile options, "
+            "repro/jitting.py):", ""] + train_lines(gpu)
+
+
+def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None) -> str:
     lines = [START, "",
              f"Made by `make bench` (commit `{str(train.get('commit', '?'))[:12]}`) on {train.get('cpu', train['machine'])} "
              f"({train['cpus']} cores), JAX {train['jax']} on {train['device']}.", "",
              f"One epoch of Algorithm 1 (median loss, {train['pairs_per_epoch']:,} couples, n = {train['n']}, "
-             f"d = {train['dim']}, a {train['vocab']:,}-word table):", "",
-             "| trainer | couples/s | epoch (s) | vs NumPy | compile (s) |", "|---|---:|---:|---:|---:|",
-             f"| NumPy reference, same loss and gradient | {train['numpy_pairs_per_s']:,.0f} | {train['numpy_epoch_s']:.2f} | 1.0x | |",
-             f"| repro, gather form | {train['gather_pairs_per_s']:,.0f} | {train['gather_epoch_s']:.2f} | "
-             f"{train['gather_speedup']:.1f}x | {train['gather_compile_s']:.2f} |",
-             f"| repro, Gram form | {train['gram_pairs_per_s']:,.0f} | {train['gram_epoch_s']:.2f} | "
-             f"{train['gram_speedup_per_epoch']:.1f}x | {train['gram_compile_s']:.2f} |",
-             f"| repro, quadratic form (default) | {train['quad_pairs_per_s']:,.0f} | {train['quad_epoch_s']:.2f} | "
-             f"{train['quad_speedup_per_epoch']:.1f}x | {train['quad_compile_s']:.2f} |", "",
+             f"d = {train['dim']}, a {train['vocab']:,}-word table):", ""] + train_lines(train) + [
              f"The quadratic form is built once per run in {train['quad_precompute_s']:.2f} s (the Gram form in "
              f"{train['gram_precompute_s']:.2f} s), so its first epoch with the build is "
              f"{train['quad_speedup_first_epoch']:.1f}x the NumPy epoch, and a run of "
              f"{break_even(train, 'quad')} or more epochs is faster than in the gather form; the kappa search shares "
              "one build across every kappa and fold.", ""]
+    if gpu:
+        lines += gpu_lines(gpu)
     if extract:
         ours, gs, mem = extract["ours"], extract["gensim_default"], extract["memory"]
         lines += [f"Dump extraction ({extract['xml_mb']:.1f} MB of XML, best of {extract['repeats']}):", "",
@@ -81,18 +95,22 @@ def main(argv=None) -> int:
     if os.path.exists(path):
         with open(path) as f:
             extract = json.load(f)
-    enc = None
+    enc = gpu = None
     path = os.path.join(results, "encode.json")
     if os.path.exists(path):
         with open(path) as f:
             enc = json.load(f)
+    path = os.path.join(results, "train-gpu.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            gpu = json.load(f)
     with open(readme, encoding="utf-8") as f:
         text = f.read()
     if START not in text or END not in text:
         print(f"error: {readme}: no {START} ... {END} block", file=sys.stderr)
         return 1
     head, rest = text.split(START, 1)
-    new = head + block(train, extract, enc) + rest.split(END, 1)[1]
+    new = head + block(train, extract, enc, gpu) + rest.split(END, 1)[1]
     write_text(readme, new)
     print(f"benchmark block of {readme} updated")
     return 0

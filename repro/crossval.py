@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro import metrics
+from repro.jitting import jit
 from repro.scoring import _distances
 from repro.train import TrainConfig, _check_config, make_trainer, prepare
 from repro.pairset import PairSet
@@ -61,7 +62,7 @@ def fold_indices(labels, folds: int, seed: int):
     return train_rel.astype(np.int32), train_unrel.astype(np.int32), held_out
 
 
-@jax.jit
+@jit
 def held_out_distances(w, table, a, b, len_a, len_b):
     """Euclidean distances of every held-out fold under every kappa's weights, in one call.
 

@@ -27,13 +27,13 @@ against the 3,600 of the PairGram for W = n_max = 30).
 
 from __future__ import annotations
 
-from functools import partial
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from repro.jitting import jit
 from repro.model import HIGHEST, _interpolation_matrix, _mean_weights
 
 
@@ -64,7 +64,7 @@ def _rows(table, a, b, fixed: bool):
     return ea - eb if fixed else jnp.concatenate([ea, -eb], axis=1)  # U (B, W, d) or M (B, 2W, d)
 
 
-@partial(jax.jit, static_argnames="fixed")
+@jit(static_argnames="fixed")
 def _grams(table, a, b, fixed: bool):
     """Gram matrices of (C, B, W) blocks of couples, one small block at a time so that the
     gathered rows stay in cache: -> (C, B, K, K)."""
@@ -75,7 +75,7 @@ def _grams(table, a, b, fixed: bool):
     return jax.lax.map(block, (a, b))
 
 
-@partial(jax.jit, static_argnames=("n_max", "identity"))
+@jit(static_argnames=("n_max", "identity"))
 def _quads(table, a, b, la, lb, n_max: int, identity: bool):
     """R = V^T V of (C, B, W) blocks of couples, V = E_a^T B(n_a)/n_a - E_b^T B(n_b)/n_b:
     -> (C, B, n_max, n_max). ``identity``: every n = W = n_max, so B(n) = I and V = U/n."""

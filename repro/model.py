@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from repro.checks import check_lengths, check_table, check_tokens, check_weights
+from repro.jitting import jit
 
 EPS = 1e-5
 
@@ -127,4 +128,4 @@ def represent(w, table, tokens, lengths, *, allow_empty: bool = False) -> jnp.nd
     return _represent_jit(jnp.asarray(w, jnp.float32), jnp.asarray(table), jnp.asarray(tokens), jnp.asarray(lengths))
 
 
-_represent_jit = jax.jit(_represent)
+_represent_jit = jit(_represent)

@@ -10,7 +10,10 @@ from importlib import metadata
 
 def git_commit(root: str | None = None) -> str:
     """The checked-out commit, with ``+dirty`` when tracked source files differ (generated outputs
-    aside); "unknown" outside git."""
+    aside); "unknown" outside git. ``REPRO_COMMIT``, where set, names it instead: for a copy of
+    the checkout without its own history (a GPU machine's, say)."""
+    if os.environ.get("REPRO_COMMIT"):
+        return os.environ["REPRO_COMMIT"]
     root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,

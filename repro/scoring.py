@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from repro import losses
 from repro.checks import check_pairs, check_table, check_weights
+from repro.jitting import jit
 from repro.model import _represent
 from repro.pairset import PairSet
 
@@ -16,7 +16,7 @@ def _distances(w, table, a, b, la, lb, kind):
     return losses.distance(_represent(w, table, a, la), _represent(w, table, b, lb), kind)
 
 
-_distances_jit = jax.jit(_distances, static_argnums=6)
+_distances_jit = jit(_distances, static_argnums=6)
 
 
 def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int = 8192) -> np.ndarray:

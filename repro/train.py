@@ -24,6 +24,7 @@ import numpy as np
 import optax
 
 from repro import gram
+from repro.jitting import jit
 from repro import losses as L
 from repro.checks import check_pairs, check_table
 from repro.model import HIGHEST, _mean_weights, init_weights
@@ -206,7 +207,7 @@ def make_trainer(config: TrainConfig, n_max: int):
         s = jax.lax.while_loop(cond, body, state)
         return s.w, s.history, s.etas, s.epoch
 
-    return jax.jit(run)
+    return jit(run)
 
 
 def _check_config(config: TrainConfig) -> None:

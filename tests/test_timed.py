@@ -36,3 +36,11 @@ def test_generated_outputs_do_not_make_the_commit_dirty(tmp_path):
     assert git_commit(str(tmp_path)) == head  # a regenerated table is not a code change
     (tmp_path / "code.py").write_text("x = 2\n")
     assert git_commit(str(tmp_path)) == head + "+dirty"
+
+
+def test_repro_commit_names_the_commit_of_a_copy_without_history(tmp_path, monkeypatch):
+    from repro.provenance import git_commit
+
+    assert git_commit(str(tmp_path)) == "unknown"  # not a git checkout
+    monkeypatch.setenv("REPRO_COMMIT", "0123abc")
+    assert git_commit(str(tmp_path)) == "0123abc"

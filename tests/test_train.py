@@ -271,3 +271,30 @@ def test_fitting_batch_shrinks_to_what_the_classes_allow():
     assert fitting_batch(np.array([1] * 500 + [0] * 500), 50, folds=5) == 50
     with pytest.raises(ValueError, match="too few to train with 5-fold"):
         fitting_batch(np.array([1] * 4 + [0] * 9), 50, folds=5)
+
+
+_TWO_PROCESSES = """
+import sys; sys.path.insert(0, sys.argv[1])
+from repro import crossval
+from repro.train import TrainConfig, train
+from synthetic import signal_pairs
+table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
+cfg = TrainConfig(max_epochs=4)
+cv = crossval.select_kappa(table, pairs, grid=(5.0, 40.0), folds=3, config=cfg, n_max=7, seed=3)
+run = train(table, pairs, cfg._replace(kappa=cv.kappa), n_max=7, seed=11)
+print(cv.errors.tobytes().hex(), run.weights.tobytes().hex(), run.history.tobytes().hex())
+"""
+
+
+def test_two_processes_give_bitwise_same_results():
+    """Kappa search and training, each in a fresh process: every bit the same (on a GPU this
+    needs repro.jitting's options: autotuning may pick another kernel in each process)."""
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(here), os.environ.get("PYTHONPATH")]))}
+    outs = [subprocess.run([sys.executable, "-c", _TWO_PROCESSES, here], capture_output=True, text=True, env=env, check=True)
+            .stdout.split() for _ in range(2)]
+    assert len(outs[0]) == 3 and outs[0] == outs[1]

@@ -1,0 +1,57 @@
+"""benchmarks/report.py: the README's speed block from the benchmark JSON files."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+
+import report  # noqa: E402
+
+
+def epoch(numpy_s, gather_s, gram_s, quad_s, **extra):
+    used = 1000
+    return {"pairs_per_epoch": used, "n": 20, "dim": 400, "vocab": 5000, "cpus": 2, "machine": "x86_64",
+            "cpu": "Test CPU", "jax": "0.0", "device": "TFRT_CPU_0", "commit": "abc123",
+            "numpy_epoch_s": numpy_s, "numpy_pairs_per_s": used / numpy_s,
+            "gather_epoch_s": gather_s, "gather_pairs_per_s": used / gather_s, "gather_speedup": numpy_s / gather_s,
+            "gather_compile_s": 1.0, "gram_epoch_s": gram_s, "gram_pairs_per_s": used / gram_s,
+            "gram_speedup_per_epoch": numpy_s / gram_s, "gram_compile_s": 1.0, "gram_precompute_s": 0.5,
+            "quad_epoch_s": quad_s, "quad_pairs_per_s": used / quad_s, "quad_speedup_per_epoch": numpy_s / quad_s,
+            "quad_compile_s": 1.0, "quad_precompute_s": 0.3, "quad_speedup_first_epoch": numpy_s / (0.3 + quad_s),
+            **extra}
+
+
+def test_break_even_counts_the_build():
+    # a 0.3 s build; each quadratic epoch saves 0.8 s over a gather epoch: one epoch pays it back
+    assert report.break_even(epoch(4.0, 0.9, 0.5, 0.1), "quad") == 1
+    assert report.break_even(epoch(4.0, 0.25, 0.5, 0.125), "quad") == 3  # saves 0.125 s: 0.3 // 0.125 + 1
+    assert report.break_even(epoch(4.0, 0.1, 0.5, 0.2), "quad") == 0  # never
+
+
+def test_gpu_rows_join_the_block_and_the_readme(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "train.json").write_text(json.dumps(epoch(4.0, 1.0, 0.2, 0.08)))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{report.START}\nOLD-BLOCK\n{report.END}\nafter\n")
+    assert report.main([str(results), str(readme)]) == 0
+    text = readme.read_text()
+    assert "OLD-BLOCK" not in text and "| repro, quadratic form (default) | 12,500 | 0.08 | 50.0x | 1.00 |" in text
+    assert "H200" not in text and text.startswith("intro\n") and text.endswith("after\n")
+    (results / "train-gpu.json").write_text(json.dumps(epoch(3.0, 0.04, 0.025, 0.0176, accelerator="NVIDIA H200",
+                                                             commit="def456", cpus=16)))
+    assert report.main([str(results), str(readme)]) == 0
+    text = readme.read_text()
+    assert "an NVIDIA H200 (`make bench-gpu`, commit `def456`" in text
+    assert "| repro, quadratic form (default) | 56,818 | 0.0176 | 170.5x | 1.00 |" in text
+
+
+def test_a_readme_without_the_block_is_an_error(tmp_path, capsys):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "train.json").write_text(json.dumps(epoch(4.0, 1.0, 0.2, 0.08)))
+    readme = tmp_path / "README.md"
+    readme.write_text("no block here\n")
+    assert report.main([str(results), str(readme)]) == 1
+    assert "no <!-- bench:start -->" in capsys.readouterr().err and readme.read_text() == "no block here\n"
