@@ -40,12 +40,12 @@ def encode_lines(enc: dict) -> list[str]:
 def train_lines(train: dict) -> list[str]:
     """The epoch table of one bench_train run: NumPy reference and the three data forms."""
     return ["| trainer | couples/s | epoch (s) | vs NumPy | compile (s) |", "|---|---:|---:|---:|---:|",
-            f"| NumPy reference, same loss and gradient | {train['numpy_pairs_per_s']:,.0f} | {train['numpy_epoch_s']:.3g} | 1.0x | |",
-            f"| repro, gather form | {train['gather_pairs_per_s']:,.0f} | {train['gather_epoch_s']:.3g} | "
+            f"| NumPy reference, same loss and gradient | {train['numpy_pairs_per_s']:,.0f} | {train['numpy_epoch_s']:#.3g} | 1.0x | |",
+            f"| repro, gather form | {train['gather_pairs_per_s']:,.0f} | {train['gather_epoch_s']:#.3g} | "
             f"{train['gather_speedup']:.1f}x | {train['gather_compile_s']:.2f} |",
-            f"| repro, Gram form | {train['gram_pairs_per_s']:,.0f} | {train['gram_epoch_s']:.3g} | "
+            f"| repro, Gram form | {train['gram_pairs_per_s']:,.0f} | {train['gram_epoch_s']:#.3g} | "
             f"{train['gram_speedup_per_epoch']:.1f}x | {train['gram_compile_s']:.2f} |",
-            f"| repro, quadratic form (default) | {train['quad_pairs_per_s']:,.0f} | {train['quad_epoch_s']:.3g} | "
+            f"| repro, quadratic form (default) | {train['quad_pairs_per_s']:,.0f} | {train['quad_epoch_s']:#.3g} | "
             f"{train['quad_speedup_per_epoch']:.1f}x | {train['quad_compile_s']:.2f} |", ""]
 
 

@@ -37,7 +37,7 @@ def test_gpu_rows_join_the_block_and_the_readme(tmp_path):
     readme.write_text(f"intro\n{report.START}\nOLD-BLOCK\n{report.END}\nafter\n")
     assert report.main([str(results), str(readme)]) == 0
     text = readme.read_text()
-    assert "OLD-BLOCK" not in text and "| repro, quadratic form (default) | 12,500 | 0.08 | 50.0x | 1.00 |" in text
+    assert "OLD-BLOCK" not in text and "| repro, quadratic form (default) | 12,500 | 0.0800 | 50.0x | 1.00 |" in text
     assert "H200" not in text and text.startswith("intro\n") and text.endswith("after\n")
     (results / "train-gpu.json").write_text(json.dumps(epoch(3.0, 0.04, 0.025, 0.0176, accelerator="NVIDIA H200",
                                                              commit="def456", cpus=16)))
