@@ -45,8 +45,12 @@ SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "w
 
 
 def _workers(workers: int | None) -> int:
-    """Threads of :meth:`Encoder.transform`: ``workers``, or by default 2 where there are 2 cores."""
-    return max(1, int(workers)) if workers is not None else min(2, os.cpu_count() or 1)
+    """Threads of :meth:`Encoder.transform`: ``workers``, or by default one per core, at most 8.
+
+    Measured at 4cb9070 (100,000 texts of 20 words, 400 d; texts/s with 1, 2, 4, 8 threads):
+    on 16 cores, 169k, 329k, 465k, 599k (7,800 words) and 159k, 278k, 344k, 482k (200,000 words).
+    """
+    return max(1, int(workers)) if workers is not None else min(8, os.cpu_count() or 1)
 
 
 class EmptyTextWarning(UserWarning):
@@ -104,8 +108,8 @@ class Encoder:
       normalize: scale every word vector to unit length first (default, as in training).
       lowercase: fold the vector words' case (first casing wins), for case-sensitive models.
       chunk, workers: texts per chunk and threads of :meth:`transform` (output independent of
-        both). The default is two threads where there are two cores: the lookups and sums run
-        in NumPy and SciPy loops that release the GIL, so two chunks proceed at once.
+        both). The default is a thread per core, at most 8: the lookups and sums run in NumPy
+        and SciPy loops that release the GIL, so several chunks proceed at once.
       progress: show a progress bar in :meth:`transform`.
     """
 

@@ -25,7 +25,7 @@ per chunk took 1.2-2.8 s, a NumPy take-and-accumulate per position 0.75 s, the s
 in row order 0.23-0.34 s (7.8k-word table) and 0.9 s (200k words, uniform), in column order
 0.6 s on the latter; writing into the output in place saved another 20%. Under that load two
 threads were no faster than one; on the quiet machine two threads (the default of
-:class:`repro.encoder.Encoder`) took 100,000 texts from about 240k to 270-370k texts/s on the
+:class:`repro.encoder.Encoder` on 2 cores) took 100,000 texts from about 240k to 270-370k texts/s on the
 7.8k-word table, because one chunk's lookups (which then held the GIL) ran while another
 chunk's sums and first-touch page faults (which do not) proceeded. Python dict lookups then
 bound the 200,000-word table (0.45-0.6 s of 0.9-1.0 s); the chunk lookup of

@@ -89,7 +89,9 @@ def test_deterministic_whatever_the_chunk_and_threads(enc, matrix, corpus):
     texts = token_texts(4, n=50)
     one = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=1).transform(texts)
     two = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=2).transform(texts)  # 8 chunks, 2 threads
+    many = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=3, workers=16).transform(texts)  # 17 chunks
     np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(one, many)
     np.testing.assert_array_equal(one, enc.transform(texts))
     np.testing.assert_array_equal(one, enc.transform(texts))
 
