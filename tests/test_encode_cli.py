@@ -46,6 +46,8 @@ def test_encode_lines_and_jsonl_agree_with_the_library(files, capsys):
     a, b = np.load(out_lines), np.load(out_json)
     assert a.shape == (3, 5) and a.dtype == np.float32
     np.testing.assert_array_equal(a, b)
+    assert cli.main(["encode", str(files / "texts.txt"), "--out", out_json, *base, "--workers", "3"]) == 0
+    np.testing.assert_array_equal(a, np.load(out_json))
     np.testing.assert_array_equal(a[2], 0.0)
     enc = Encoder.pretrained(str(files / "vec.txt"), corpus=(files / "corpus.txt").read_text().splitlines())
     with pytest.warns(UserWarning):
@@ -125,3 +127,4 @@ def test_bad_inputs_give_one_line_and_status_1(files, tmp_path, capsys):
         capsys, ["similarity", "--couples", str(tmp_path / "one.tsv"), *base])
     assert "give two texts, or --couples FILE" in run_error(capsys, ["similarity", "only one", *base])
     assert "--df/--corpus: give exactly one" in run_error(capsys, ["similarity", "a", "b", "--vectors", vec])
+    assert "--workers: must be at least 1, got 0" in run_error(capsys, ["similarity", "a", "b", *base, "--workers", "0"])

@@ -10,7 +10,6 @@ import argparse
 import os
 import sys
 
-
 from repro import store
 from repro.cli import InputError
 
@@ -23,6 +22,8 @@ def add_encoder_options(ap: argparse.ArgumentParser) -> None:
     g.add_argument("--corpus", help="texts to count document frequencies in (one document per line, or .jsonl)")
     g.add_argument("--lowercase", action="store_true", help="fold the vector words' case (case-sensitive models)")
     g.add_argument("--no-normalize", action="store_true", help="keep the vectors' lengths (default: unit length)")
+    g.add_argument("--workers", type=int, help="threads that encode (default: one per core, at most 8; any "
+                                               "number gives the same vectors)")
 
 
 def _exists(path: str) -> str:
@@ -31,19 +32,28 @@ def _exists(path: str) -> str:
     return path
 
 
+def _workers(args) -> int | None:
+    workers = getattr(args, "workers", None)
+    if workers is not None and workers < 1:
+        raise InputError("--workers", f"must be at least 1, got {workers}")
+    return workers
+
+
 def encoder_from(args, *, weights: bool = True, n_max: int = 30):
     """The Encoder the options name: ``--model`` (its vectors from ``--vectors`` or as saved), or
     ``--vectors`` with ``--df``/``--corpus`` and the shipped weights (or none, ``weights=False``)."""
     from repro.encoder import Encoder
 
     if weights and args.model:
-        return Encoder.load(_exists(args.model), vectors=args.vectors and _exists(args.vectors), progress=True)
+        return Encoder.load(_exists(args.model), vectors=args.vectors and _exists(args.vectors), progress=True,
+                            workers=_workers(args))
     if not args.vectors:
         raise InputError("--vectors", "required (word vectors to encode with)" + ("" if not weights else " unless --model is given"))
     if bool(args.df) == bool(args.corpus):
         raise InputError("--df/--corpus", "give exactly one: a df file, or a corpus to count document frequencies in")
     corpus = store.read_texts(args.corpus) if args.corpus else None
-    options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=True)
+    options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=True,
+                   workers=_workers(args))
     df = _exists(args.df) if args.df else None
     if weights:
         return Encoder.pretrained(_exists(args.vectors), df, **options)
