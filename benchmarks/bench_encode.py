@@ -5,7 +5,7 @@
 For each case, 100,000 texts of 20 words and 400-d unit vectors are written once (seed 0) to a
 temporary folder: ``vocab.txt`` + ``vectors.npy`` and ``texts.txt``. Every process reads the same
 files, splits the lines into token lists, and times token lists in, vectors out, the lookup of
-every word included, after one untimed warm-up. Rounds are interleaved: ours (in this process),
+every word included, after one untimed warm-up. Rounds are interleaved: ours (2 threads, in this process),
 fse with 1 worker, fse with 2 workers (each a subprocess of the side environment, timing inside
 itself: benchmarks/fse_average.py). Words are drawn with Zipf frequencies (p ~ 1/rank, the rank
 order shuffled against the row order), from
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
             make_case(folder, vocab, args.texts, args.length, args.dim, seed=0)
             words, matrix, texts = read_case(folder)
             freq = DocFreq.from_corpus(texts[:10_000])
-            enc = Encoder.pretrained((words, matrix), freq, normalize=False)
+            enc = Encoder.pretrained((words, matrix), freq, normalize=False, workers=2)  # as many as fse's
             mean = Encoder((words, matrix), freq, weights=np.ones(30, np.float32), normalize=False)
             enc.transform(texts[:1000])  # warm-up: the coefficient table, the thread pool
             times = {"ours": [], "fse_1": [], "fse_2": []}
