@@ -40,7 +40,7 @@ help:
 	@echo "make table1   - set up .venv and build results/table1.* from the default corpus"
 	@echo "make table2   - results/table2.* from tweets (the embedded real ones, or TWEETS=files)"
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
-	@echo "make test     - set up .venv and run the test suite"
+	@echo "make test     - set up .venv, check the import layers and run the test suite"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
 	@echo "make bench-gpu - the training epoch on a GPU, into the README's speed block"
@@ -54,12 +54,14 @@ $(STAMP): setup.cfg pyproject.toml
 
 install: $(STAMP)
 
+# the import layers of setup.cfg first (import-linter), then the suite
 test: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest
 
 # the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
 # already installed (no .venv is made then).
-GPU_TESTS := tests/test_model.py tests/test_losses.py tests/test_gram.py tests/test_train.py tests/test_jitting.py
+GPU_TESTS := tests/test_model.py tests/test_losses.py tests/test_forms.py tests/test_train.py tests/test_jitting.py
 test-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 	PYTHONPATH=$(CURDIR) REPRO_REQUIRE_GPU=1 $(PY) -m pytest $(GPU_TESTS)
 

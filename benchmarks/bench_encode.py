@@ -36,7 +36,7 @@ import numpy as np
 from repro import store
 from repro.encoder import SHIPPED, Encoder
 from repro.provenance import git_commit, hardware, versions
-from repro.wordfreq import DocFreq
+from repro.docfreq import DocFreq
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from repro import store
-from repro.text import Vocabulary
+from repro.layout import Layout
+from repro.vocabulary import Vocabulary
 
 
 def load_corpus(data: str) -> tuple[Vocabulary, np.ndarray]:
     """The corpus's vocabulary (words, df, N) and its word2vec table (V, d) float32."""
-    layout = store.Layout(data)
+    layout = Layout(data)
     words, table = store.load_vectors(layout.w2v)
     df, n_docs = store.load_df(layout.df, vocab_size=len(words))
     return Vocabulary(words, df, n_docs), np.asarray(table, np.float32)
 
 
 def load_split(data: str, setting: str, split: str):
-    return store.load_pairs(store.Layout(data).pairs(setting, split))
+    return store.load_pairs(Layout(data).pairs(setting, split))

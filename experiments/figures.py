@@ -20,7 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from repro import settings, store  # noqa: E402
-from repro.cli import run  # noqa: E402
+from repro.errors import run  # noqa: E402
+from repro.layout import Layout  # noqa: E402
 
 
 def _save(fig, results: str, name: str) -> list[str]:
@@ -75,7 +76,7 @@ def main(argv=None):
     ap.add_argument("--data", required=True)
     ap.add_argument("--results", required=True)
     args = ap.parse_args(argv)
-    layout = store.Layout(args.data)
+    layout = Layout(args.data)
     scores = store.load_scores(layout.scores("wiki20"), ("mean", "learned_median"))
     weights = {loss: store.load_model(layout.model("wiki20", loss))["weights"] for loss in settings.LOSSES}
     os.makedirs(args.results, exist_ok=True)

@@ -17,7 +17,8 @@ import time
 
 from experiments.common import load_corpus, load_split
 from repro import baselines, settings, store
-from repro.cli import run
+from repro.errors import run
+from repro.layout import Layout
 from repro.data import othervectors
 from repro.scoring import learned_pair_scores
 
@@ -32,7 +33,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     cfg = settings.setting(args.setting)
-    layout = store.Layout(args.data)
+    layout = Layout(args.data)
     vocab, table = load_corpus(args.data)
     idf = vocab.idf
     splits = {s: load_split(args.data, cfg.source, s) for s in ("validation", "test")}

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from repro import store
-from repro.cli import run
+from repro.errors import run
 from repro.provenance import git_commit
 
 
@@ -36,11 +36,10 @@ def main(argv=None) -> int:
     if old is not None and old.shape == weights.shape and np.array_equal(old, weights):
         print(f"weights: unchanged ({args.out} holds the {weights.size} weights of {args.model})")
         return 0
-    kappa = float(z["kappa"])
     meta = {
         "what": "learned weights of De Boom et al. (2016), Algorithm 1, for Encoder.pretrained",
-        "setting": args.setting, "loss": "median" if np.isfinite(kappa) else "contrastive",
-        "n_max": int(weights.size), "kappa": kappa if np.isfinite(kappa) else None,
+        "setting": args.setting, "loss": str(z["loss"]), "n_max": int(weights.size),
+        "kappa": float(z["kappa"]) if "kappa" in z else None, "kappa_source": str(z["kappa_source"]),
         "epochs": int(z["epochs"]), "lambda": float(z["lam"]), "distance": str(z["distance"]),
         "seed": int(z["seed"]) if "seed" in z else None,
         "train_pairs": int(z["train_pairs"]) if "train_pairs" in z else None,

@@ -21,8 +21,9 @@ from typing import NamedTuple
 import pandas as pd
 
 from repro import report, settings, store
-from repro.cli import InputError, run
-from repro.provenance import git_commit, hardware, versions
+from repro.errors import InputError, run
+from repro.layout import Layout
+from repro.provenance import git_commit, hardware, model_summary, versions
 from repro.store import read_json, read_json_if_any as _optional_json, write_json, write_text
 
 
@@ -64,10 +65,18 @@ def paper_markdown(table: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _kappa_note(m: dict) -> str:
+    """How a model's kappa was had, for the table's notes (nothing for the contrastive loss)."""
+    if m["kappa"] is None:
+        return ""
+    how = {"cv": "by 5-fold CV", "given": "given", "model": f"from {m.get('kappa_model', 'another model')}"}
+    return f", kappa {m['kappa']:g} {how.get(m['kappa_source'], m['kappa_source'])}"
+
+
 def provenance(args, results) -> dict:
-    layout = store.Layout(args.data)
+    layout = Layout(args.data)
     sources = sorted({settings.setting(s).source for s in results})
-    models = {f"{s}-{loss}": store.model_summary(store.load_model(layout.model(s, loss)))
+    models = {f"{s}-{loss}": model_summary(store.load_model(layout.model(s, loss)))
               for s in sources for loss in settings.LOSSES if os.path.exists(layout.model(s, loss))}
     scores = {s: _optional_json(os.path.splitext(layout.scores(s))[0] + ".json") for s in results}
     files = [layout.vectors, layout.df] + [layout.pairs(s, k) for s in sources for k in settings.SPLITS]
@@ -143,7 +152,7 @@ def readme_block(spec: Spec, md: str, pv: str, prov: dict) -> str:
     models = prov.get("models") or {}
     if models:
         lines += ["Learned weights: " + "; ".join(
-            f"{name}: {m['epochs']} epochs" + (f", kappa {m['kappa']:g} by 5-fold CV" if m["kappa"] is not None else "")
+            f"{name}: {m['epochs']} epochs" + _kappa_note(m)
             + (f", batches of {m['batch_related']} + {m['batch_related']}" if m.get("batch_related", 50) != 50 else "")
             for name, m in sorted(models.items())) + f" ({next(iter(models.values()))['distance']} distance).", ""]
     lines += [spec.paper_note, "", paper_markdown(spec.number), end]
@@ -161,7 +170,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     spec, cols = SPECS[args.table], titles(args.table)
-    results = {s: report.evaluate(store.load_scores(store.Layout(args.data).scores(s), settings.METHODS))
+    results = {s: report.evaluate(store.load_scores(Layout(args.data).scores(s), settings.METHODS))
                for s in cols}
     md = report.markdown(results, cols, ci=spec.ci)
     pv = report.pvalues_markdown(results, cols)

@@ -2,14 +2,17 @@
 
     python -m experiments.train_weights --data data --setting wiki20 --loss median --out data/models/wiki20-median.npz
 
-For the median loss kappa comes first from five-fold cross-validation with a grid search
-on the training split (all folds and kappas in one batched run), then the weights are
-trained on the whole training split by Algorithm 1 with the chosen kappa.
+The training split is prepared once (its data form built once), then :func:`repro.fit.fit`
+runs: for the median loss kappa comes from five-fold cross-validation with a grid search on
+the training split (all folds and kappas in batched runs), unless ``--kappa`` gives it or
+``--kappa-from`` takes it from another model's file; then Algorithm 1 trains the weights on
+the whole training split. The model file names its loss and where kappa came from.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -17,9 +20,17 @@ import numpy as np
 
 from experiments.common import load_corpus, load_split
 from repro import settings, store
-from repro.cli import InputError, run
-from repro.crossval import DEFAULT_GRID, select_kappa
-from repro.train import TrainConfig, fitting_batch, train
+from repro.errors import InputError, run
+from repro.fit import fit
+from repro.layout import Layout
+from repro.train import prepare
+
+
+def _grid(text: str) -> list[float]:
+    try:
+        return [float(k) for k in text.split(",")]
+    except ValueError:
+        raise InputError("--kappa-grid", f"not a list of numbers: {text!r}") from None
 
 
 def main(argv=None):
@@ -29,49 +40,58 @@ def main(argv=None):
     ap.add_argument("--loss", required=True, choices=settings.LOSSES)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--kappa-grid", default=",".join(str(k) for k in DEFAULT_GRID),
+    ap.add_argument("--kappa-grid", default=",".join(f"{k:g}" for k in settings.KAPPA_GRID),
                     help="comma-separated kappa values for the cross-validated grid search")
+    ap.add_argument("--kappa", type=float, help="the median loss's kappa (no search)")
+    ap.add_argument("--kappa-from", metavar="MODEL", help="take kappa from another median model's file (no search)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--distance", default="euclidean", choices=("euclidean", "sqeuclidean"))
     ap.add_argument("--max-epochs", type=int, default=100)
     ap.add_argument("--batch-related", type=int, default=50)
     args = ap.parse_args(argv)
+    if args.kappa is not None and args.kappa_from:
+        raise InputError("--kappa", "give --kappa or --kappa-from, not both")
+    kappa, source, extra = args.kappa, "given" if args.kappa is not None else None, {}
+    if args.kappa_from:
+        z = store.load_model(args.kappa_from)
+        if str(z["loss"]) != "median":
+            raise InputError(args.kappa_from, f"a {z['loss']} model has no kappa")
+        kappa, source = float(z["kappa"]), "model"
+        extra = dict(kappa_model=os.path.basename(args.kappa_from), kappa_model_sha256=store.sha256(args.kappa_from))
+    if kappa is not None and args.loss != "median":
+        raise InputError("--kappa", "the contrastive loss has no kappa")
 
     _, table = load_corpus(args.data)
     pairs = load_split(args.data, args.setting, "train")
+    t0 = time.perf_counter()
+    prepared = prepare(table, pairs, settings.setting(args.setting).n_max)
+    prepare_seconds = time.perf_counter() - t0
     try:
-        batch = fitting_batch(pairs.label, args.batch_related, args.folds if args.loss == "median" else 0)
+        result = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,
+                     seed=args.seed, batch_related=args.batch_related, distance=args.distance,
+                     max_epochs=args.max_epochs)
     except ValueError as err:
-        raise InputError(store.Layout(args.data).pairs(args.setting, "train"), str(err)) from None
+        raise InputError(Layout(args.data).pairs(args.setting, "train"), str(err)) from None
+    batch = result.config.batch_related
     if batch < args.batch_related:
         print(f"note: {int((pairs.label == 1).sum())} related and {int((pairs.label == 0).sum())} unrelated training "
               f"couples: batches of {batch} + {batch} instead of {args.batch_related} + {args.batch_related}",
               file=sys.stderr)
-    config = TrainConfig(loss=args.loss, distance=args.distance, max_epochs=args.max_epochs, batch_related=batch)
-    n_max = settings.setting(args.setting).n_max
-    meta = {}
-    t0 = time.perf_counter()
-    if args.loss == "median":
-        try:
-            grid = [float(k) for k in args.kappa_grid.split(",")]
-        except ValueError:
-            raise ValueError(f"--kappa-grid: not a list of numbers: {args.kappa_grid!r}") from None
-        cv = select_kappa(table, pairs, grid, folds=args.folds, config=config, n_max=n_max, seed=args.seed)
-        config = config._replace(kappa=cv.kappa)
-        meta = dict(cv_grid=cv.grid, cv_errors=cv.errors, cv_epochs=cv.epochs)
+    if result.cv is not None:
+        cv = result.cv
+        extra.update(cv_grid=cv.grid, cv_errors=cv.errors, cv_epochs=cv.epochs)
         print(f"kappa by {args.folds}-fold CV: {cv.kappa:g} (mean held-out split error per kappa: "
               + ", ".join(f"{k:g}: {e:.4f}" for k, e in zip(cv.grid, cv.errors.mean(axis=1))) + ")")
-    cv_seconds = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    result = train(table, pairs, config, n_max=n_max, seed=args.seed)
-    train_seconds = time.perf_counter() - t0
     print(f"{args.setting} {args.loss}: {result.epochs} epochs, final mean loss "
           f"{result.history[-1]:.5f}, weights {np.array2string(result.weights, precision=3)}")
+    if result.kappa is not None:
+        extra["kappa"] = result.kappa
     store.save_model(args.out, result.weights, history=result.history, etas=result.etas, epochs=result.epochs,
-                     kappa=config.kappa if args.loss == "median" else np.nan, lam=config.lam,
-                     distance=config.distance, seed=args.seed, train_pairs=pairs.size, cv_seconds=cv_seconds,
-                     train_seconds=train_seconds, batch_related=batch, **meta)
-    print(f"done in {cv_seconds + train_seconds:.1f} s")
+                     loss=result.loss, kappa_source=result.kappa_source, lam=result.config.lam,
+                     distance=result.config.distance, seed=args.seed, train_pairs=pairs.size,
+                     prepare_seconds=prepare_seconds, cv_seconds=result.seconds["kappa_cv"],
+                     train_seconds=result.seconds["train"], batch_related=batch, **extra)
+    print(f"done in {prepare_seconds + sum(result.seconds.values()):.1f} s")
 
 
 if __name__ == "__main__":

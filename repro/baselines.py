@@ -38,8 +38,7 @@ import scipy.sparse as sp
 
 from repro.checks import check_idf, check_lengths, check_table, check_tokens
 from repro.pairset import PairSet
-
-METHODS = ("tfidf", "mean", "max", "minmax", "mean_top30", "max_top30", "minmax_top30", "mean_idf")
+from repro.settings import BASELINES as METHODS
 EMBEDDING_METHODS = METHODS[1:]
 TOP_RULES = ("paper", "code")
 IDF_METHODS = ("tfidf", "mean_idf")

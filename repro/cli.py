@@ -20,14 +20,19 @@ evaluate      split error and JS of couples           :mod:`repro.commands.evalu
 
 The console script ``repro`` (setup.cfg) is the same command.
 
-Bad input raises :class:`InputError`; every command turns it into one line on stderr,
-``error: <file>: <cause>``, and exit status 1, and leaves no partial output.
+Bad input raises :class:`repro.errors.InputError`; :func:`repro.errors.run`, the one error path
+of every command, turns it into one line on stderr, ``error: <file>: <cause>``, and exit status
+1, and leaves no partial output. This module is the top of the library: it loads the command
+modules by name (``importlib``), and none of them imports it back (the import contract in
+setup.cfg, checked by ``make test``).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+
+from repro.errors import run
 
 COMMANDS = {
     "wikidump": ("repro.data.wikidump", "stream a Wikipedia dump into cleaned paragraphs"),
@@ -41,34 +46,6 @@ COMMANDS = {
     "train": ("repro.commands.train", "learn weights from labelled couples (an encoder file)"),
     "evaluate": ("repro.commands.evaluate", "split error and JS divergence of labelled couples"),
 }
-
-
-class InputError(ValueError):
-    """Bad input: ``str()`` is ``"<file>: <cause>"``, the one line a command prints."""
-
-    def __init__(self, path: str, cause: str):
-        super().__init__(path, cause)
-        self.path, self.cause = path, cause
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.cause}"
-
-
-def fail(err: BaseException, out: str = "") -> int:
-    """Print ``error: <file>: <cause>`` (or that ``out`` was interrupted) and return exit status 1."""
-    message = f"{out or 'run'}: interrupted (no output was completed)" if isinstance(err, KeyboardInterrupt) else str(err)
-    print(f"error: {message}", file=sys.stderr)
-    return 1
-
-
-def run(main, argv=None) -> int:
-    """Run ``main(argv)``; bad input (``ValueError``, ``OSError``) or an interrupt becomes one
-    line on stderr and exit status 1; a ``main`` that returns a status passes it through."""
-    try:
-        code = main(argv)
-    except (ValueError, OSError, KeyboardInterrupt) as err:
-        return fail(err)
-    return int(code or 0)
 
 
 def usage() -> str:

@@ -1,4 +1,4 @@
-"""kappa by five-fold cross-validation and grid search (paper, section 5.2).
+"""kappa by five-fold cross-validation and grid search (paper, section 5.2), on couples prepared once.
 
 The (kappa, fold) trainings run as ``vmap``-ed calls of the jitted Algorithm 1, all
 folds of ``KAPPAS_PER_CALL`` neighbouring kappas per call, and all their held-out
@@ -6,7 +6,9 @@ distances as one more jitted call. For
 each fold, weights are trained on the other four folds of the training split and scored
 on the held-out fold by its optimal split error (threshold and error both on that
 fold, the paper's "optimal split error"). The kappa with the lowest mean error wins;
-ties go to the smaller kappa.
+ties go to the smaller kappa. The training couples are a :class:`repro.train.Prepared`: the data
+form every fold's run reads is the one built once for the whole training split (folds are
+index sets into it), and the final run of :func:`repro.fit.fit` reads it too.
 """
 
 from __future__ import annotations
@@ -17,13 +19,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from repro import metrics
+from repro import metrics, settings
 from repro.jitting import jit
 from repro.scoring import _distances
-from repro.train import TrainConfig, _check_config, make_trainer, prepare
-from repro.pairset import PairSet
+from repro.train import Prepared, TrainConfig, _check_config, make_trainer
 
-DEFAULT_GRID = tuple(10.0 * 2.0**k for k in range(10))  # 10, 20, ..., 160, ..., 5120
 KAPPAS_PER_CALL = {"cpu": 2}
 """Kappas trained together in one ``vmap``-ed call (with all their folds), by JAX backend;
 a backend not listed takes the whole grid in one call. A batched ``while_loop`` runs until
@@ -79,20 +79,19 @@ def held_out_distances(w, table, a, b, len_a, len_b):
     return jnp.swapaxes(jax.lax.map(fold, (jnp.swapaxes(w, 0, 1), a, b, len_a, len_b)), 0, 1)
 
 
-def select_kappa(table, pairs: PairSet, grid=DEFAULT_GRID, *, folds: int = 5,
-                 config: TrainConfig = TrainConfig(), n_max: int | None = None,
-                 seed: int = 0) -> CVResult:
-    """Grid search of kappa for the median loss with ``folds``-fold cross-validation."""
-    config = config._replace(loss="median")
+def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5,
+                 config: TrainConfig = TrainConfig(), seed: int = 0) -> CVResult:
+    """Grid search of the median loss's kappa with ``folds``-fold cross-validation on the
+    prepared training couples (``config.loss`` must be "median")."""
+    if config.loss != "median":
+        raise ValueError(f"loss: kappa is the median loss's; the {config.loss!r} loss has none to select")
     _check_config(config)
     grid = np.asarray(grid, dtype=np.float32)
     if grid.ndim != 1 or grid.size == 0 or not np.all(grid > 0):
         raise ValueError("grid must be a non-empty list of positive kappa values")
     if folds < 2:
         raise ValueError(f"folds must be at least 2, got {folds}")
-    n_max = pairs.width if n_max is None else int(n_max)
-    data = prepare(table, pairs, config=config, n_max=n_max)
-    table = jnp.asarray(table, jnp.float32)
+    pairs, data, table, n_max = prepared.pairs, prepared.form, prepared.table, prepared.n_max
     tr_rel, tr_unrel, held = fold_indices(pairs.label, folds, seed)
     if min(tr_rel.shape[1], tr_unrel.shape[1]) < config.batch_related:
         raise ValueError(

@@ -17,7 +17,7 @@ Example::
 
 **Out-of-vocabulary policy.** A word without a vector is dropped and does not count in n: the
 mean divides by the known words only (as :func:`repro.model.represent` on
-:meth:`repro.text.Vocabulary.to_rows`). A text with no known word becomes the **zero vector**,
+:meth:`repro.vocabulary.Vocabulary.to_rows`). A text with no known word becomes the **zero vector**,
 and ``transform`` warns (:class:`EmptyTextWarning`) with how many texts that hit.
 
 **Vectors** are scaled to unit length by default (``normalize=True``): the shipped weights were
@@ -36,9 +36,11 @@ import numpy as np
 from repro import gathersum
 from repro.ranklookup import RankLookup
 from repro.checks import check_weights
-from repro.cli import InputError
-from repro.text import Vocabulary, fingerprint, tokenise
-from repro.wordfreq import DocFreq
+from repro.errors import InputError
+from repro.text import fingerprint, tokenise
+from repro.vocabulary import Vocabulary
+from repro.docfreq import DocFreq
+from repro.vectors import load_word_vectors
 
 #: The shipped weights: median loss, variable-length Wikipedia setting (make weights).
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-median.npz")
@@ -57,27 +59,11 @@ class EmptyTextWarning(UserWarning):
     """Some texts had no word with a vector: their vectors are zero."""
 
 
-def load_word_vectors(vectors, *, normalize: bool = True, lowercase: bool = False):
-    """(words, (V, d) float32 matrix, source path or None) of a gensim ``KeyedVectors``, a
-    ``(words, matrix)`` pair, or a path: word2vec binary (``.bin``), word2vec text, GloVe text,
-    or a :func:`repro.store.save_vectors` folder."""
-    from repro.data.embeddings import normalise
-    from repro.data.othervectors import _checked, load_other_vectors, lowercase_vocabulary
-
-    if isinstance(vectors, (str, os.PathLike)):
-        path = os.fspath(vectors)
-        words, matrix = load_other_vectors(path, normalize=normalize, lowercase=lowercase)
-        return words, matrix, os.path.abspath(path)
-    if hasattr(vectors, "index_to_key") and hasattr(vectors, "vectors"):  # gensim KeyedVectors
-        words, matrix = list(vectors.index_to_key), vectors.vectors
-    elif isinstance(vectors, tuple) and len(vectors) == 2:
-        words, matrix = vectors
-    else:
-        raise ValueError(f"vectors: expected KeyedVectors, a (words, matrix) pair or a path, got {type(vectors).__name__}")
-    words, matrix = _checked("vectors", list(words), np.asarray(matrix))
-    if lowercase:
-        words, matrix = lowercase_vocabulary(words, matrix)
-    return words, (normalise(matrix) if normalize else matrix), None
+def _vectors(vectors, normalize: bool, lowercase: bool):
+    """(words, (V, d) float32 matrix, source path or None) by :func:`repro.vectors.load_word_vectors`."""
+    words, matrix = load_word_vectors(vectors, normalize=normalize, lowercase=lowercase)
+    path = os.path.abspath(os.fspath(vectors)) if isinstance(vectors, (str, os.PathLike)) else None
+    return words, matrix, path
 
 
 def _docfreq(df, corpus) -> DocFreq:
@@ -101,7 +87,7 @@ class Encoder:
       vectors: gensim ``KeyedVectors``, ``(words, matrix)``, or a path (word2vec binary or
         text, GloVe text, or a :func:`repro.store.save_vectors` folder).
       df: document frequencies: a df file (:func:`repro.store.save_word_df`), a
-        :class:`repro.wordfreq.DocFreq` or a :class:`repro.text.Vocabulary`. Or ``corpus``:
+        :class:`repro.docfreq.DocFreq` or a :class:`repro.vocabulary.Vocabulary`. Or ``corpus``:
         texts (one per document) to count them in.
       weights: (n_max,) learned weights; None until :meth:`fit` (or use :meth:`pretrained`).
       n_max: number of weights :meth:`fit` learns (the variable-length setting's 30).
@@ -115,7 +101,7 @@ class Encoder:
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = 30, normalize: bool = True,
                  lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None, progress: bool = False):
-        words, matrix, source = load_word_vectors(vectors, normalize=normalize, lowercase=lowercase)
+        words, matrix, source = _vectors(vectors, normalize, lowercase)
         freq = _docfreq(df, corpus)
         self._setup(words, matrix, freq.onto(words), freq.n_docs, weights, n_max,
                     dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source))
@@ -166,7 +152,7 @@ class Encoder:
 
     @property
     def fingerprint(self) -> str:
-        """SHA-256 of the vector words in order (:meth:`repro.text.Vocabulary.fingerprint`)."""
+        """SHA-256 of the vector words in order (:meth:`repro.vocabulary.Vocabulary.fingerprint`)."""
         return self.vocabulary.fingerprint()
 
     # ---- encoding -------------------------------------------------------------------------
@@ -242,41 +228,37 @@ class Encoder:
 
     def fit(self, couples, labels, loss: str = "median", kappa: float | None = None, *, seed: int = 0,
             folds: int = 5, grid=None, batch_related: int = 50, **config) -> "Encoder":
-        """Learn the weights by Algorithm 1 (paper, section 5.2) on related (label 1) and unrelated
-        (label 0) couples of texts.
+        """Learn the weights by :func:`repro.fit.fit` (paper, section 5.2) on related (label 1) and
+        unrelated (label 0) couples of texts.
 
         ``loss``: "median" (eq. 8) or "contrastive" (eq. 5). For the median loss ``kappa`` is
-        given, or chosen by ``folds``-fold cross-validation over ``grid`` (default: 10 .. 5120).
-        Couples with a text without known words are dropped (with a warning). Batches hold
-        ``batch_related`` couples of each class, fewer when a class is too small. Other
-        :class:`repro.train.TrainConfig` fields pass through ``config``.
+        given, or chosen by ``folds``-fold cross-validation over ``grid`` (default:
+        :data:`repro.settings.KAPPA_GRID`). Couples with a text without known words are dropped
+        (with a warning). Batches hold ``batch_related`` couples of each class, fewer when a
+        class is too small. Other :class:`repro.train.TrainConfig` fields pass through ``config``.
         """
-        from repro.crossval import DEFAULT_GRID, select_kappa
-        from repro.train import TrainConfig, fitting_batch, train
+        from repro import settings
+        from repro.fit import fit
+        from repro.train import prepare
 
         pairs, dropped = self.couples_to_pairs(couples, labels)
         if dropped:
             warnings.warn(EmptyTextWarning(f"{dropped} couple(s) dropped: a text has no word with a vector"),
                           stacklevel=2)
-        cv = loss == "median" and kappa is None
+        prepared = prepare(self._table[:-1], pairs, self.n_max, name="couples")
         try:
-            batch = fitting_batch(pairs.label, batch_related, folds if cv else 0)
+            result = fit(prepared, loss, kappa, grid=settings.KAPPA_GRID if grid is None else grid, folds=folds,
+                         seed=seed, batch_related=batch_related, **config)
         except ValueError as err:
             raise ValueError(f"couples: {err}") from None
-        cfg = TrainConfig(loss=loss, batch_related=batch, **config)
-        table = self._table[:-1]
         info: dict = {"loss": loss, "seed": seed, "couples": pairs.size, "dropped": dropped,
-                      "batch_related": cfg.batch_related}
-        if cv:
-            result = select_kappa(table, pairs, DEFAULT_GRID if grid is None else grid, folds=folds, config=cfg,
-                                  n_max=self.n_max, seed=seed)
-            kappa = result.kappa
-            info.update(kappa_grid=result.grid.tolist(), kappa_cv_errors=result.errors.mean(axis=1).tolist())
-        if kappa is not None:
-            cfg = cfg._replace(kappa=float(kappa))
-            info["kappa"] = float(kappa)
-        result = train(table, pairs, cfg, n_max=self.n_max, seed=seed)
-        info.update(epochs=int(result.epochs), distance=cfg.distance, final_mean_loss=float(result.history[-1]))
+                      "batch_related": result.config.batch_related, "kappa_source": result.kappa_source}
+        if result.cv is not None:
+            info.update(kappa_grid=result.cv.grid.tolist(), kappa_cv_errors=result.cv.errors.mean(axis=1).tolist())
+        if result.kappa is not None:
+            info["kappa"] = float(result.kappa)
+        info.update(epochs=int(result.epochs), distance=result.config.distance,
+                    final_mean_loss=float(result.history[-1]))
         self._set_weights(result.weights)
         self.provenance_ = {"fit": info}
         return self
@@ -303,10 +285,12 @@ class Encoder:
         from repro import store
 
         arrays, meta = store.load_encoder(path)
+        if not np.array_equal(arrays["idf"], DocFreq([], arrays["df"], arrays["n_docs"]).idf()):
+            raise InputError(path, "the idf table does not match the document frequencies")
         source = vectors if vectors is not None else meta.get("vectors")
         if source is None:
             raise InputError(path, "saved from in-memory vectors: pass vectors= (the same words, in the same order)")
-        words, matrix, src = load_word_vectors(source, normalize=meta.get("normalize", True),
+        words, matrix, src = _vectors(source, normalize=meta.get("normalize", True),
                                                lowercase=meta.get("lowercase", False))
         enc = cls.__new__(cls)
         if len(words) != meta["vocab_size"] or fingerprint(words) != meta["fingerprint"]:

@@ -9,7 +9,7 @@ without that array, chunk by chunk, so memory stays bounded in the number of tex
    sentinel V. The embedding table is kept with its rows in rank order (plus a zero row V), so
    a rank is also a table row.
 2. **Order.** Sorting each text's ranks ascending is the paper's descending-idf order (ties by
-   the word, as :class:`repro.text.Vocabulary` breaks them), and pushes unknown words and
+   the word, as :class:`repro.vocabulary.Vocabulary` breaks them), and pushes unknown words and
    padding (the sentinel) to the end. n counts the known words only.
 3. **Coefficients.** z_j / n depends only on (n, j): one small table for every length
    (:func:`coefficient_table`, from :func:`repro.model.interpolated_weights`).

@@ -11,12 +11,15 @@ I_j = linspace(0, n_max - 1, n)[j] and
 
     z_j = (w[ceil I_j] - w[floor I_j]) (I_j - floor I_j) / (ceil I_j - floor I_j + eps) + w[floor I_j]
 
-with eps = 1e-5, evaluated as the linear map z = B(n) w (:func:`_interpolation_matrix`). The paper adds w[ceil I_j] at the end, an evident typo: with it an
-integer position would not give back its own weight.
+with eps = 1e-5, evaluated as the linear map z = B(n) w (:func:`_interpolation_matrix`). The
+paper adds w[ceil I_j] at the end, an evident typo: with it an integer position would not give
+back its own weight.
 
 Everything here is a pure function on arrays. The public functions check their inputs
 on the host and raise ``ValueError`` naming the argument; the ``_`` versions are the
-jit-friendly cores used inside training.
+jit-friendly cores, without checks, that other jitted code builds on: the data forms of
+training (:mod:`repro.forms`), the scoring of couples (:mod:`repro.scoring`, also behind the
+held-out folds of :mod:`repro.crossval`) and the encoder's sums (:mod:`repro.gathersum`, through :func:`interpolated_weights`).
 """
 
 from __future__ import annotations

@@ -36,19 +36,3 @@ class PairSet(NamedTuple):
     def take(self, index) -> "PairSet":
         """The couples at ``index`` (an integer array or a boolean mask)."""
         return PairSet(*(np.asarray(x)[index] for x in self))
-
-
-def concat(parts: list[PairSet]) -> PairSet:
-    """Stack PairSets of possibly different widths (narrower ones are 0-padded)."""
-    width = max(p.width for p in parts)
-
-    def pad(x):
-        return np.pad(x, ((0, 0), (0, width - x.shape[1])))
-
-    return PairSet(
-        np.concatenate([pad(p.a) for p in parts]).astype(np.int32),
-        np.concatenate([pad(p.b) for p in parts]).astype(np.int32),
-        np.concatenate([p.len_a for p in parts]).astype(np.int32),
-        np.concatenate([p.len_b for p in parts]).astype(np.int32),
-        np.concatenate([p.label for p in parts]).astype(np.int8),
-    )

@@ -59,6 +59,12 @@ TABLE_SETTINGS = {t: tuple(s.name for s in SETTINGS.values() if s.table == t) fo
 SPLITS = ("train", "validation", "test")
 LOSSES = ("contrastive", "median")
 
+#: The median loss's kappa (eq. 8) is chosen from this grid by five-fold cross-validation on the
+#: training split (paper, section 5.2: "cross-validation and grid search"; 10, 20, ..., 5120,
+#: which holds the original code's 160). The one default of kappa: every caller of
+#: :func:`repro.fit.fit` takes it from here.
+KAPPA_GRID = tuple(10.0 * 2.0**k for k in range(10))
+
 
 def setting(name: str) -> Setting:
     """The setting called ``name``; ``ValueError`` naming the known ones otherwise."""

@@ -2,7 +2,7 @@
 
 Writers put the bytes under a temporary name beside the target and rename it when complete,
 so an interrupted run never leaves a file that looks complete and is not. Loaders raise
-:class:`repro.cli.InputError` (a ``ValueError``) whose text is ``"<file>: <cause>"``.
+:class:`repro.errors.InputError` (a ``ValueError``) whose text is ``"<file>: <cause>"``.
 
 =============  ==========================================  ================================
 format         file                                        reader / writer
@@ -23,7 +23,7 @@ weights        ``*.npz`` (``weights``) + ``.json``          :func:`load_weights`
 encoder        ``*.npz`` + ``.json`` (:mod:`repro.encoder`)  :func:`load_encoder`, :func:`save_encoder`
 =============  ==========================================  ================================
 
-:class:`Layout` names the paths of all of them under one data folder. numpy is imported
+Where each file lives under a data folder is :class:`repro.layout.Layout`. numpy is imported
 inside the functions: the Wikipedia extractor uses this module and must not start numpy's
 threads before it forks its workers (:func:`repro.data.parallel.mp_context`).
 """
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     import numpy as np
 
-from repro.cli import InputError
+from repro.errors import InputError
 
 # ---- atomic writers --------------------------------------------------------------------------
 
@@ -383,39 +383,33 @@ def write_couples(path: str, related, unrelated, fmt: str = "jsonl") -> None:
 
 # ---- learned weights ---------------------------------------------------------------------------
 
-MODEL_KEYS = ("weights", "history", "etas", "epochs", "kappa", "lam", "distance")
+MODEL_KEYS = ("weights", "history", "etas", "epochs", "loss", "kappa_source", "lam", "distance")
 
 
 def save_model(path: str, weights, **meta) -> None:
-    """Learned weights and how they were made (``history``, ``epochs``, ``kappa`` (NaN for the
-    contrastive loss), ``lam``, ``distance``, seeds, timings, cross-validation arrays)."""
+    """Learned weights and how they were made: ``history``, ``etas``, ``epochs``, ``loss``,
+    ``kappa_source`` (:data:`repro.fit.KAPPA_SOURCES`), ``kappa`` (the median loss only),
+    ``lam``, ``distance``, seeds, timings, cross-validation arrays."""
     import numpy as np
 
     write_npz(path, weights=np.asarray(weights, np.float32), **meta)
 
 
 def load_model(path: str) -> dict:
-    """The arrays of :func:`save_model`; ``weights`` checked to be a finite 1-D vector."""
-    z = _open_npz(path, MODEL_KEYS, "model")
-    z["weights"] = _checked_weights(path, z["weights"])
-    return z
-
-
-def model_summary(z: dict) -> dict:
-    """The provenance of one model file, as plain JSON values."""
+    """The arrays of :func:`save_model`, checked: finite 1-D weights, a known loss, and a kappa
+    exactly when the loss is the median loss."""
     import numpy as np
 
-    out = {
-        "kappa": None if np.isnan(z["kappa"]) else float(z["kappa"]), "epochs": int(z["epochs"]),
-        "final_mean_loss": float(z["history"][-1]), "weights": z["weights"].tolist(),
-        "train_pairs": int(z["train_pairs"]), "lambda": float(z["lam"]), "distance": str(z["distance"]),
-        "seconds": {"kappa_cv": float(z["cv_seconds"]), "train": float(z["train_seconds"])},
-    }
-    if "batch_related" in z:
-        out["batch_related"] = int(z["batch_related"])
-    if "cv_grid" in z:
-        out.update(cv_grid=z["cv_grid"].tolist(), cv_mean_errors=z["cv_errors"].mean(axis=1).tolist())
-    return out
+    z = _open_npz(path, MODEL_KEYS, "model")
+    z["weights"] = _checked_weights(path, z["weights"])
+    loss, source = str(z["loss"]), str(z["kappa_source"])
+    if loss not in ("median", "contrastive"):
+        raise InputError(path, f"unknown loss {loss!r}")
+    has_kappa = "kappa" in z and np.ndim(z["kappa"]) == 0 and np.isfinite(z["kappa"]) and float(z["kappa"]) > 0
+    if (loss == "median") != has_kappa or (source == "none") != (loss == "contrastive"):
+        raise InputError(path, f"a {loss} model with kappa source {source!r} must "
+                               + ("hold a positive kappa" if loss == "median" else "hold no kappa"))
+    return z
 
 
 # ---- scores --------------------------------------------------------------------------------------
@@ -457,7 +451,7 @@ def load_word_df(path: str) -> tuple[list[str], "np.ndarray", int]:  # noqa: F82
     z = _open_npz(path, ("df", "n_docs"), "df")
     if "words" not in z:
         raise InputError(path, "a df file without its words (a data folder's df.npz goes with its "
-                               "w2v/vocab.txt: use repro.text.Vocabulary.load(vocab, df))")
+                               "w2v/vocab.txt: use repro.vocabulary.Vocabulary.load(vocab, df))")
     words, df, n_docs = [str(w) for w in z["words"]], z["df"].astype(np.int64), int(z["n_docs"])
     if df.shape != (len(words),) or len(set(words)) != len(words):
         raise InputError(path, f"{df.shape[0] if df.ndim else 0} frequencies for {len(words)} words, or a word twice")
@@ -506,10 +500,9 @@ def save_encoder(path: str, arrays: dict, meta: dict) -> None:
 
 
 def load_encoder(path: str) -> tuple[dict, dict]:
-    """(arrays, meta) of :func:`save_encoder`, checked against each other."""
+    """(arrays, meta) of :func:`save_encoder`, checked against each other (the idf table against
+    the document frequencies is checked by :meth:`repro.encoder.Encoder.load`)."""
     import numpy as np
-
-    from repro.idf import idf
 
     meta_path = os.path.splitext(path)[0] + ".json"
     z = _open_npz(path, ENCODER_KEYS, "encoder")
@@ -523,57 +516,9 @@ def load_encoder(path: str) -> tuple[dict, dict]:
     df, n_docs = z["df"].astype(np.int64), int(z["n_docs"])
     if df.shape != (meta["vocab_size"],) or z["idf"].shape != df.shape:
         raise InputError(path, f"{df.shape[0] if df.ndim else 0} frequencies for a {meta['vocab_size']}-word vocabulary")
-    if n_docs <= 0 or (df < 0).any() or not np.array_equal(z["idf"], idf(df, n_docs)):
-        raise InputError(path, "the idf table does not match the document frequencies")
+    if n_docs <= 0 or (df < 0).any():
+        raise InputError(path, "inconsistent document frequencies (need df >= 0, n_docs > 0)")
     if z["weights"].shape[0] != meta["n_max"]:
         raise InputError(path, f"{z['weights'].shape[0]} weights but n_max {meta['n_max']} in {meta_path}")
     z["df"], z["n_docs"] = df, n_docs
     return z, meta
-
-
-# ---- where everything lives -----------------------------------------------------------------------
-
-
-class Layout(NamedTuple):
-    """The files of one data folder (the Makefile's ``DATA``), stage by stage."""
-
-    root: str = "data"
-
-    def path(self, *parts: str) -> str:
-        return os.path.join(self.root, *parts)
-
-    @property
-    def paragraphs(self) -> str:
-        return self.path("paragraphs.tsv")
-
-    @property
-    def w2v(self) -> str:
-        return self.path("w2v")
-
-    @property
-    def vocab(self) -> str:
-        return self.path("w2v", "vocab.txt")
-
-    @property
-    def vectors(self) -> str:
-        return self.path("w2v", "vectors.npy")
-
-    @property
-    def df(self) -> str:
-        return self.path("df.npz")
-
-    def pairs(self, setting: str, split: str) -> str:
-        return self.path(setting, f"{split}.npz")
-
-    def pairs_summary(self, setting: str) -> str:
-        return self.path(setting, "summary.json")
-
-    def model(self, setting: str, loss: str) -> str:
-        return self.path("models", f"{setting}-{loss}.npz")
-
-    def scores(self, setting: str) -> str:
-        return self.path("scores", f"{setting}.npz")
-
-    @property
-    def timings(self) -> str:
-        return self.path("timings")

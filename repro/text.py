@@ -1,45 +1,89 @@
-"""From text to token rows: the vocabulary, its idf order, and the padded rows the model reads.
+"""Text by the paper's rules, and texts as the padded, idf-sorted token rows the model reads.
 
-A text is represented by the word indices of its in-vocabulary words sorted by descending
-idf (paper, section 3.1), ties broken by the word string ascending (the original code sorts
-(df, word) tuples), padded on the right with 0 to a common width.
+**The text rules** (paper, section 4.1; the original code's cleaner), shared by the Wikipedia
+stage (:mod:`repro.data.clean`), the tweet stage (:mod:`repro.data.tweetclean`) and the
+encoder: :func:`clean` lower-cases, turns numbers into ``0`` (:func:`replace_numbers`, the
+code's :data:`NUMBER_RE`: optional sign, ``[digits,]*``, ``\\.*``, digits become the single
+character ``0``), turns every character outside ``[a-z0-9_]`` into a space (so, as in the
+Python 2 byte-string original, a non-ASCII character splits a word) and collapses whitespace;
+:func:`tokenise` splits the result.
 
-:class:`Vocabulary` holds the words, their document frequencies and N, hence idf
-(paper, eq. 1, :func:`repro.idf.idf`) and every word's idf rank. :meth:`Vocabulary.to_rows`
-turns texts (raw strings, cleaned by the paper's rules, or token lists) into rows and
-lengths; :func:`pack_texts` does the same for a flat array of many texts at once.
+**Token rows.** A text is represented by the word indices of its in-vocabulary words sorted by
+descending idf (paper, section 3.1), ties broken by the word string ascending (the original
+code sorts (df, word) tuples), padded on the right with 0 to a common width:
+:func:`sort_text` for one text, :func:`pack_texts` for a flat array of many at once, given
+every word's idf rank (:class:`repro.vocabulary.Vocabulary` holds it).
+
+numpy is imported inside the functions: the Wikipedia extractor uses this module and must not
+start numpy's threads before it forks its workers (:func:`repro.data.parallel.mp_context`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable, Sequence
+import re
+from typing import TYPE_CHECKING, Iterable
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from repro.idf import idf as idf_from_df
+#: The original code's number rule, on ASCII digits only (Python 2 byte-string ``\d``).
+NUMBER_RE = re.compile(r"[+-]?[0-9,]*\.*[0-9]+")
 
-
-def idf_order_rank(words: Sequence[str], df, n_docs: int) -> np.ndarray:
-    """rank[i] = position of word i when sorted by descending idf, ties by the word ascending."""
-    values = idf_from_df(df, n_docs)
-    order = np.lexsort((np.asarray(words, dtype=object).astype(str), -values))
-    rank = np.empty(len(words), dtype=np.int64)
-    rank[order] = np.arange(len(words))
-    return rank
+# Every match of NUMBER_RE lies inside a maximal run of [-+0-9,.] characters that holds a
+# digit; such a run is found fast from its first digit and then extended to the left.
+_DIGIT_RUN = re.compile(r"[0-9][-+0-9,.]*")
+_NON_WORD = re.compile(r"[^a-z0-9_]+")
 
 
-def sort_text(ids, rank: np.ndarray) -> np.ndarray:
+def replace_numbers(text: str) -> str:
+    """Apply the original code's number rule: "1,234.5" -> "0", "1990s" -> "0s", "h2o" -> "h0o"."""
+    out, pos = [], 0
+    for m in _DIGIT_RUN.finditer(text):
+        start = m.start()
+        while start > pos and text[start - 1] in "-+,.":
+            start -= 1
+        out.append(text[pos:start])
+        out.append(NUMBER_RE.sub("0", text[start : m.end()]))
+        pos = m.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def clean(text: str) -> str:
+    """Lower case, numbers to ``0``, characters outside ``[a-z0-9_]`` to spaces, whitespace collapsed.
+
+    Non-ASCII characters become spaces before lower-casing, which is what the original
+    Python 2 code did to bytes (and keeps, say, the Kelvin sign from turning into a ``k``).
+    """
+    text = text.encode("ascii", "replace").decode("ascii").lower()  # non-ASCII -> '?' -> space
+    text = replace_numbers(text)
+    return " ".join(_NON_WORD.sub(" ", text).split())
+
+
+def tokenise(text: str) -> list[str]:
+    """A raw text cleaned by the paper's rules (:func:`clean`) and split on spaces."""
+    return clean(text).split()
+
+
+def sort_text(ids, rank: "np.ndarray") -> "np.ndarray":
     """Word indices of one text in descending-idf order (word-string tie-break)."""
+    import numpy as np
+
     ids = np.asarray(ids, dtype=np.int64)
     return ids[np.argsort(rank[ids], kind="stable")]
 
 
-def pack_texts(flat: np.ndarray, lengths: np.ndarray, rank: np.ndarray, width: int) -> np.ndarray:
+def pack_texts(flat: "np.ndarray", lengths: "np.ndarray", rank: "np.ndarray", width: int) -> "np.ndarray":
     """Every text sorted by descending idf and 0-padded: a (number of texts, width) int32 array.
 
-    ``flat`` holds the texts' word indices one text after the other, ``lengths`` their lengths.
+    ``flat`` holds the texts' word indices one text after the other, ``lengths`` their lengths,
+    ``rank`` every word's idf rank (:func:`repro.vocabulary.idf_order_rank`).
     """
+    import numpy as np
+
     flat = np.asarray(flat, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
     if lengths.size and lengths.max() > width:
@@ -58,76 +102,3 @@ def fingerprint(words: Iterable[str]) -> str:
     for w in words:
         h.update(w.encode("utf-8") + b"\n")
     return h.hexdigest()
-
-
-def tokenise(text: str) -> list[str]:
-    """A raw text cleaned by the paper's rules (lower case, numbers to ``0``, characters outside
-    ``[a-z0-9_]`` to spaces; :func:`repro.data.clean.clean_paragraph`) and split on spaces."""
-    from repro.data.clean import clean_paragraph
-
-    return clean_paragraph(text).split()
-
-
-class Vocabulary:
-    """Words with their document frequencies: idf, idf rank, and texts to token rows.
-
-    Args:
-      words: the vocabulary, row order of the embedding table.
-      df: (V,) document frequencies (a document is one paragraph, as in the original code).
-      n_docs: N, the number of documents.
-    """
-
-    def __init__(self, words: Sequence[str], df, n_docs: int):
-        self.words = list(words)
-        self.df = np.asarray(df, dtype=np.int64)
-        if self.df.shape != (len(self.words),):
-            raise ValueError(f"df: shape {self.df.shape} does not match {len(self.words)} words")
-        self.n_docs = int(n_docs)
-        self.idf = idf_from_df(self.df, self.n_docs)  # (V,) float64, paper eq. 1
-        self.rank = idf_order_rank(self.words, self.df, self.n_docs)  # (V,) int64
-        self.index = {w: i for i, w in enumerate(self.words)}
-        if len(self.index) != len(self.words):
-            raise ValueError("words: the vocabulary lists a word twice")
-
-    @classmethod
-    def load(cls, vocab_path: str, df_path: str) -> "Vocabulary":
-        """From a ``vocab.txt`` and a ``df.npz`` (:mod:`repro.store`), checked against each other."""
-        from repro import store
-
-        words = store.read_vocab(vocab_path)
-        df, n_docs = store.load_df(df_path, vocab_size=len(words))
-        return cls(words, df, n_docs)
-
-    def __len__(self) -> int:
-        return len(self.words)
-
-    def fingerprint(self) -> str:
-        """SHA-256 of the words in order (:func:`fingerprint`)."""
-        return fingerprint(self.words)
-
-    def ids(self, tokens: Iterable[str]) -> list[int]:
-        """Indices of the in-vocabulary tokens; out-of-vocabulary ones are dropped (not counted)."""
-        get = self.index.get
-        return [i for i in (get(t) for t in tokens) if i is not None]
-
-    def to_rows(self, texts, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Texts to idf-sorted, 0-padded token rows.
-
-        Args:
-          texts: raw strings (cleaned and tokenised by :func:`tokenise`) or token lists.
-          width: columns of the rows; defaults to the longest text (at least 1).
-        Returns:
-          rows (N, width) int32 and lengths (N,) int32, the number of in-vocabulary words.
-        """
-        flat: list[int] = []
-        lengths = []
-        for t in texts:
-            ids = self.ids(tokenise(t) if isinstance(t, str) else t)
-            flat.extend(ids)
-            lengths.append(len(ids))
-        lengths = np.asarray(lengths, dtype=np.int32)
-        longest = int(lengths.max()) if lengths.size else 0
-        width = max(longest, 1) if width is None else int(width)
-        if longest > width:
-            raise ValueError(f"texts: a text has {longest} in-vocabulary words, more than the width {width}")
-        return pack_texts(np.asarray(flat, dtype=np.int64), lengths, self.rank, width), lengths

@@ -2,7 +2,10 @@
 
 The whole run is a ``lax.while_loop`` over epochs around a ``lax.scan`` over batches, so
 nothing runs per batch in Python and nothing recompiles between epochs; the same program
-``vmap``s over kappa values and cross-validation folds (:func:`select_kappa`).
+``vmap``s over kappa values and cross-validation folds (:func:`repro.crossval.select_kappa`).
+It reads the couples in one of the data forms of :mod:`repro.forms`, built once by
+:func:`prepare` and shared by every kappa, fold and the final run; :func:`repro.fit.fit`
+chains the kappa search and the final run.
 
 Algorithm 1 (paper, section 5.2), with the choices recorded in docs/FIDELITY.md:
   w <- 0.5; eta <- 0.01; L_old <- inf
@@ -23,19 +26,20 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from repro import gram
+from repro import forms
 from repro.jitting import jit
 from repro import losses as L
 from repro.checks import check_pairs, check_table
-from repro.model import HIGHEST, _mean_weights, init_weights
+from repro.model import init_weights
 from repro.pairset import PairSet
 
 
 class TrainConfig(NamedTuple):
-    """Hyperparameters of Algorithm 1; the defaults are the paper's (section 5.2)."""
+    """Hyperparameters of Algorithm 1; the defaults are the paper's (section 5.2). The median
+    loss's kappa is not one of them: it is an argument of the run (traced), chosen by
+    :func:`repro.fit.fit`."""
 
     loss: str = "median"  # "median" (eq. 8) or "contrastive" (eq. 5)
-    kappa: float = 160.0  # scale of the median loss
     lam: float = 1e-3  # L2 strength lambda
     distance: str = "euclidean"  # or "sqeuclidean" (the original code)
     eta: float = 0.01  # initial learning rate
@@ -43,8 +47,6 @@ class TrainConfig(NamedTuple):
     tol: float = 5e-4  # stop once eta is low and the mean loss improves by less than this
     batch_related: int = 50  # related couples per batch (as many unrelated ones)
     max_epochs: int = 100  # safety bound on the number of epochs
-    data_form: str = "auto"  # "gather", "gram", "quadratic", or "auto": quadratic while it fits gram_budget
-    gram_budget: float = 4e9  # bytes the quadratic form may take under "auto"
 
 
 class TrainResult(NamedTuple):
@@ -54,45 +56,26 @@ class TrainResult(NamedTuple):
     epochs: int
 
 
-class Data(NamedTuple):
-    """Device arrays the trainer reads: the table and the couples' token rows."""
+class Prepared(NamedTuple):
+    """Training couples prepared once (:func:`prepare`): checked, on the device, in one data form."""
 
-    table: jnp.ndarray  # (V, d)
-    a: jnp.ndarray  # (P, W)
-    b: jnp.ndarray  # (P, W)
-    len_a: jnp.ndarray  # (P,)
-    len_b: jnp.ndarray  # (P,)
+    form: tuple  # the data form of repro.forms that Algorithm 1 reads
+    table: jnp.ndarray  # (V, d) float32 on the device, for scoring held-out couples
+    pairs: PairSet  # the couples on the host (labels, token rows)
+    n_max: int  # number of weights
 
-
-DATA_FORMS = ("auto", "gather", "gram", "quadratic")
-
-
-def sq_distances(w, data, index):
-    """Squared distances d^2(t(a), t(b)) of the couples ``index``, from any data form.
-
-    In the gather form the table is read (a gather) but never differentiated: the
-    gradient with respect to ``w`` runs through contractions only.
-    """
-    if isinstance(data, Data):
-        # t_a - t_b in one contraction: the 2W rows of both texts with coefficients
-        # [z_a / n_a ; -z_b / n_b] (paper, eq. 3 for each text); one gather, one einsum.
-        la, lb = data.len_a[index], data.len_b[index]
-        width = data.a.shape[1]
-        coef = jnp.concatenate([_mean_weights(w, la, width), -_mean_weights(w, lb, width)], axis=1)
-        coef = coef.astype(data.table.dtype)  # (B, 2W)
-        rows = data.table[jnp.concatenate([data.a[index], data.b[index]], axis=1)]  # (B, 2W, d)
-        diff = jnp.einsum("bk,bkd->bd", coef, rows, precision=HIGHEST)
-        return jnp.sum(jnp.square(diff), axis=-1)
-    return gram.sq_distances(w, data, index)
+    @property
+    def labels(self) -> np.ndarray:
+        return np.asarray(self.pairs.label)
 
 
-def batch_loss(w, data, index, n_related: int, config: TrainConfig, kappa):
+def batch_loss(w, form, index, n_related: int, config: TrainConfig, kappa):
     """L_total of one batch: the couples ``index`` (first ``n_related`` related) plus L2.
 
-    ``data`` is the gather form (:class:`Data`), a Gram form or the quadratic form
-    (:mod:`repro.gram`); all give the same loss up to float32 rounding.
+    ``form`` is any data form of :mod:`repro.forms`; all give the same loss up to float32
+    rounding.
     """
-    d = L.distance_from_squared(sq_distances(w, data, index), config.distance)
+    d = L.distance_from_squared(form.sq_distances(w, index), config.distance)
     d_rel, d_unrel = d[:n_related], d[n_related:]
     if config.loss == "median":
         loss = L.median_loss(d_rel, d_unrel, kappa)
@@ -164,7 +147,8 @@ def make_step(config: TrainConfig):
 
 
 def make_trainer(config: TrainConfig, n_max: int):
-    """A jitted ``run(data, related, unrelated, kappa, key) -> (w, history, etas, epochs)``.
+    """A jitted ``run(data, related, unrelated, kappa, key) -> (w, history, etas, epochs)``;
+    ``data`` is a data form of :mod:`repro.forms`.
 
     ``kappa`` and ``key`` are traced, so one compiled program serves every kappa, fold
     and seed; ``jax.vmap`` over them gives the batched cross-validation.
@@ -185,9 +169,6 @@ def make_trainer(config: TrainConfig, n_max: int):
         return w, opt_state, jnp.mean(batch_losses)
 
     def run(data, related, unrelated, kappa, key):
-        if isinstance(data, gram.QuadForm) and data.r.shape[-1] != n_max:
-            raise ValueError(f"data: the quadratic form was built for n_max = {data.r.shape[-1]}, "
-                             f"the trainer for n_max = {n_max}")
         w0 = init_weights(n_max)
         hist0 = jnp.full((config.max_epochs,), jnp.nan, jnp.float32)
         state = LoopState(w0, opt.init(w0), jnp.float32(config.eta), jnp.float32(jnp.inf),
@@ -221,34 +202,22 @@ def _check_config(config: TrainConfig) -> None:
         raise ValueError("eta and eta_low must be positive")
 
 
-def prepare(table, pairs: PairSet, name: str = "pairs", config: TrainConfig = TrainConfig(), *,
-            n_max: int | None = None):
-    """Check ``table`` and ``pairs`` at the API boundary and move them to the device.
-
-    Returns the data form ``config.data_form`` asks for: the gather form (:class:`Data`),
-    the Gram form, or the quadratic form for ``n_max`` weights (default: the pairs' width),
-    see :mod:`repro.gram`. ``"auto"`` takes the quadratic form while it fits
-    ``config.gram_budget`` bytes, else the gather form.
-    """
+def prepare(table, pairs: PairSet, n_max: int | None = None, *, form: str = "auto",
+            budget: float = forms.GRAM_BUDGET, name: str = "pairs") -> Prepared:
+    """Check ``table`` and ``pairs`` once at the API boundary, move them to the device and build
+    the data form that :func:`repro.forms.build` chooses (``form``: "auto", "quadratic",
+    "gram" or "gather"; "auto" takes the quadratic form while it fits ``budget`` bytes) for
+    ``n_max`` weights (default: the pairs' width). Every kappa, fold and final run of
+    :func:`repro.fit.fit` reads the result."""
     table = check_table(table)
     check_pairs(pairs, name=name, vocab_size=table.shape[0])
     if pairs.size and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
         raise ValueError(f"{name}: every text needs at least one in-vocabulary word (a length is 0)")
-    form = config.data_form
-    if form not in DATA_FORMS:
-        raise ValueError(f"data_form must be one of {DATA_FORMS}, got {form!r}")
     n_max = pairs.width if n_max is None else int(n_max)
     if n_max < 1:
         raise ValueError(f"n_max must be at least 1, got {n_max}")
-    if form == "auto":
-        form = "quadratic" if gram.quad_bytes(pairs, n_max) <= config.gram_budget else "gather"
     table = jnp.asarray(table, jnp.float32)
-    if form == "quadratic":
-        return gram.build_quadratic(table, pairs, n_max)
-    if form == "gram":
-        return gram.build(table, pairs)
-    return Data(table, jnp.asarray(pairs.a), jnp.asarray(pairs.b),
-                jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
+    return Prepared(forms.build(table, pairs, n_max, form, budget), table, pairs, n_max)
 
 
 def fitting_batch(labels, wanted: int, folds: int = 0) -> int:
@@ -265,9 +234,9 @@ def fitting_batch(labels, wanted: int, folds: int = 0) -> int:
     return min(int(wanted), room)
 
 
-def _class_indices(pairs: PairSet, batch_related: int, name: str):
-    rel = np.flatnonzero(pairs.label == 1).astype(np.int32)
-    unrel = np.flatnonzero(pairs.label == 0).astype(np.int32)
+def _class_indices(labels, batch_related: int, name: str):
+    rel = np.flatnonzero(labels == 1).astype(np.int32)
+    unrel = np.flatnonzero(labels == 0).astype(np.int32)
     if min(rel.size, unrel.size) < batch_related:
         raise ValueError(
             f"{name}: {rel.size} related and {unrel.size} unrelated couples; a batch needs "
@@ -276,24 +245,24 @@ def _class_indices(pairs: PairSet, batch_related: int, name: str):
     return rel, unrel
 
 
-def train(table, pairs: PairSet, config: TrainConfig = TrainConfig(), *, n_max: int | None = None,
+def train(prepared: Prepared, config: TrainConfig = TrainConfig(), kappa: float | None = None, *,
           seed: int = 0) -> TrainResult:
-    """Learn the weights on ``pairs`` by Algorithm 1.
+    """Learn the weights on all of ``prepared``'s couples by Algorithm 1.
 
     Args:
-      table: (V, d) word embeddings.
-      pairs: training couples (tokens sorted by descending idf).
+      prepared: the training couples (:func:`prepare`; tokens sorted by descending idf).
       config: hyperparameters (paper defaults).
-      n_max: number of weights; defaults to the pairs' width (20 for fixed-length texts,
-        30 for the variable-length setting).
+      kappa: the median loss's scale (eq. 8), required by it; the contrastive loss has none.
       seed: every batch draw flows from it; the same seed gives the same weights.
     """
     _check_config(config)
-    n_max = pairs.width if n_max is None else int(n_max)
-    data = prepare(table, pairs, config=config, n_max=n_max)
-    rel, unrel = _class_indices(pairs, config.batch_related, "pairs")
-    run = make_trainer(config, n_max)
-    w, hist, etas, epochs = run(data, jnp.asarray(rel), jnp.asarray(unrel),
-                                jnp.float32(config.kappa), jax.random.PRNGKey(seed))
+    if config.loss == "median" and kappa is None:
+        raise ValueError("kappa: the median loss needs kappa (repro.fit.fit chooses it by cross-validation)")
+    if config.loss == "contrastive" and kappa is not None:
+        raise ValueError("kappa: the contrastive loss has no kappa")
+    rel, unrel = _class_indices(prepared.labels, config.batch_related, "pairs")
+    run = make_trainer(config, prepared.n_max)
+    w, hist, etas, epochs = run(prepared.form, jnp.asarray(rel), jnp.asarray(unrel),
+                                jnp.float32(0.0 if kappa is None else kappa), jax.random.PRNGKey(seed))
     e = int(epochs)
     return TrainResult(np.asarray(w), np.asarray(hist)[:e], np.asarray(etas)[:e], e)

@@ -1,19 +1,11 @@
-"""Cleaning rules of repro.data.clean: number rule, characters, markup, paragraph split."""
+"""Cleaning rules: the paper's text rules of repro.text (number rule, characters), markup and paragraph split of repro.data.clean."""
 
 import random
 
 import pytest
 
-from repro.data.clean import (
-    MIN_TOKENS,
-    NUMBER_RE,
-    article_paragraphs,
-    clean_paragraph,
-    plain_paragraphs,
-    replace_numbers,
-    split_paragraphs,
-    strip_markup,
-)
+from repro.data.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs, split_paragraphs, strip_markup
+from repro.text import NUMBER_RE, clean, replace_numbers
 
 
 @pytest.mark.parametrize(
@@ -55,11 +47,11 @@ def test_fast_number_rule_equals_the_plain_regex():
     ],
 )
 def test_clean_paragraph(text, expected):
-    assert clean_paragraph(text) == expected
+    assert clean(text) == expected
 
 
 def test_clean_output_alphabet():
-    out = clean_paragraph("Ünïcödé — “quotes” & <tags> 3½ ½ ² x²")
+    out = clean("Ünïcödé — “quotes” & <tags> 3½ ½ ² x²")
     assert set(out) <= set("abcdefghijklmnopqrstuvwxyz0123456789_ ")
     assert "  " not in out and out == out.strip()
 

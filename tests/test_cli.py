@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from repro import cli
+from repro import cli, errors
 
 
 def test_usage_lists_every_command(capsys):
@@ -30,8 +30,19 @@ def test_a_stage_runs_through_python_m_repro(tmp_path):
 
 
 def test_run_turns_bad_input_into_one_line(capsys):
-    def main(argv):
-        raise cli.InputError("some/file", "broken")
+    assert cli.run is errors.run  # the one error path
 
-    assert cli.run(main, []) == 1
+    def main(argv):
+        raise errors.InputError("some/file", "broken")
+
+    assert errors.run(main, []) == 1
     assert capsys.readouterr().err == "error: some/file: broken\n"
+    for err, line in ((FileNotFoundError(2, "No such file or directory", "x.tsv"),
+                       "[Errno 2] No such file or directory: 'x.tsv'"),
+                      (KeyboardInterrupt(), "interrupted (no output was completed)")):
+        def raising(argv, err=err):
+            raise err
+
+        assert errors.run(raising, []) == 1
+        assert capsys.readouterr().err == f"error: {line}\n"
+    assert errors.run(lambda argv: 3, []) == 3 and errors.run(lambda argv: None, []) == 0

@@ -6,9 +6,10 @@ import os
 import numpy as np
 import pytest
 
+from repro.errors import run
 from repro import store
 from repro.data import docfreq
-from repro.idf import idf
+from repro.docfreq import idf
 
 LINES = [
     "a1\tthe cat sat on the mat",
@@ -36,7 +37,7 @@ def test_df_and_n(files, tmp_path, capsys, workers, monkeypatch):
     monkeypatch.setattr(docfreq, "MIN_POOL_BYTES", 0)
     par, voc = files
     out = tmp_path / "df.npz"
-    assert docfreq.main(["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", str(workers)]) == 0
+    assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", str(workers)]) == 0
     with np.load(out) as z:
         assert sorted(z.files) == ["df", "n_docs"]
         assert z["df"].dtype == np.int64 and z["df"].shape == (len(VOCAB),)
@@ -68,7 +69,7 @@ def test_same_input_same_bytes(files, tmp_path):
     par, voc = files
     blobs = []
     for name in ("x.npz", "y.npz"):
-        assert docfreq.main(["--paragraphs", str(par), "--vocab", str(voc), "--out", str(tmp_path / name)]) == 0
+        assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(tmp_path / name)]) == 0
         blobs.append((tmp_path / name).read_bytes())
     assert blobs[0] == blobs[1]
 
@@ -99,7 +100,7 @@ def test_bad_input(files, tmp_path, capsys, case, monkeypatch):
         par.write_text("")
     out = tmp_path / "df.npz"
     before = set(os.listdir(tmp_path))
-    assert docfreq.main(["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", "2"]) == 1
+    assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", "2"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"error: {blamed}: ") and err.count("\n") == 1, err
     assert set(os.listdir(tmp_path)) == before

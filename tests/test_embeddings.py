@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from repro.errors import run
 from repro.data import embeddings
 from repro.store import load_vectors
 
@@ -48,7 +49,7 @@ def test_sentences_are_restartable_and_split_long_paragraphs(tmp_path, monkeypat
 def test_train_writes_unit_vectors_in_gensim_order(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "p.tsv")
     out = tmp_path / "w2v"
-    assert embeddings.main(["--paragraphs", str(corpus), "--out", str(out), *TINY]) == 0
+    assert run(embeddings.main, ["--paragraphs", str(corpus), "--out", str(out), *TINY]) == 0
     words, vectors = load_vectors(str(out))
     assert vectors.shape == (len(words), 8) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
@@ -73,13 +74,13 @@ def test_same_seed_same_bytes_across_processes(tmp_path):
         digests.append([(out / n).read_bytes() for n in ("vectors.npy", "vocab.txt", "summary.json")])
     assert digests[0] == digests[1]
     other = tmp_path / "w2v-other-seed"
-    assert embeddings.main(["--paragraphs", str(corpus), "--out", str(other), *TINY[:-1], "8"]) == 0
+    assert run(embeddings.main, ["--paragraphs", str(corpus), "--out", str(other), *TINY[:-1], "8"]) == 0
     assert (other / "vectors.npy").read_bytes() != digests[0][0]
 
 
 def test_missing_paragraphs(tmp_path, capsys):
     out = tmp_path / "w2v"
-    assert embeddings.main(["--paragraphs", str(tmp_path / "none.tsv"), "--out", str(out)]) == 1
+    assert run(embeddings.main, ["--paragraphs", str(tmp_path / "none.tsv"), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert err == f"error: {tmp_path / 'none.tsv'}: no such file\n"
     assert not out.exists()
@@ -89,7 +90,7 @@ def test_empty_vocabulary(tmp_path, capsys):
     corpus = tmp_path / "p.tsv"
     corpus.write_text("1\tonly once each word here\n")
     out = tmp_path / "w2v"
-    assert embeddings.main(["--paragraphs", str(corpus), "--out", str(out), "--dim", "4"]) == 1
+    assert run(embeddings.main, ["--paragraphs", str(corpus), "--out", str(out), "--dim", "4"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"error: {corpus}: ") and err.count("\n") == 1 and "5 or more times" in err
     assert not out.exists()
@@ -98,7 +99,7 @@ def test_empty_vocabulary(tmp_path, capsys):
 def test_line_without_tab(tmp_path, capsys):
     corpus = tmp_path / "p.tsv"
     corpus.write_text("1\tgood line\nno tab on this line\n")
-    assert embeddings.main(["--paragraphs", str(corpus), "--out", str(tmp_path / "w2v"), "--dim", "4"]) == 1
+    assert run(embeddings.main, ["--paragraphs", str(corpus), "--out", str(tmp_path / "w2v"), "--dim", "4"]) == 1
     err = capsys.readouterr().err
     assert err == f"error: {corpus}: line 2: no tab between article id and text\n"
     assert not (tmp_path / "w2v").exists()

@@ -9,7 +9,7 @@ import pytest
 
 from repro import cli, store
 from repro.encoder import Encoder
-from repro.wordfreq import DocFreq
+from repro.docfreq import DocFreq
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
 

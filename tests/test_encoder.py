@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from repro import gathersum, store
-from repro.cli import InputError
-from repro.data.embeddings import normalise
+from repro.errors import InputError
+from repro.vectors import normalise
 from repro.encoder import SHIPPED, EmptyTextWarning, Encoder
 from repro.model import represent
-from repro.text import Vocabulary
-from repro.wordfreq import DocFreq
+from repro.vocabulary import Vocabulary
+from repro.docfreq import DocFreq
 
 WORDS = [f"w{i}" for i in range(40)]
 
@@ -127,6 +127,11 @@ def test_weights_for_another_vocabulary_fail_clearly(enc, matrix, tmp_path):
         Encoder.load(path, vectors=(WORDS, matrix[:, :3]))
     with pytest.raises(InputError, match="pass vectors="):
         Encoder.load(path)
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez(path, **{**arrays, "idf": arrays["idf"] + 1e-9})
+    with pytest.raises(InputError, match="enc.npz: the idf table does not match the document frequencies"):
+        Encoder.load(path, vectors=(WORDS, matrix))
 
 
 def test_df_sources_agree_and_unlisted_words_get_df_1(matrix, corpus, tmp_path):
@@ -186,7 +191,8 @@ def test_fit_learns_weights_that_separate_couples(matrix):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         enc.fit(couples, labels, loss="median", kappa=40.0, seed=0)
-    assert enc.weights_.shape == (10,) and enc.provenance_["fit"]["kappa"] == 40.0
+    fit_info = enc.provenance_["fit"]
+    assert enc.weights_.shape == (10,) and fit_info["kappa"] == 40.0 and fit_info["kappa_source"] == "given"
     s = enc.similarity([a for a, _ in couples], [b for _, b in couples])
     y = np.asarray(labels) == 1
     assert s[y].mean() > s[~y].mean()

@@ -5,7 +5,8 @@ import pytest
 
 from repro import losses as L
 from repro import train as T
-from repro.train import Data, TrainConfig
+from repro.forms import Gathered
+from repro.train import TrainConfig
 
 
 def softplus(x):
@@ -96,8 +97,8 @@ def test_batch_loss_gradient_matches_finite_differences(loss, distance):
     with jax.enable_x64(True):
         rng = np.random.default_rng(2)
         table = jnp.asarray(rng.normal(size=(40, 6)))
-        data = Data(table, jnp.asarray(rng.integers(0, 40, (12, 9))), jnp.asarray(rng.integers(0, 40, (12, 9))),
-                    jnp.asarray(rng.integers(3, 10, 12)), jnp.asarray(rng.integers(3, 10, 12)))
+        data = Gathered(table, jnp.asarray(rng.integers(0, 40, (12, 9))), jnp.asarray(rng.integers(0, 40, (12, 9))),
+                        jnp.asarray(rng.integers(3, 10, 12)), jnp.asarray(rng.integers(3, 10, 12)))
         cfg = TrainConfig(loss=loss, distance=distance, lam=1e-2)
         index = jnp.arange(12)
         w0 = rng.uniform(0.2, 1.0, size=7)

@@ -75,7 +75,7 @@ def test_every_product_depends_on_the_code_of_its_command():
     assert checked >= 9, sorted(rules)
 
 
-def test_gram_and_metrics_reach_the_weights():
-    """The audit's case: touching gram.py or metrics.py must re-run the kappa search."""
+def test_forms_and_metrics_reach_the_weights():
+    """The audit's case: touching the data forms or metrics.py must re-run the kappa search."""
     files = set(deps.files("experiments.train_weights"))
-    assert {"repro/gram.py", "repro/metrics.py", "repro/crossval.py"} <= files
+    assert {"repro/forms.py", "repro/metrics.py", "repro/crossval.py", "repro/fit.py"} <= files

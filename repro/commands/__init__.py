@@ -1,5 +1,8 @@
 """The user-facing subcommands of ``python -m repro`` / ``repro``: encode, similarity, train, evaluate.
 
-Each module has a ``main(argv)`` (registered in :data:`repro.cli.COMMANDS`); :mod:`.common`
-holds what they share: the encoder options and the readers of text and couples files.
+Each module has a ``main(argv)`` (registered in :data:`repro.cli.COMMANDS`, which loads it by
+name) and imports nothing above itself; :mod:`.common` holds what they share: the encoder
+options, building an Encoder from them, and reporting warnings. The files of texts and of
+couples are read by :mod:`repro.store`; training is :func:`repro.fit.fit`, through
+:meth:`repro.encoder.Encoder.fit`.
 """

@@ -1,7 +1,7 @@
 """What the encoder subcommands share: building an Encoder from options, reporting warnings.
 
 The files of texts and of couples they read are :func:`repro.store.read_texts` and
-:func:`repro.store.read_couples`. Bad input raises :class:`repro.cli.InputError` naming the file.
+:func:`repro.store.read_couples`. Bad input raises :class:`repro.errors.InputError` naming the file.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 import sys
 
 from repro import store
-from repro.cli import InputError
+from repro.errors import InputError
 
 
 def add_encoder_options(ap: argparse.ArgumentParser) -> None:

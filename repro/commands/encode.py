@@ -16,7 +16,7 @@ import time
 import warnings
 
 from repro import store
-from repro.cli import InputError, run
+from repro.errors import InputError, run
 from repro.commands.common import add_encoder_options, encoder_from, report_warnings
 
 

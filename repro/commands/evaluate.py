@@ -16,7 +16,7 @@ import sys
 import warnings
 
 from repro import metrics, store
-from repro.cli import InputError, run
+from repro.errors import InputError, run
 from repro.commands.common import add_encoder_options, encoder_from, report_warnings
 
 

@@ -3,8 +3,8 @@
     repro train --couples train.tsv --vectors vec.bin --corpus texts.txt --out enc.npz
 
 Couples are ``text_a<TAB>text_b<TAB>label`` lines (1 related, 0 unrelated) or JSON lines.
-With the median loss kappa is chosen by five-fold cross-validation unless ``--kappa`` is
-given. The output is an encoder file (.npz + .json) for ``repro encode --model``.
+Training is :func:`repro.fit.fit`: with the median loss kappa is chosen by five-fold
+cross-validation unless ``--kappa`` is given. The output is an encoder file (.npz + .json) for ``repro encode --model``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from repro import store, settings
-from repro.cli import InputError, run
+from repro.errors import InputError, run
 from repro.commands.common import add_encoder_options, encoder_from, report_warnings
 
 
@@ -26,7 +26,8 @@ def main(argv=None) -> int:
     ap.add_argument("--couples", required=True, help="labelled couples: TSV or .jsonl")
     ap.add_argument("--out", required=True, help="the encoder to write (.npz, and .json beside it)")
     ap.add_argument("--loss", default="median", choices=settings.LOSSES)
-    ap.add_argument("--kappa", type=float, help="the median loss's kappa (default: 5-fold CV over 10..5120)")
+    ap.add_argument("--kappa", type=float, help="the median loss's kappa (default: 5-fold CV over "
+                                                "repro.settings.KAPPA_GRID, " + ", ".join(f"{k:g}" for k in settings.KAPPA_GRID) + ")")
     ap.add_argument("--n-max", type=int, default=30, help="number of weights (default 30)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-epochs", type=int, default=100)

@@ -21,11 +21,10 @@ Three pure steps, each importable and tested on its own:
   definition lines (``:``, ``;``) and table or template residue (``|``, ``!``, ``{``, ``}``)
   are dropped and also end the current paragraph, as they do in rendered MediaWiki. Lines of
   one block are joined with a space (a single newline does not end a wiki paragraph).
-* :func:`clean_paragraph` applies the original code's character rules: lower case, the
-  number rule (:data:`NUMBER_RE`: optional sign, ``[digits,]*``, ``\\.*``, digits become the
-  single character ``0``), every character outside ``[a-z0-9_]`` becomes a space (so, as in
-  the Python 2 byte-string original, a non-ASCII character splits a word), whitespace
-  collapsed.
+* :func:`repro.text.clean` applies the paper's text rules, which live in :mod:`repro.text`
+  because the tweet stage and the encoder apply them too: lower case, the number rule
+  (:data:`repro.text.NUMBER_RE`), every character outside ``[a-z0-9_]`` becomes a space,
+  whitespace collapsed.
 
 :func:`article_paragraphs` chains the three and drops paragraphs of fewer than
 :data:`MIN_TOKENS` tokens.
@@ -36,19 +35,14 @@ from __future__ import annotations
 import html
 import re
 
+from repro.text import clean
+
 #: Paragraphs with fewer cleaned tokens are dropped. What falls below 5 tokens after the
 #: markup and line rules is nearly always residue (a lone caption, a signature, "0 0" left
 #: from a formula, a one-word line); a related pair needs at least 2 x 10 + 2 tokens anyway,
 #: and such lines would only inflate N, the number of documents behind idf.
 MIN_TOKENS = 5
 
-#: The original code's number rule, on ASCII digits only (Python 2 byte-string ``\d``).
-NUMBER_RE = re.compile(r"[+-]?[0-9,]*\.*[0-9]+")
-
-# Every match of NUMBER_RE lies inside a maximal run of [-+0-9,.] characters that holds a
-# digit; such a run is found fast from its first digit and then extended to the left.
-_DIGIT_RUN = re.compile(r"[0-9][-+0-9,.]*")
-_NON_WORD = re.compile(r"[^a-z0-9_]+")
 
 # ---- block markup, removed first --------------------------------------------------------------
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
@@ -97,33 +91,6 @@ _INLINE_STEPS = ((_ANY_TAG, ""), (_CATEGORY, ""), (_EXTERNAL_LINK, r"\1"), (_PIP
 
 # ---- line classes after markup removal ----------------------------------------------------------
 _STRUCTURAL_START = tuple("*#:;|!{}")
-
-
-def replace_numbers(text: str) -> str:
-    """Apply the original code's number rule: "1,234.5" -> "0", "1990s" -> "0s", "h2o" -> "h0o"."""
-    out, pos = [], 0
-    for m in _DIGIT_RUN.finditer(text):
-        start = m.start()
-        while start > pos and text[start - 1] in "-+,.":
-            start -= 1
-        out.append(text[pos:start])
-        out.append(NUMBER_RE.sub("0", text[start : m.end()]))
-        pos = m.end()
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def clean_paragraph(text: str) -> str:
-    """Lower case, numbers to ``0``, characters outside ``[a-z0-9_]`` to spaces, whitespace collapsed.
-
-    Non-ASCII characters become spaces before lower-casing, which is what the original
-    Python 2 code did to bytes (and keeps, say, the Kelvin sign from turning into a ``k``).
-    """
-    text = text.encode("ascii", "replace").decode("ascii").lower()  # non-ASCII -> '?' -> space
-    text = replace_numbers(text)
-    return " ".join(_NON_WORD.sub(" ", text).split())
 
 
 def _remove_templates(text: str) -> str:
@@ -241,7 +208,7 @@ def keep_cleaned(paragraphs, min_tokens: int = MIN_TOKENS) -> list[str]:
     """Clean each paragraph and keep those of at least ``min_tokens`` tokens."""
     out = []
     for p in paragraphs:
-        c = clean_paragraph(p)
+        c = clean(p)
         if c and c.count(" ") + 1 >= min_tokens:
             out.append(c)
     return out

@@ -1,4 +1,4 @@
-"""Document frequencies of the vocabulary words, a paragraph being a document (original ``docfreq.py``).
+"""The docfreq stage: document frequencies of the vocabulary words, a paragraph being a document (original ``docfreq.py``).
 
     python -m repro docfreq --paragraphs DATA/paragraphs.tsv --vocab DATA/w2v/vocab.txt
                             --out DATA/df.npz [--workers N]
@@ -7,7 +7,7 @@
 of ``vocab.txt``; tokens outside the vocabulary are ignored. ``n_docs`` is N, the number of
 paragraphs, all of them. Output: ``df.npz`` with ``df`` (V,) int64 and ``n_docs`` () int64,
 written under a temporary name and renamed. The idf of the paper's equation 1 is then
-``repro.idf.idf(df, n_docs)``; the file is read by :func:`repro.store.load_df`.
+``repro.docfreq.idf(df, n_docs)``; the file is read by :func:`repro.store.load_df`.
 
 The file is streamed in blocks of lines; a ``multiprocessing.Pool`` counts the blocks
 (``imap_unordered``: integer sums do not depend on the order) and the parent adds the counts.
@@ -27,9 +27,9 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from repro.cli import InputError, fail
+from repro.errors import InputError, run
 from repro.data.parallel import mp_context
-from repro.idf import idf
+from repro.docfreq import count_known, idf
 from repro.store import read_vocab, save_df
 
 BLOCK_LINES = 2000
@@ -41,15 +41,9 @@ _index: dict[str, int] = {}
 
 
 def count_block(lines: list[str], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, int]:
-    """(word indices, their df in these lines, number of lines) for a block of TSV lines."""
-    hits = []
-    for line in lines:
-        text = line[line.index("\t") + 1 :]
-        hits.extend(i for i in (index.get(t) for t in set(text.split())) if i is not None)
-    if not hits:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), len(lines)
-    uniq, cnt = np.unique(np.asarray(hits, dtype=np.int64), return_counts=True)
-    return uniq, cnt.astype(np.int64), len(lines)
+    """(word indices, their df in these lines, number of lines) for a block of TSV lines
+    (:func:`repro.docfreq.count_known` on the text after each line's tab)."""
+    return count_known((line[line.index("\t") + 1:].split() for line in lines), index)
 
 
 def _init_worker(words: list[str]) -> None:
@@ -115,21 +109,18 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count(), help="counting processes (default: all cores)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if args.workers < 1:
+        raise InputError(args.out, "--workers must be at least 1")
+    words = read_vocab(args.vocab)
+    if not os.path.isfile(args.paragraphs):
+        raise InputError(args.paragraphs, "no such file")
     try:
-        if args.workers < 1:
-            raise InputError(args.out, "--workers must be at least 1")
-        words = read_vocab(args.vocab)
-        if not os.path.isfile(args.paragraphs):
-            raise InputError(args.paragraphs, "no such file")
-        try:
-            df, n_docs = document_frequencies(args.paragraphs, words, args.workers)
-        except UnicodeDecodeError as err:
-            raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
-        if n_docs == 0:
-            raise InputError(args.paragraphs, "no paragraphs")
-        save_df(args.out, df, n_docs)
-    except (InputError, KeyboardInterrupt) as err:
-        return fail(err, args.out)
+        df, n_docs = document_frequencies(args.paragraphs, words, args.workers)
+    except UnicodeDecodeError as err:
+        raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
+    if n_docs == 0:
+        raise InputError(args.paragraphs, "no paragraphs")
+    save_df(args.out, df, n_docs)
     values = idf(df, n_docs)
     print(f"docfreq: {n_docs} paragraphs, {len(words)} words ({int((df == 0).sum())} with df 0), "
           f"idf {values.min():.2f}..{values.max():.2f} in {time.perf_counter() - t0:.2f} s -> {args.out}")
@@ -137,4 +128,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

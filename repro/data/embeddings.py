@@ -40,8 +40,9 @@ import zlib
 import numpy as np
 from tqdm import tqdm
 
-from repro.cli import InputError, fail
+from repro.errors import InputError, run
 from repro.store import save_vectors, write_json
+from repro.vectors import normalise
 
 #: The original code's settings (w2v.py:35-37 and gensim 0.11 defaults).
 PAPER = dict(sg=1, hs=0, negative=10, window=5, vector_size=400, sample=1e-4, min_count=5,
@@ -73,14 +74,6 @@ class ParagraphSentences:
 def stable_hash(text: str) -> int:
     """A hash that does not change between processes (unlike ``hash`` on ``str``)."""
     return zlib.crc32(text.encode("utf-8"))
-
-
-def normalise(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (computed in float64, returned as float32); an all-zero row
-    stays zero. The one normaliser of the project: the corpus's word2vec and other vectors."""
-    m = np.asarray(matrix, dtype=np.float64)
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return (m / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
 
 def train(paragraphs: str, epochs: int = 1, seed: int = 1, workers: int = 1, dim: int = 400,
@@ -126,30 +119,27 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    for name in ("epochs", "workers", "dim", "min_count", "window"):
+        if getattr(args, name) < 1:
+            raise InputError(args.out, f"--{name.replace('_', '-')} must be at least 1")
+    if not os.path.isfile(args.paragraphs):
+        raise InputError(args.paragraphs, "no such file")
+    t0 = time.perf_counter()
     try:
-        for name in ("epochs", "workers", "dim", "min_count", "window"):
-            if getattr(args, name) < 1:
-                raise InputError(args.out, f"--{name.replace('_', '-')} must be at least 1")
-        if not os.path.isfile(args.paragraphs):
-            raise InputError(args.paragraphs, "no such file")
-        t0 = time.perf_counter()
-        try:
-            words, vectors, model = train(args.paragraphs, args.epochs, args.seed, args.workers,
-                                          args.dim, args.min_count, args.window)
-        except (UnicodeDecodeError, OSError) as err:
-            raise InputError(args.paragraphs, f"cannot read ({err})") from None
-        save_vectors(args.out, words, vectors)
-        summary = {
-            "paragraphs": os.path.abspath(args.paragraphs),
-            "settings": dict(PAPER, vector_size=args.dim, min_count=args.min_count, window=args.window,
-                             epochs=args.epochs, seed=args.seed, workers=args.workers),
-            "vocabulary": len(words),
-            "corpus_paragraphs": model.corpus_count,
-            "corpus_tokens": model.corpus_total_words,
-        }
-        write_json(os.path.join(args.out, "summary.json"), summary, sort_keys=True)
-    except (InputError, KeyboardInterrupt) as err:
-        return fail(err, args.out)
+        words, vectors, model = train(args.paragraphs, args.epochs, args.seed, args.workers,
+                                      args.dim, args.min_count, args.window)
+    except (UnicodeDecodeError, OSError) as err:
+        raise InputError(args.paragraphs, f"cannot read ({err})") from None
+    save_vectors(args.out, words, vectors)
+    summary = {
+        "paragraphs": os.path.abspath(args.paragraphs),
+        "settings": dict(PAPER, vector_size=args.dim, min_count=args.min_count, window=args.window,
+                         epochs=args.epochs, seed=args.seed, workers=args.workers),
+        "vocabulary": len(words),
+        "corpus_paragraphs": model.corpus_count,
+        "corpus_tokens": model.corpus_total_words,
+    }
+    write_json(os.path.join(args.out, "summary.json"), summary, sort_keys=True)
     print(f"embeddings: {summary['corpus_tokens']} tokens in {summary['corpus_paragraphs']} paragraphs, "
           f"{args.epochs} epoch(s) -> {len(words)} words x {args.dim} (unit vectors) in "
           f"{time.perf_counter() - t0:.2f} s -> {args.out}")
@@ -157,4 +147,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

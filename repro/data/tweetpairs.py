@@ -49,7 +49,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from repro.cli import InputError, fail
+from repro.errors import InputError, run
 from repro.store import write_couples, write_json
 from repro.data.tweetclean import CleanTweet, clean_tweet
 
@@ -244,7 +244,7 @@ def tweet_couples(paths: Sequence[str], rules: PairRules = PairRules(), accounts
                   warn=None) -> Couples:
     """Files to couples in one call: :func:`repro.data.tweets.read_tweets`, then
     :func:`make_couples`. The counts gain ``tweets_read`` (records), ``tweets_kept`` and
-    ``reading`` (all of the reader's counts). Raises :class:`repro.cli.InputError` for bad files
+    ``reading`` (all of the reader's counts). Raises :class:`repro.errors.InputError` for bad files
     and ``ValueError`` for impossible rules; finding no couple is not an error here."""
     from repro.data.tweets import read_tweets
 
@@ -293,44 +293,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     fmt = "tsv" if out.lower().endswith((".tsv", ".tab", ".txt")) else "jsonl"
     summary_path = args.summary or os.path.splitext(out)[0] + ".summary.json"
     notes: list[str] = []
-    try:
-        if args.tweets:
-            paths, require = list(args.tweets), True
-        else:
-            from repro.data.tweetsources import fetch_default_sources
+    if args.tweets:
+        paths, require = list(args.tweets), True
+    else:
+        from repro.data.tweetsources import fetch_default_sources
 
-            paths, notes = fetch_default_sources(args.cache)
-            require = False  # the fixture folder also holds recordings of non-tweet requests
-            if not paths:
-                raise InputError(args.cache, "no default tweet source could be fetched: " + "; ".join(notes))
-        accounts = read_accounts(args.accounts) if args.accounts else None
-        rules = PairRules(min_words=args.min_words, min_hashtag_jaccard=args.min_hashtag_jaccard,
-                          window_s=args.window_min * 60, max_word_jaccard=args.max_word_jaccard,
-                          buckets=args.buckets, multiset_jaccard=args.multiset,
-                          unrelated_same_bucket=args.unrelated_same_bucket,
-                          keep_mentions=not args.drop_mentions)
-        try:
-            couples = tweet_couples(paths, rules, accounts, args.n_unrelated, args.seed, require,
-                                    warn=lambda m: print(f"note: {m}", file=sys.stderr))
-        except InputError:
-            raise
-        except ValueError as e:
-            raise InputError("settings", str(e)) from None
-        reading = couples.counts["reading"]
-        where = args.cache if not args.tweets else _name_of(paths)
-        if not couples.related:
-            raise InputError(where, f"no related couples under the rules ({reading['kept']} tweets kept, "
-                                    f"{couples.counts['with_hashtags']} with hashtags and enough words)")
-        if not couples.unrelated:
-            raise InputError(where, "no unrelated couples could be drawn")
-        summary = dict(sources=paths, notes=notes, rules=rules._asdict(), seed=args.seed,
-                       reading=reading, pairing={k: v for k, v in couples.counts.items() if k != "reading"},
-                       paper_splits_of_related=paper_split_sizes(len(couples.related)),
-                       couples_file=out, format=fmt)
-        write_couples(out, couples.related, couples.unrelated, fmt)
-        write_json(summary_path, summary)
-    except (InputError, KeyboardInterrupt) as e:
-        return fail(e, out)
+        paths, notes = fetch_default_sources(args.cache)
+        require = False  # the fixture folder also holds recordings of non-tweet requests
+        if not paths:
+            raise InputError(args.cache, "no default tweet source could be fetched: " + "; ".join(notes))
+    accounts = read_accounts(args.accounts) if args.accounts else None
+    rules = PairRules(min_words=args.min_words, min_hashtag_jaccard=args.min_hashtag_jaccard,
+                      window_s=args.window_min * 60, max_word_jaccard=args.max_word_jaccard,
+                      buckets=args.buckets, multiset_jaccard=args.multiset,
+                      unrelated_same_bucket=args.unrelated_same_bucket,
+                      keep_mentions=not args.drop_mentions)
+    try:
+        couples = tweet_couples(paths, rules, accounts, args.n_unrelated, args.seed, require,
+                                warn=lambda m: print(f"note: {m}", file=sys.stderr))
+    except InputError:
+        raise
+    except ValueError as e:
+        raise InputError("settings", str(e)) from None
+    reading = couples.counts["reading"]
+    where = args.cache if not args.tweets else _name_of(paths)
+    if not couples.related:
+        raise InputError(where, f"no related couples under the rules ({reading['kept']} tweets kept, "
+                                f"{couples.counts['with_hashtags']} with hashtags and enough words)")
+    if not couples.unrelated:
+        raise InputError(where, "no unrelated couples could be drawn")
+    summary = dict(sources=paths, notes=notes, rules=rules._asdict(), seed=args.seed,
+                   reading=reading, pairing={k: v for k, v in couples.counts.items() if k != "reading"},
+                   paper_splits_of_related=paper_split_sizes(len(couples.related)),
+                   couples_file=out, format=fmt)
+    write_couples(out, couples.related, couples.unrelated, fmt)
+    write_json(summary_path, summary)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     c = couples.counts
@@ -340,4 +337,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

@@ -39,7 +39,7 @@ for a retweet, the retweeted (original) status. This module reads any of these i
 
 Records that cannot be used (a line that is not JSON, a status without a time or text, a
 table row with too few cells) are counted per file and reported, not fatal. A missing or
-empty file, or one with no readable tweet, is fatal: :class:`repro.cli.InputError`
+empty file, or one with no readable tweet, is fatal: :class:`repro.errors.InputError`
 (a ``ValueError``) whose ``str()`` is the one line ``"<path>: <cause>"``.
 
 :func:`read_tweets` then resolves retweets, deduplicates (by id; by author, time and text
@@ -59,7 +59,7 @@ import zlib
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator, NamedTuple
 
-from repro.cli import InputError
+from repro.errors import InputError
 
 
 class Tweet(NamedTuple):
@@ -449,7 +449,7 @@ def read_file(path: str, counts: dict | None = None, require_tweets: bool = True
 
     ``counts``, when given, receives this file's ``records``, ``malformed``, ``retweets``,
     ``retweets_without_original`` and ``responses_without_tweets`` once the stream ends.
-    Raises :class:`repro.cli.InputError` for a missing, empty, unrecognised or unreadable file
+    Raises :class:`repro.errors.InputError` for a missing, empty, unrecognised or unreadable file
     and, unless ``require_tweets`` is False, for one without a single readable tweet (a
     recorded session of user lookups, say, is then read as holding none)."""
     if not os.path.isfile(path):

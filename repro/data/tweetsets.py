@@ -6,7 +6,7 @@
 The couples file is what ``python -m repro tweets`` wrote (:mod:`repro.data.tweetpairs`): one
 couple a line, ``{"label": 1|0, "a": [tokens], "b": [tokens]}``. As in the paper, the word
 vectors and idf are the Wikipedia ones (no embeddings are trained on tweets), so every text
-becomes its in-vocabulary words in descending Wikipedia idf (:meth:`repro.text.Vocabulary.to_rows`).
+becomes its in-vocabulary words in descending Wikipedia idf (:meth:`repro.vocabulary.Vocabulary.to_rows`).
 A couple with a text left without any in-vocabulary word is dropped and counted: it has no
 representation (paper, section 3). The rows are as wide as the longest text and at least
 n_max = 35 (the code's Twitter setting); longer texts use interpolated weights like any other.
@@ -27,15 +27,15 @@ import sys
 import numpy as np
 
 from repro import settings, store
-from repro.cli import InputError, fail
+from repro.errors import InputError, run
 from repro.data.tweetpairs import paper_split_sizes
 from repro.pairset import PairSet
-from repro.text import Vocabulary
+from repro.vocabulary import Vocabulary
 
 SETTING = "twitter"
 
 
-def read_couples(path: str) -> tuple[list, list]:
+def read_classes(path: str) -> tuple[list, list]:
     """(related, unrelated) lists of (tokens a, tokens b) of a couples file (:func:`repro.store.read_couples`)."""
     couples, labels = store.read_couples(path, labels=True)
     related = [c for c, y in zip(couples, labels) if y == 1]
@@ -99,19 +99,16 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the shuffles (default 0)")
     ap.add_argument("--out", required=True, help="folder for train/validation/test.npz and summary.json")
     args = ap.parse_args(argv)
+    vocab = Vocabulary.load(args.vocab, args.df)
+    related, unrelated = read_classes(args.couples)
     try:
-        vocab = Vocabulary.load(args.vocab, args.df)
-        related, unrelated = read_couples(args.couples)
-        try:
-            splits, summary = build(related, unrelated, vocab, args.seed)
-        except ValueError as err:
-            raise InputError(args.couples, str(err)) from None
-        summary["couples_file"] = os.path.abspath(args.couples)
-        pairing = os.path.splitext(args.couples)[0] + ".summary.json"
-        summary["tweets"] = store.read_json_if_any(pairing)
-        store.save_splits(args.out, splits, summary)
-    except (InputError, KeyboardInterrupt) as err:
-        return fail(err, args.out)
+        splits, summary = build(related, unrelated, vocab, args.seed)
+    except ValueError as err:
+        raise InputError(args.couples, str(err)) from None
+    summary["couples_file"] = os.path.abspath(args.couples)
+    pairing = os.path.splitext(args.couples)[0] + ".summary.json"
+    summary["tweets"] = store.read_json_if_any(pairing)
+    store.save_splits(args.out, splits, summary)
     c = summary["counts"]
     print(f"tweetsets: {sum(v['related'] for v in c.values())} + {sum(v['unrelated'] for v in c.values())} couples "
           "(related + unrelated): " + ", ".join(f"{k} {v['related']}+{v['unrelated']}" for k, v in c.items())
@@ -120,4 +117,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

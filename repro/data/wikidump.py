@@ -46,7 +46,7 @@ from zlib import error as zlib_error
 
 from tqdm import tqdm
 
-from repro.cli import InputError, fail
+from repro.errors import InputError, run
 from repro.data.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
 from repro.data.ovos import OvosFormatError, read_ovos
 from repro.data.parallel import mp_context
@@ -136,9 +136,14 @@ def iter_pages(fileobj) -> Iterator[Page]:
         root.clear()  # drop finished pages: memory stays flat however long the dump
 
 
+def in_main_namespace(page: Page) -> bool:
+    """The page is in the main (article) namespace 0, or names none."""
+    return page.ns is None or page.ns.strip() == "0"
+
+
 def is_article(page: Page) -> bool:
-    """Main namespace and not a redirect."""
-    return (page.ns is None or page.ns.strip() == "0") and not page.redirect
+    """Main namespace and not a redirect: the pages the extractor keeps."""
+    return in_main_namespace(page) and not page.redirect
 
 
 class _Counts:
@@ -154,11 +159,11 @@ def _article_chunks(pages, counts: _Counts, chunk_chars: int | None = None):
     chunk, size = [], 0
     for page in pages:
         counts.pages += 1
-        if page.ns is not None and page.ns.strip() != "0":
-            counts.other_namespace += 1
-            continue
-        if page.redirect:
-            counts.redirects += 1
+        if not is_article(page):
+            if in_main_namespace(page):
+                counts.redirects += 1
+            else:
+                counts.other_namespace += 1
             continue
         counts.articles += 1
         chunk.append((page.page_id, page.title, page.text))
@@ -301,17 +306,14 @@ def main(argv=None) -> int:
     ap.add_argument("--min-tokens", type=int, default=MIN_TOKENS, help=f"drop shorter paragraphs (default {MIN_TOKENS})")
     args = ap.parse_args(argv)
     dump = args.dump or default_dump()
-    try:
-        if args.min_tokens < 1:
-            raise InputError(args.out, "--min-tokens must be at least 1")
-        if args.workers < 1:
-            raise InputError(args.out, "--workers must be at least 1")
-        if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
-            raise InputError(args.out, "output folder does not exist")
-        t0 = time.perf_counter()
-        s = extract(dump, args.out, args.workers, args.extra_ovos, args.min_tokens)
-    except (InputError, KeyboardInterrupt) as err:
-        return fail(err, args.out)
+    if args.min_tokens < 1:
+        raise InputError(args.out, "--min-tokens must be at least 1")
+    if args.workers < 1:
+        raise InputError(args.out, "--workers must be at least 1")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        raise InputError(args.out, "output folder does not exist")
+    t0 = time.perf_counter()
+    s = extract(dump, args.out, args.workers, args.extra_ovos, args.min_tokens)
     print(f"wikidump: {s['pages']} pages ({s['redirects']} redirects, {s['other_namespaces']} in other "
           f"namespaces) -> {s['articles']} articles, {s['paragraphs']} paragraphs, {s['tokens']} tokens "
           f"(paragraphs of >= {s['min_tokens']} tokens) in {time.perf_counter() - t0:.2f} s -> {args.out}")
@@ -319,4 +321,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

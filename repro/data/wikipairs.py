@@ -41,10 +41,11 @@ import numpy as np
 from tqdm import tqdm
 
 from repro import settings, store
-from repro.cli import InputError, fail
+from repro.errors import InputError, run
 from repro.data import couples
 from repro.pairset import PairSet
-from repro.text import Vocabulary, pack_texts
+from repro.text import pack_texts
+from repro.vocabulary import Vocabulary
 
 SKIP = 2  # raw tokens between text A and text B (paper and original code)
 PAIR_SETTINGS = settings.WIKI_SETTINGS
@@ -185,17 +186,14 @@ def main(argv=None) -> int:
                     help="group (default): whole articles per split; pair: couple by couple")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    vocab = Vocabulary.load(args.vocab, args.df)
+    if not os.path.isfile(args.paragraphs):
+        raise InputError(args.paragraphs, "no such file")
     try:
-        vocab = Vocabulary.load(args.vocab, args.df)
-        if not os.path.isfile(args.paragraphs):
-            raise InputError(args.paragraphs, "no such file")
-        try:
-            splits, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by)
-        except UnicodeDecodeError as err:
-            raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
-        store.save_splits(args.out, splits, summary)
-    except (InputError, KeyboardInterrupt) as err:
-        return fail(err, args.out)
+        splits, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by)
+    except UnicodeDecodeError as err:
+        raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
+    store.save_splits(args.out, splits, summary)
     c = summary["counts"]
     print(f"pairs {args.setting}: {summary['related_pairs_found']} related pairs from "
           f"{summary['corpus']['paragraphs_with_pairs']} paragraphs of {summary['corpus']['articles_with_pairs']} articles; "
@@ -205,4 +203,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

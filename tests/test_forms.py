@@ -1,11 +1,13 @@
+"""repro.forms: every data form gives the gather form's distances, losses and gradients; repro.forms.build chooses."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from repro import gram
+from repro import forms
 from repro.pairset import PairSet
-from repro.train import Data, TrainConfig, batch_loss, prepare, sq_distances, train
+from repro.train import TrainConfig, batch_loss, prepare, train
 
 from synthetic import signal_pairs
 
@@ -22,14 +24,13 @@ def test_gram_form_gives_the_gather_distances(fixed):
     rng = np.random.default_rng(0)
     table = rng.normal(size=(50, 7)).astype(np.float32)
     pairs = _pairs(rng, 30, 6, fixed)
-    g = gram.build(table, pairs, block=8)  # several blocks, a padded tail
-    assert isinstance(g, gram.DiffGram if fixed else gram.PairGram)
+    g = forms.gram(table, pairs, block=8)  # several blocks, a padded tail
+    assert isinstance(g, forms.DiffGram if fixed else forms.PairGram)
     assert g.gram.shape == ((30, 6, 6) if fixed else (30, 12, 12))
-    dense = Data(jnp.asarray(table), jnp.asarray(pairs.a), jnp.asarray(pairs.b),
-                 jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
+    dense = forms.gathered(jnp.asarray(table), pairs)
     w = jnp.asarray(rng.uniform(size=5), jnp.float32)  # n_max = 5 != width: interpolation
     idx = jnp.arange(30)
-    np.testing.assert_allclose(sq_distances(w, g, idx), sq_distances(w, dense, idx), rtol=2e-4, atol=1e-6)
+    np.testing.assert_allclose(g.sq_distances(w, idx), dense.sq_distances(w, idx), rtol=2e-4, atol=1e-6)
 
 
 def test_gram_loss_gradient_matches_finite_differences():
@@ -37,7 +38,7 @@ def test_gram_loss_gradient_matches_finite_differences():
         rng = np.random.default_rng(1)
         table = rng.normal(size=(50, 7))
         pairs = _pairs(rng, 12, 6, fixed=False)
-        g = gram.build(jnp.asarray(table), pairs)
+        g = forms.gram(jnp.asarray(table), pairs)
         cfg = TrainConfig(lam=1e-2)
         f = lambda w: batch_loss(w, g, jnp.arange(12), 6, cfg, 5.0)
         w0 = rng.uniform(0.2, 1.0, size=5)
@@ -51,9 +52,9 @@ def test_gram_loss_gradient_matches_finite_differences():
 @pytest.mark.parametrize("variable", [False, True])
 def test_training_is_the_same_in_every_form(variable, form):
     table, pairs = signal_pairs(n_pairs=600, width=10, seed=2, variable=variable)
-    cfg = TrainConfig(kappa=40.0, max_epochs=8)
-    a = train(table, pairs, cfg._replace(data_form="gather"), seed=3)
-    b = train(table, pairs, cfg._replace(data_form=form), seed=3)
+    cfg = TrainConfig(max_epochs=8)
+    a = train(prepare(table, pairs, form="gather"), cfg, 40.0, seed=3)
+    b = train(prepare(table, pairs, form=form), cfg, 40.0, seed=3)
     assert a.epochs == b.epochs
     np.testing.assert_allclose(a.weights, b.weights, rtol=1e-3, atol=1e-4)
     np.testing.assert_allclose(a.history, b.history, rtol=1e-4)
@@ -61,13 +62,15 @@ def test_training_is_the_same_in_every_form(variable, form):
 
 def test_auto_form_respects_the_budget():
     table, pairs = signal_pairs(n_pairs=100, width=10, seed=0)
-    q = prepare(table, pairs)
-    assert isinstance(q, gram.QuadForm) and q.r.shape == (100, 10, 10)
-    assert prepare(table, pairs, n_max=4).r.shape == (100, 4, 4)
-    assert isinstance(prepare(table, pairs, config=TrainConfig(gram_budget=100 * 10 * 10 * 4 - 1)), Data)
-    assert isinstance(prepare(table, pairs, config=TrainConfig(data_form="gram")), gram.DiffGram)
-    with pytest.raises(ValueError, match="data_form"):
-        prepare(table, pairs, config=TrainConfig(data_form="sparse"))
+    q = prepare(table, pairs).form
+    assert isinstance(q, forms.QuadForm) and q.r.shape == (100, 10, 10)
+    assert prepare(table, pairs, n_max=4).form.r.shape == (100, 4, 4)
+    assert forms.choose(pairs, 10, budget=100 * 10 * 10 * 4) == "quadratic"
+    assert forms.choose(pairs, 10, budget=100 * 10 * 10 * 4 - 1) == "gather"
+    assert isinstance(prepare(table, pairs, budget=100 * 10 * 10 * 4 - 1).form, forms.Gathered)
+    assert isinstance(prepare(table, pairs, form="gram").form, forms.DiffGram)
+    with pytest.raises(ValueError, match="data form"):
+        prepare(table, pairs, form="sparse")
 
 
 def _reference_v(table, pairs, n_max):
@@ -91,13 +94,13 @@ def test_quadratic_form_is_v_transpose_v(fixed, n_max):
     rng = np.random.default_rng(4)
     table = rng.normal(size=(50, 7))
     pairs = _pairs(rng, 20, 6, fixed)
-    q = gram.build_quadratic(jnp.asarray(table, jnp.float32), pairs, n_max, block=8)
+    q = forms.quadratic(jnp.asarray(table, jnp.float32), pairs, n_max, block=8)
     v = _reference_v(table, pairs, n_max)
     r = np.asarray(q.r)
     np.testing.assert_allclose(r, np.einsum("pdk,pdl->pkl", v, v), rtol=1e-5, atol=1e-6)
     assert np.array_equal(r, np.swapaxes(r, 1, 2))  # exactly symmetric
     if fixed and n_max == 6:  # R = G / n^2 with the difference Gram matrix
-        g = np.asarray(gram.build(table, pairs).gram)
+        g = np.asarray(forms.gram(table, pairs).gram)
         np.testing.assert_allclose(r, g / 36.0, rtol=1e-5, atol=1e-7)
 
 
@@ -107,9 +110,9 @@ def test_quadratic_loss_and_gradient_equal_the_gather_form(fixed, n_max, loss):
     rng = np.random.default_rng(5)
     table = rng.normal(size=(50, 7)).astype(np.float32) / 3
     pairs = _pairs(rng, 40, 6, fixed)
-    cfg = TrainConfig(loss=loss, data_form="quadratic")
-    q = prepare(table, pairs, config=cfg, n_max=n_max)
-    dense = prepare(table, pairs, config=cfg._replace(data_form="gather"), n_max=n_max)
+    cfg = TrainConfig(loss=loss)
+    q = prepare(table, pairs, n_max, form="quadratic").form
+    dense = prepare(table, pairs, n_max, form="gather").form
     w = jnp.asarray(rng.uniform(0.2, 1.0, size=n_max), jnp.float32)
     idx = jnp.asarray(rng.permutation(40)[:30])
     f = lambda w, data: batch_loss(w, data, idx, 15, cfg, 7.0)
@@ -117,7 +120,7 @@ def test_quadratic_loss_and_gradient_equal_the_gather_form(fixed, n_max, loss):
     ld, gd = jax.value_and_grad(f)(w, dense)
     np.testing.assert_allclose(float(lq), float(ld), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(gq), np.asarray(gd), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(sq_distances(w, q, idx), sq_distances(w, dense, idx), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(q.sq_distances(w, idx), dense.sq_distances(w, idx), rtol=1e-4, atol=1e-6)
 
 
 @pytest.mark.parametrize("loss", ["median", "contrastive"])
@@ -126,7 +129,7 @@ def test_quadratic_loss_gradient_matches_finite_differences(loss):
         rng = np.random.default_rng(6)
         table = rng.normal(size=(50, 7))
         pairs = _pairs(rng, 12, 6, fixed=False)
-        q = gram.build_quadratic(jnp.asarray(table), pairs, 5)
+        q = forms.quadratic(jnp.asarray(table), pairs, 5)
         assert q.r.dtype == jnp.float64
         cfg = TrainConfig(loss=loss, lam=1e-2)
         f = lambda w: batch_loss(w, q, jnp.arange(12), 6, cfg, 5.0)
@@ -139,6 +142,6 @@ def test_quadratic_loss_gradient_matches_finite_differences(loss):
 
 def test_quadratic_form_refuses_other_weight_counts():
     rng = np.random.default_rng(7)
-    q = gram.build_quadratic(jnp.asarray(rng.normal(size=(50, 7)), jnp.float32), _pairs(rng, 4, 6, False), 5)
+    q = forms.quadratic(jnp.asarray(rng.normal(size=(50, 7)), jnp.float32), _pairs(rng, 4, 6, False), 5)
     with pytest.raises(ValueError, match="quadratic form was built for n_max = 5"):
-        sq_distances(jnp.ones(6), q, jnp.arange(4))
+        q.sq_distances(jnp.ones(6), jnp.arange(4))

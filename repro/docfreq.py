@@ -1,0 +1,101 @@
+"""Document frequencies, in one home: counting them, the idf of eq. 1, and the words with their df.
+
+idf (paper, eq. 1) needs df, the number of documents holding a word, and N, the number of
+documents. A document is one paragraph (the Wikipedia stage, as in the original code) or one
+text (a user's corpus). Both ways of counting are here:
+
+* :func:`count_known`: the df of the words of a fixed vocabulary (a word index), one block
+  of documents at a time, which the data stage :mod:`repro.data.docfreq` streams over a
+  paragraph file with a pool of workers;
+* :meth:`DocFreq.from_corpus`: the df of every word of a corpus of texts.
+
+:class:`DocFreq` is the one object of words with their df and N, with their idf
+(:meth:`DocFreq.idf`). It never comes from the counts that gensim attaches to a loaded
+word2vec or GloVe file: gensim invents those from the file's row order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, NamedTuple
+
+import numpy as np
+
+from repro.text import tokenise
+
+
+def idf(df, n_docs: int) -> np.ndarray:
+    """idf = log(N / (1 + df)), natural log, as in the paper's equation 1.
+
+    ``df`` holds document frequencies; ``n_docs`` is N, the number of documents. Only the
+    order of idf values matters for the learned-weight model; the idf-weighted and tf-idf
+    baselines use the values themselves.
+    """
+    df = np.asarray(df, dtype=np.float64)
+    if n_docs <= 0:
+        raise ValueError(f"n_docs must be positive, got {n_docs}")
+    if (df < 0).any():
+        raise ValueError("df: document frequencies must be non-negative")
+    return np.log(n_docs / (1.0 + df))
+
+
+def count_known(documents: Iterable[Iterable[str]], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(word indices, their df in ``documents``, number of documents) for the words of ``index``.
+
+    Each document is an iterable of tokens; a token outside ``index`` is ignored. The indices
+    are unique, so block counts add up with ``df[indices] += counts``.
+    """
+    hits: list[int] = []
+    n = 0
+    for tokens in documents:
+        hits.extend(i for i in (index.get(t) for t in set(tokens)) if i is not None)
+        n += 1
+    if not hits:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), n
+    uniq, cnt = np.unique(np.asarray(hits, dtype=np.int64), return_counts=True)
+    return uniq, cnt.astype(np.int64), n
+
+
+class DocFreq(NamedTuple):
+    """Words with their document frequencies and N."""
+
+    words: list  # the words counted
+    df: np.ndarray  # (len(words),) int64: documents holding each word
+    n_docs: int  # N, the number of documents
+
+    @classmethod
+    def from_corpus(cls, texts: Iterable) -> "DocFreq":
+        """df of every word of ``texts`` (raw strings, cleaned by :func:`repro.text.tokenise`,
+        or token lists), one text being one document. ValueError for an empty corpus."""
+        counts: Counter = Counter()
+        n = 0
+        for t in texts:
+            counts.update(set(tokenise(t) if isinstance(t, str) else t))
+            n += 1
+        if n == 0:
+            raise ValueError("corpus: no texts to count document frequencies in")
+        words = sorted(counts)
+        return cls(words, np.fromiter((counts[w] for w in words), np.int64, len(words)), n)
+
+    @classmethod
+    def load(cls, path: str) -> "DocFreq":
+        """The words, df and N of a file of :func:`repro.store.save_word_df`."""
+        from repro import store
+
+        return cls(*store.load_word_df(path))
+
+    def save(self, path: str) -> None:
+        from repro import store
+
+        store.save_word_df(path, self.words, self.df, self.n_docs)
+
+    def idf(self) -> np.ndarray:
+        """(len(words),) float64 idf of every word (paper, eq. 1)."""
+        return idf(self.df, self.n_docs)
+
+    def onto(self, words) -> np.ndarray:
+        """(len(words),) int64 df of other ``words``: a word this table does not list gets df = 1,
+        the authors' rule for words outside the corpus vocabulary (as
+        :func:`repro.data.othervectors.other_idf`)."""
+        index = dict(zip(self.words, self.df.tolist()))
+        return np.fromiter((index.get(w, 1) for w in words), np.int64, len(words))

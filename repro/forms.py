@@ -1,0 +1,240 @@
+"""The training couples' data forms: what one epoch of Algorithm 1 reads, each with its distances.
+
+Training needs, for a batch of couples and the current weights w, the squared distances
+d^2 = ||t(a) - t(b)||^2 of their text vectors (paper, eq. 3 and its variable-length form).
+Each form below holds the couples in a shape that gives them, and has its own
+``sq_distances(w, index)``; all give the same values up to float32 rounding (tested).
+:func:`build` is the one place a form is chosen.
+
+**Gathered** (``"gather"``): the embedding table and the token rows. A step gathers the 2W
+embedding rows of every couple and contracts them with the coefficients z_j / n:
+t_a - t_b = sum_j (z_j / n_a) e_(a,j) - sum_j (z_j / n_b) e_(b,j). Memory O(V d + P W).
+
+**Gram forms** (``"gram"``). The text vector is linear in the weights, t = (1/n) E^T z, so
+
+    t_a - t_b = M^T zeta,   M = [E_a ; -E_b] (2W, d),   zeta = [z_a / n_a ; z_b / n_b]
+    d^2 = zeta^T G zeta,    G = M M^T (2W, 2W)          (:class:`PairGram`)
+
+G does not depend on the weights, so it is computed once per training run instead of
+gathering 2W embedding rows of every couple in every epoch. For fixed-length couples
+(every n = W) z_a = z_b and the form shrinks to G = U U^T with U = E_a - E_b (W, W)
+(:class:`DiffGram`). Memory P (2W)^2 (or P W^2) floats.
+
+**Quadratic form** (``"quadratic"``, the default while it fits the memory budget). The
+interpolation is linear too, z = B(n) w (:func:`repro.model._interpolation_matrix`), so
+
+    t_a - t_b = M^T C w,   C = [B(n_a) / n_a ; B(n_b) / n_b] (2W, n_max)
+    d^2 = w^T R w,         R = C^T G C = V^T V,   V = M^T C (d, n_max)     (:class:`QuadForm`)
+
+an n_max x n_max matrix per couple (R = G / n^2 for fixed lengths with n_max = W). A
+training step then reads R[index] and computes w^T R w and its gradient 2 R w: no
+interpolation, no gather of w, no scatter-add, and n_max^2 numbers per couple (900
+against the 3,600 of the PairGram for W = n_max = 30). It is not a Gram matrix of
+embeddings but a quadratic form in the weights, hence its name.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from repro.jitting import jit
+from repro.model import HIGHEST, _interpolation_matrix, _mean_weights
+
+FORMS = ("auto", "quadratic", "gram", "gather")
+GRAM_BUDGET = 4e9
+"""Bytes the quadratic form may take under ``"auto"``; above it the gather form is used."""
+
+
+class Gathered(NamedTuple):
+    """The gather form: the embedding table and the couples' token rows, on the device."""
+
+    table: jnp.ndarray  # (V, d)
+    a: jnp.ndarray  # (P, W)
+    b: jnp.ndarray  # (P, W)
+    len_a: jnp.ndarray  # (P,)
+    len_b: jnp.ndarray  # (P,)
+
+    def sq_distances(self, w, index):
+        """(B,) d^2 of the couples ``index``. The table is read (a gather) but never
+        differentiated: the gradient with respect to ``w`` runs through contractions only."""
+        # t_a - t_b in one contraction: the 2W rows of both texts with coefficients
+        # [z_a / n_a ; -z_b / n_b] (paper, eq. 3 for each text); one gather, one einsum.
+        la, lb = self.len_a[index], self.len_b[index]
+        width = self.a.shape[1]
+        coef = jnp.concatenate([_mean_weights(w, la, width), -_mean_weights(w, lb, width)], axis=1)
+        coef = coef.astype(self.table.dtype)  # (B, 2W)
+        rows = self.table[jnp.concatenate([self.a[index], self.b[index]], axis=1)]  # (B, 2W, d)
+        diff = jnp.einsum("bk,bkd->bd", coef, rows, precision=HIGHEST)
+        return jnp.sum(jnp.square(diff), axis=-1)
+
+
+class DiffGram(NamedTuple):
+    """Fixed-length couples (n = W for every text): G = U U^T, U = E_a - E_b."""
+
+    gram: jnp.ndarray  # (P, W, W)
+    len_a: jnp.ndarray  # (P,)
+    len_b: jnp.ndarray  # (P,)
+
+    def sq_distances(self, w, index):
+        """(B,) d^2 = zeta^T G zeta of the couples ``index``, zeta = z / n."""
+        g = self.gram[index]
+        zeta = _mean_weights(w, self.len_a[index], g.shape[1])
+        return _gram_quadratic(zeta, g, w.dtype)
+
+
+class PairGram(NamedTuple):
+    """Any couples: G = M M^T with M = [E_a ; -E_b]."""
+
+    gram: jnp.ndarray  # (P, 2W, 2W)
+    len_a: jnp.ndarray  # (P,)
+    len_b: jnp.ndarray  # (P,)
+
+    def sq_distances(self, w, index):
+        """(B,) d^2 = zeta^T G zeta of the couples ``index``, zeta = [z_a / n_a ; z_b / n_b]."""
+        g = self.gram[index]
+        width = g.shape[1] // 2
+        zeta = jnp.concatenate([_mean_weights(w, self.len_a[index], width),
+                                _mean_weights(w, self.len_b[index], width)], axis=1)
+        return _gram_quadratic(zeta, g, w.dtype)
+
+
+class QuadForm(NamedTuple):
+    """Any couples: d^2 = w^T R w with R = C^T G C (P, n_max, n_max), symmetric."""
+
+    r: jnp.ndarray  # (P, n_max, n_max)
+
+    def sq_distances(self, w, index):
+        """(B,) d^2 = w^T R_b w of the couples ``index``, with gradient 2 R_b w."""
+        if self.r.shape[-1] != w.shape[0]:
+            raise ValueError(f"w has {w.shape[0]} weights but the quadratic form was built for "
+                             f"n_max = {self.r.shape[-1]}")
+        return quad_sq_distances(w, self.r[index])
+
+
+def _gram_quadratic(zeta, g, dtype):
+    sq = jnp.einsum("bi,bij,bj->b", zeta, g.astype(dtype), zeta, precision=HIGHEST)
+    return jnp.maximum(sq, 0.0)  # rounding can make an exact 0 slightly negative
+
+
+def quad_sq_distances(w, r):
+    """w^T R_b w of every (n_max, n_max) matrix of ``r`` (B, n, n), with gradient 2 R_b w.
+
+    One pass over R: u = R sg(w) is computed once, and 2 u.w - sg(u.w) has the value
+    u.w = w^T R w (exactly: 2x - x = x in floating point) and the gradient 2 R w, which
+    is the gradient of w^T R w for a symmetric R.
+    """
+    u = jnp.einsum("bij,j->bi", r.astype(w.dtype), jax.lax.stop_gradient(w), precision=HIGHEST)
+    q = jnp.einsum("bi,i->b", u, w, precision=HIGHEST)
+    sq = 2.0 * q - jax.lax.stop_gradient(q)
+    return jnp.maximum(sq, 0.0)  # rounding can make an exact 0 slightly negative
+
+
+# ---- building the forms ----------------------------------------------------------------------
+
+
+def _rows(table, a, b, fixed: bool):
+    ea, eb = table[a], table[b]
+    return ea - eb if fixed else jnp.concatenate([ea, -eb], axis=1)  # U (B, W, d) or M (B, 2W, d)
+
+
+@jit(static_argnames="fixed")
+def _grams(table, a, b, fixed: bool):
+    """Gram matrices of (C, B, W) blocks of couples, one small block at a time so that the
+    gathered rows stay in cache: -> (C, B, K, K)."""
+    def block(ab):
+        m = _rows(table, ab[0], ab[1], fixed)
+        return jnp.einsum("bid,bjd->bij", m, m, precision=HIGHEST)
+
+    return jax.lax.map(block, (a, b))
+
+
+@jit(static_argnames=("n_max", "identity"))
+def _quads(table, a, b, la, lb, n_max: int, identity: bool):
+    """R = V^T V of (C, B, W) blocks of couples, V = E_a^T B(n_a)/n_a - E_b^T B(n_b)/n_b:
+    -> (C, B, n_max, n_max). ``identity``: every n = W = n_max, so B(n) = I and V = U/n."""
+    def block(args):
+        a, b, la, lb = args
+        ea, eb = table[a], table[b]  # (B, W, d)
+        if identity:
+            v = (ea - eb) / la[:, None, None].astype(table.dtype)  # (B, n_max, d)
+        else:
+            w = a.shape[1]
+            ca = _interpolation_matrix(la, n_max, w, table.dtype) / la[:, None, None].astype(table.dtype)
+            cb = _interpolation_matrix(lb, n_max, w, table.dtype) / lb[:, None, None].astype(table.dtype)
+            v = (jnp.einsum("bwk,bwd->bkd", ca, ea, precision=HIGHEST)
+                 - jnp.einsum("bwk,bwd->bkd", cb, eb, precision=HIGHEST))
+        r = jnp.einsum("bkd,bld->bkl", v, v, precision=HIGHEST)
+        return 0.5 * (r + jnp.swapaxes(r, 1, 2))  # exactly symmetric, for the 2 R w gradient
+
+    return jax.lax.map(block, (a, b, la, lb))
+
+
+def is_fixed(pairs) -> bool:
+    """Every text as long as the rows are wide (the fixed-length setting)."""
+    w = pairs.a.shape[1]
+    return bool(np.all(pairs.len_a == w) and np.all(pairs.len_b == w))
+
+
+def quad_bytes(pairs, n_max: int) -> int:
+    """Memory of the quadratic form of ``pairs``: P n_max^2 float32."""
+    return int(pairs.label.shape[0]) * int(n_max) ** 2 * 4
+
+
+def _blocks(x, block: int, fill=0):
+    """(P, ...) -> (P / block, block, ...) on the device, padded with ``fill``."""
+    x = np.asarray(x)
+    pad = (-x.shape[0]) % block
+    x = np.pad(x, ((0, pad),) + ((0, 0),) * (x.ndim - 1), constant_values=fill)
+    return jnp.asarray(x.reshape((-1, block) + x.shape[1:]))
+
+
+def quadratic(table, pairs, n_max: int, block: int = 64) -> QuadForm:
+    """The quadratic form of ``pairs`` for ``n_max`` weights (every length must be >= 1)."""
+    p, w = pairs.a.shape
+    n_max = int(n_max)
+    identity = is_fixed(pairs) and n_max == w
+    r = _quads(jnp.asarray(table), _blocks(pairs.a, block), _blocks(pairs.b, block), _blocks(pairs.len_a, block, 1),
+               _blocks(pairs.len_b, block, 1), n_max, identity)
+    return QuadForm(r.reshape((-1, n_max, n_max))[:p])
+
+
+def gram(table, pairs, block: int = 64):
+    """The Gram form of ``pairs``: a :class:`DiffGram` when every length equals the width, else
+    a :class:`PairGram`."""
+    fixed = is_fixed(pairs)
+    p = pairs.a.shape[0]
+    g = _grams(jnp.asarray(table), _blocks(pairs.a, block), _blocks(pairs.b, block), fixed)
+    g = g.reshape((-1,) + g.shape[2:])[:p]
+    cls = DiffGram if fixed else PairGram
+    return cls(g, jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
+
+
+def gathered(table, pairs) -> Gathered:
+    """The gather form of ``pairs``."""
+    return Gathered(jnp.asarray(table), jnp.asarray(pairs.a), jnp.asarray(pairs.b),
+                    jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
+
+
+def choose(pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET) -> str:
+    """The form to build: ``form`` itself, or for ``"auto"`` the quadratic form while it fits
+    ``budget`` bytes, else the gather form. ValueError for an unknown name."""
+    if form not in FORMS:
+        raise ValueError(f"data form must be one of {FORMS}, got {form!r}")
+    if form == "auto":
+        return "quadratic" if quad_bytes(pairs, n_max) <= budget else "gather"
+    return form
+
+
+def build(table, pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET):
+    """The data form of ``pairs`` that :func:`choose` names, built from the (V, d) float32
+    device ``table``: the one place where a form is chosen."""
+    form = choose(pairs, n_max, form, budget)
+    if form == "quadratic":
+        return quadratic(table, pairs, n_max)
+    if form == "gram":
+        return gram(table, pairs)
+    return gathered(table, pairs)

@@ -1,0 +1,54 @@
+"""Where every file of the chain lives under one data folder (the Makefile's ``DATA``).
+
+The formats themselves, with their checked loaders and atomic writers, are :mod:`repro.store`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+
+class Layout(NamedTuple):
+    """The files of one data folder (the Makefile's ``DATA``), stage by stage."""
+
+    root: str = "data"
+
+    def path(self, *parts: str) -> str:
+        return os.path.join(self.root, *parts)
+
+    @property
+    def paragraphs(self) -> str:
+        return self.path("paragraphs.tsv")
+
+    @property
+    def w2v(self) -> str:
+        return self.path("w2v")
+
+    @property
+    def vocab(self) -> str:
+        return self.path("w2v", "vocab.txt")
+
+    @property
+    def vectors(self) -> str:
+        return self.path("w2v", "vectors.npy")
+
+    @property
+    def df(self) -> str:
+        return self.path("df.npz")
+
+    def pairs(self, setting: str, split: str) -> str:
+        return self.path(setting, f"{split}.npz")
+
+    def pairs_summary(self, setting: str) -> str:
+        return self.path(setting, "summary.json")
+
+    def model(self, setting: str, loss: str) -> str:
+        return self.path("models", f"{setting}-{loss}.npz")
+
+    def scores(self, setting: str) -> str:
+        return self.path("scores", f"{setting}.npz")
+
+    @property
+    def timings(self) -> str:
+        return self.path("timings")
