@@ -66,8 +66,8 @@ def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None 
              f"The quadratic form is built once per run in {train['quad_precompute_s']:.2f} s (the Gram form in "
              f"{train['gram_precompute_s']:.2f} s), so its first epoch with the build is "
              f"{train['quad_speedup_first_epoch']:.1f}x the NumPy epoch, and a run of "
-             f"{break_even(train, 'quad')} or more epochs is faster than in the gather form; the kappa search shares "
-             "one build across every kappa and fold.", ""]
+             f"{break_even(train, 'quad')} or more epochs is faster than in the gather form; `repro.fit.fit` shares "
+             "one build across every kappa, every fold and the final run.", ""]
     if gpu:
         lines += gpu_lines(gpu)
     if extract:

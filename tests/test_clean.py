@@ -46,7 +46,7 @@ def test_fast_number_rule_equals_the_plain_regex():
         ("", ""),
     ],
 )
-def test_clean_paragraph(text, expected):
+def test_clean_text(text, expected):
     assert clean(text) == expected
 
 

@@ -4,9 +4,6 @@ import numpy as np
 import pytest
 
 from repro import losses as L
-from repro import train as T
-from repro.forms import Gathered
-from repro.train import TrainConfig
 
 
 def softplus(x):
@@ -89,22 +86,6 @@ def test_distances():
 
 def test_l2_penalty():
     assert float(L.l2_penalty(jnp.array([1.0, 2.0]), 0.1)) == pytest.approx(0.5)
-
-
-@pytest.mark.parametrize("loss", ["median", "contrastive"])
-@pytest.mark.parametrize("distance", ["euclidean", "sqeuclidean"])
-def test_batch_loss_gradient_matches_finite_differences(loss, distance):
-    with jax.enable_x64(True):
-        rng = np.random.default_rng(2)
-        table = jnp.asarray(rng.normal(size=(40, 6)))
-        data = Gathered(table, jnp.asarray(rng.integers(0, 40, (12, 9))), jnp.asarray(rng.integers(0, 40, (12, 9))),
-                        jnp.asarray(rng.integers(3, 10, 12)), jnp.asarray(rng.integers(3, 10, 12)))
-        cfg = TrainConfig(loss=loss, distance=distance, lam=1e-2)
-        index = jnp.arange(12)
-        w0 = rng.uniform(0.2, 1.0, size=7)
-        f = lambda w: T.batch_loss(w, data, index, 6, cfg, 5.0)
-        g = np.asarray(jax.grad(f)(jnp.asarray(w0)))
-        np.testing.assert_allclose(g, _fd(f, w0), rtol=1e-5, atol=1e-8)
 
 
 @pytest.mark.parametrize("loss", [L.contrastive_loss, lambda r, u: L.median_loss(r, u, 1.0)])

@@ -1,1 +1,6 @@
-"""The corpus chain: from raw sources to couples of texts (paper, section 4)."""
+"""The corpus chain: from raw sources to couples of texts (paper, section 4).
+
+Each stage is a module with a ``main`` that ``python -m repro <stage>`` runs through
+:func:`repro.errors.run`. The stages import the core and the formats below them, never the
+encoder, the commands or the experiments (the import layers of ``setup.cfg``).
+"""
