@@ -61,7 +61,7 @@ test: $(STAMP)
 
 # the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
 # already installed (no .venv is made then).
-GPU_TESTS := tests/test_model.py tests/test_losses.py tests/test_forms.py tests/test_train.py tests/test_jitting.py
+GPU_TESTS := tests/test_model.py tests/test_losses.py tests/test_forms.py tests/test_train.py tests/test_fit.py tests/test_jitting.py
 test-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 	PYTHONPATH=$(CURDIR) REPRO_REQUIRE_GPU=1 $(PY) -m pytest $(GPU_TESTS)
 
