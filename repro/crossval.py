@@ -1,14 +1,14 @@
 """kappa by five-fold cross-validation and grid search (paper, section 5.2), on couples prepared once.
 
-The (kappa, fold) trainings run as ``vmap``-ed calls of the jitted Algorithm 1, all
-folds of ``KAPPAS_PER_CALL`` neighbouring kappas per call, and all their held-out
-distances as one more jitted call. For
-each fold, weights are trained on the other four folds of the training split and scored
-on the held-out fold by its optimal split error (threshold and error both on that
-fold, the paper's "optimal split error"). The kappa with the lowest mean error wins;
-ties go to the smaller kappa. The training couples are a :class:`repro.train.Prepared`: the data
-form every fold's run reads is the one built once for the whole training split (folds are
-index sets into it), and the final run of :func:`repro.fit.fit` reads it too.
+The (kappa, fold) trainings run as ``vmap``-ed calls of the jitted Algorithm 1, all folds of
+``KAPPAS_PER_CALL`` neighbouring kappas per call, and all their held-out distances as one more
+jitted call. For each fold, weights are trained on the other four folds of the training split
+and scored on the held-out fold by its optimal split error (threshold and error both on that
+fold, the paper's "optimal split error"). The kappa with the lowest mean error wins; ties go to
+the smallest kappa, whatever the order of the grid (:func:`best_kappa`). The training couples
+are a :class:`repro.train.Prepared`: the data form every fold's run reads is the one built once
+for the whole training split (folds are index sets into it), and the final run of
+:func:`repro.fit.fit` reads it too.
 """
 
 from __future__ import annotations
@@ -126,5 +126,11 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
         for j in range(f):
             errors[i, j] = metrics.split_error(-d[i, j], labels[j], -d[i, j], labels[j])[0]
     mean = errors.mean(axis=1)
-    best = int(np.flatnonzero(mean == mean.min())[0])
-    return CVResult(float(grid[best]), grid, errors, np.asarray(epochs).reshape(k, f), np.asarray(w))
+    return CVResult(best_kappa(grid, mean), grid, errors, np.asarray(epochs).reshape(k, f), np.asarray(w))
+
+
+def best_kappa(grid, mean_errors) -> float:
+    """The kappa of the lowest mean held-out error; among ties the smallest kappa, in whatever
+    order the grid is given."""
+    grid, mean_errors = np.asarray(grid), np.asarray(mean_errors)
+    return float(grid[mean_errors == mean_errors.min()].min())

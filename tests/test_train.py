@@ -154,6 +154,12 @@ def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
     np.testing.assert_allclose(np.asarray(w), cv.weights[i, f], rtol=1e-4, atol=1e-6)
 
 
+def test_ties_go_to_the_smallest_kappa_in_any_grid_order():
+    assert crossval.best_kappa([320.0, 10.0, 40.0, 20.0], [0.2, 0.2, 0.3, 0.2]) == 10.0
+    assert crossval.best_kappa([40.0, 5120.0, 20.0], [0.1, 0.1, 0.3]) == 40.0
+    assert crossval.best_kappa([5.0, 80.0], [0.4, 0.1]) == 80.0
+
+
 def test_select_kappa_refuses_folds_smaller_than_a_batch(synthetic):
     table, pairs = synthetic
     with pytest.raises(ValueError, match="couples per training fold; a batch needs 50"):
