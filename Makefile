@@ -1,7 +1,7 @@
 # Reproduction of De Boom et al. (2016). Every product is a file target, so a rerun
 # redoes only what is stale. Knobs: QUICK, SPLIT_BY, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
 # RESULTS, W2V_EPOCHS, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
-# TWEET_WINDOW_MIN.
+# TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
@@ -137,34 +137,50 @@ figures: $(RESULTS)/figure2.png
 	@echo "Figures: $(RESULTS)/figure2.{png,pdf} $(RESULTS)/figure3.{png,pdf}"
 
 # ---- Table 2: tweets (paper section 4.2), Wikipedia vectors and idf -----------------------------
-TWEET_ID := $(DATA)/.tweets-$(shell echo '$(TWEETS)|$(TWEET_WINDOW_MIN)' | md5sum | cut -c1-8)
+# Two columns: twitter_news (the news accounts of experiments/news_accounts.txt, the paper's
+# setting) and twitter (every tweet of the sources). kappa is the wikivar median model's, as the
+# paper keeps it from the Wikipedia experiments (section 5.4); TWITTER_KAPPA=cv searches it on the
+# tweets instead. TWEET_OPTIONS passes more options to `repro tweets` (e.g. --drop-manual-retweets).
+TWITTER := twitter_news twitter
+NEWS_ACCOUNTS := experiments/news_accounts.txt
+TWEET_ID := $(DATA)/.tweets-$(shell echo '$(TWEETS)|$(TWEET_WINDOW_MIN)|$(TWEET_OPTIONS)' | md5sum | cut -c1-8)
 $(TWEET_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.tweets-* && touch $@
 
-$(DATA)/twitter/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(call deps,repro.data.tweetpairs)
-	$(TIMED) tweets -- $(PY) -m repro tweets --out $@ --cache $(DATA)/tweet-sources --seed $(SEED) \
-	    --window-min $(TWEET_WINDOW_MIN) $(if $(TWEETS),--tweets $(TWEETS))
+TWEET_COUPLES := $(foreach s,$(TWITTER),$(DATA)/$(s)/couples.jsonl)
+$(TWEET_COUPLES): $(DATA)/%/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(NEWS_ACCOUNTS) $(call deps,repro.data.tweetpairs)
+	$(TIMED) tweets-$* -- $(PY) -m repro tweets --out $@ --cache $(DATA)/tweet-sources --seed $(SEED) \
+	    --window-min $(TWEET_WINDOW_MIN) $(if $(TWEETS),--tweets $(TWEETS)) \
+	    $(if $(filter twitter_news,$*),--accounts $(NEWS_ACCOUNTS)) $(TWEET_OPTIONS)
 
-$(DATA)/twitter/summary.json: $(DATA)/twitter/couples.jsonl $(DATA)/w2v/vectors.npy $(DATA)/df.npz \
-                              $(call deps,repro.data.tweetsets)
-	$(TIMED) pairs-twitter -- $(PY) -m repro tweetsets --couples $< --vocab $(DATA)/w2v/vocab.txt \
-	    --df $(DATA)/df.npz --seed $(SEED) --out $(DATA)/twitter
+TWEET_SPLITS := $(foreach s,$(TWITTER),$(DATA)/$(s)/summary.json)
+$(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vectors.npy $(DATA)/df.npz \
+                                         $(call deps,repro.data.tweetsets)
+	$(TIMED) pairs-$* -- $(PY) -m repro tweetsets --couples $< --vocab $(DATA)/w2v/vocab.txt \
+	    --df $(DATA)/df.npz --seed $(SEED) --setting $* --out $(DATA)/$*
 
-$(DATA)/models/twitter-%.npz: $(DATA)/twitter/summary.json $(call deps,experiments.train_weights)
-	$(TIMED) weights-twitter-$* -- $(PY) -m experiments.train_weights --data $(DATA) --setting twitter \
-	    --loss $* --seed $(SEED) --out $@
+TWITTER_KAPPA ?= wikivar
+KAPPA_MODEL := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/models/wikivar-median.npz)
+# one pattern rule per column: $(DATA)/models/<column>-<loss>.npz (more specific than the Wikipedia rule)
+define TWEET_MODEL_RULE
+$(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(KAPPA_MODEL) $(call deps,experiments.train_weights)
+	$$(TIMED) weights-$(1)-$$* -- $$(PY) -m experiments.train_weights --data $$(DATA) --setting $(1) --loss $$* \
+	    --seed $$(SEED) --out $$@ $$(if $$(and $$(KAPPA_MODEL),$$(filter median,$$*)),--kappa-from $$(KAPPA_MODEL))
+endef
+$(foreach s,$(TWITTER),$(eval $(call TWEET_MODEL_RULE,$(s))))
 
-$(DATA)/scores/twitter.npz: $(DATA)/models/twitter-contrastive.npz $(DATA)/models/twitter-median.npz $(SCORING)
-	$(TIMED) scores-twitter -- $(PY) -m experiments.score --data $(DATA) --setting twitter --out $@
+TWEET_SCORES := $(foreach s,$(TWITTER),$(DATA)/scores/$(s).npz)
+$(TWEET_SCORES): $(DATA)/scores/%.npz: $(DATA)/models/%-contrastive.npz $(DATA)/models/%-median.npz $(SCORING)
+	$(TIMED) scores-$* -- $(PY) -m experiments.score --data $(DATA) --setting $* --out $@
 
-$(RESULTS)/table2.md: $(DATA)/scores/twitter.npz $(call deps,experiments.tables)
+$(RESULTS)/table2.md: $(TWEET_SCORES) $(call deps,experiments.tables)
 	$(PY) -m experiments.tables --table 2 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
 	    $(if $(filter results,$(RESULTS)),--readme README.md) --started $(START_TIME)
 
 table2: $(RESULTS)/table2.md
 	@echo "Table 2: $(RESULTS)/table2.md (.csv, .tex, .json beside it)"
 
-.SECONDARY: $(DATA)/twitter/summary.json $(DATA)/twitter/couples.jsonl
+.SECONDARY: $(TWEET_SPLITS) $(TWEET_COUPLES)
 
 # ---- the weights that ship inside the package (Encoder.pretrained) ----------------------------
 weights: $(DATA)/models/wikivar-median.npz $(call deps,experiments.ship_weights)

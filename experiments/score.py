@@ -12,6 +12,7 @@ weights without retraining (paper, section 5.3).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -52,6 +53,9 @@ def main(argv=None):
                for loss in settings.LOSSES}
 
     out, seconds = {}, {}
+    if os.path.exists(layout.pairs_groups(cfg.source)):  # tweet settings: the couples' components
+        groups = store.load_groups(layout.pairs_groups(cfg.source), {s: p.size for s, p in splits.items()})
+        out.update({f"{s}_group": groups[s] for s in splits})
     for split, pairs in splits.items():
         out[f"{split}_label"] = pairs.label
         for m in settings.METHODS:

@@ -40,6 +40,9 @@ class Layout(NamedTuple):
     def pairs(self, setting: str, split: str) -> str:
         return self.path(setting, f"{split}.npz")
 
+    def pairs_groups(self, setting: str) -> str:
+        return self.path(setting, "groups.npz")
+
     def pairs_summary(self, setting: str) -> str:
         return self.path(setting, "summary.json")
 

@@ -64,6 +64,7 @@ class Split(NamedTuple):
     false_negatives: int
     n_related: int
     n_unrelated: int
+    wrong: np.ndarray | None = None  # (P,) bool: the test couples misclassified at the threshold
 
     @property
     def errors(self) -> int:
@@ -84,7 +85,7 @@ def split(val_scores, val_labels, test_scores, test_labels) -> Split:
     fn = int(np.sum(~pred & ty))
     n_rel, n_unrel = int(ty.sum()), int((~ty).sum())
     error = 0.5 * (fp / n_unrel + fn / n_rel)
-    return Split(error, theta, fp, fn, n_rel, n_unrel)
+    return Split(error, theta, fp, fn, n_rel, n_unrel, pred != ty)
 
 
 def split_error(val_scores, val_labels, test_scores, test_labels) -> tuple[float, float]:
@@ -148,3 +149,37 @@ def binomial_ci(errors: int, n: int, level: float = 0.95) -> tuple[float, float]
         raise ValueError(f"errors={errors} and n={n}: need 0 <= errors <= n and n >= 1")
     ci = stats.binomtest(int(errors), int(n)).proportion_ci(confidence_level=level, method="exact")
     return float(ci.low), float(ci.high)
+
+
+def group_bootstrap_ci(wrong, labels, groups, level: float = 0.95, n_boot: int = 2000,
+                       seed: int = 0) -> tuple[float, float]:
+    """Percentile interval of the balanced split error (FPR + FNR) / 2 over ``n_boot`` resamples,
+    with replacement, of whole ``groups`` of test couples (the threshold stays fixed).
+
+    Couples that share a text are not independent: resampling their groups (the connected
+    components of the couples' graph) instead of single couples gives an interval that says so.
+    ``wrong`` (P,) bool: misclassified; ``labels`` (P,) 1 related, 0 unrelated; ``groups`` (P,)
+    any integer labels. Resamples without a couple of one class are drawn again.
+    """
+    wrong, labels, groups = np.asarray(wrong, bool), np.asarray(labels) == 1, np.asarray(groups)
+    if not (wrong.shape == labels.shape == groups.shape) or wrong.ndim != 1 or wrong.size == 0:
+        raise ValueError("wrong, labels and groups must be (P,) arrays of one length P >= 1")
+    if not (labels.any() and (~labels).any()):
+        raise ValueError("labels: both classes are needed")
+    _, inv = np.unique(groups, return_inverse=True)
+    g = int(inv.max()) + 1
+    fn = np.bincount(inv, weights=wrong & labels, minlength=g)
+    fp = np.bincount(inv, weights=wrong & ~labels, minlength=g)
+    n_rel = np.bincount(inv, weights=labels, minlength=g)
+    n_unrel = np.bincount(inv, weights=~labels, minlength=g)
+    rng = np.random.default_rng(seed)
+    errors: list[np.ndarray] = []
+    while sum(e.size for e in errors) < n_boot:
+        counts = np.stack([np.bincount(rng.integers(0, g, g), minlength=g) for _ in range(n_boot)])  # (B, g)
+        r, u = counts @ n_rel, counts @ n_unrel
+        ok = (r > 0) & (u > 0)
+        errors.append(0.5 * ((counts @ fp)[ok] / u[ok] + (counts @ fn)[ok] / r[ok]))
+    e = np.concatenate(errors)[:n_boot]
+    alpha = (1.0 - level) / 2
+    lo, hi = np.quantile(e, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)

@@ -19,6 +19,10 @@ def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -
         n = sp.n_related + sp.n_unrelated
         rows[m] = {"split_error": sp.error, "threshold": sp.threshold, "js": js,
                    "test_errors": sp.errors, "test_pairs": n, "split_error_ci95": metrics.binomial_ci(sp.errors, n)}
+        if "test_group" in scores:  # couples that share tweets: resample their components
+            rows[m]["split_error_boot95"] = metrics.group_bootstrap_ci(sp.wrong, scores["test_label"],
+                                                                       scores["test_group"])
+            rows[m]["test_groups"] = int(np.unique(scores["test_group"]).size)
     ref = rows.get(reference)
     for m, r in rows.items():
         r["p_value_vs_" + reference] = None if (ref is None or m == reference) else metrics.binomial_test(
@@ -36,15 +40,23 @@ def _bests(results: dict) -> dict:
     return {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in results}
 
 
-def _cells(results: dict, m: str, best: dict, percent: str, bold, ci: bool = False) -> list[str]:
-    """Split error (with its 95% interval when ``ci``) and JS cells of method ``m`` in every
-    setting, the best ones in ``bold``."""
+def _intervals(results: dict, ci: bool) -> list[tuple[str, str]]:
+    """(key, column title) of the intervals every row of every setting has, when ``ci``."""
+    if not ci:
+        return []
+    keys = [("split_error_ci95", "95% CI"), ("split_error_boot95", "bootstrap 95%")]
+    return [(k, t) for k, t in keys if all(k in r for res in results.values() for r in res.values())]
+
+
+def _cells(results: dict, m: str, best: dict, percent: str, bold, intervals=()) -> list[str]:
+    """Split error (with its intervals, ``(key, title)`` pairs) and JS cells of method ``m`` in
+    every setting, the best ones in ``bold``."""
     cells = []
     for s, res in results.items():
         e, j = f"{100 * res[m]['split_error']:.2f}{percent}", f"{res[m]['js']:.4f}"
         cells.append(bold(e) if m in best[s][0] else e)
-        if ci:
-            lo, hi = res[m]["split_error_ci95"]
+        for key, _ in intervals:
+            lo, hi = res[m][key]
             cells.append(f"{100 * lo:.1f}–{100 * hi:.1f}{percent}")
         cells.append(bold(j) if m in best[s][1] else j)
     return cells
@@ -54,12 +66,13 @@ def markdown(results: dict, titles: dict, ci: bool = False) -> str:
     """The paper's table layout: split error (%) and JS divergence per setting, best in bold;
     with ``ci``, each split error's 95% confidence interval beside it."""
     settings = list(results)
-    kinds = ["split error"] + (["95% CI"] if ci else []) + ["JS"]
+    intervals = _intervals(results, ci)
+    kinds = ["split error"] + [t for _, t in intervals] + ["JS"]
     head = "| Method | " + " | ".join(f"{titles[s]}: {k}" for s in settings for k in kinds) + " |"
     lines = [head, "|---|" + "---:|" * (len(kinds) * len(settings))]
     best = _bests(results)
     for m in METHODS:
-        cells = _cells(results, m, best, "%", lambda x: f"**{x}**", ci)
+        cells = _cells(results, m, best, "%", lambda x: f"**{x}**", intervals)
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -80,16 +93,18 @@ def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_medi
 def latex(results: dict, titles: dict, caption: str, ci: bool = False) -> str:
     settings = list(results)
     best = _bests(results)
-    cols = " | ".join(["c c c" if ci else "c c"] * len(settings))
+    intervals = _intervals(results, ci)
+    width = 2 + len(intervals)
+    cols = " | ".join([" ".join(["c"] * width)] * len(settings))
     out = [r"\begin{table*}[t]", r"\centering", rf"\caption{{{caption}}}", rf"\begin{{tabular}}{{l | {cols}}}",
            r"\toprule",
-           " & " + " & ".join(rf"\multicolumn{{{3 if ci else 2}}}{{c}}{{{titles[s]}}}" for s in settings) + r" \\",
-           " & " + " & ".join(["Split error & 95\\% CI & JS divergence" if ci else "Split error & JS divergence"]
-                              * len(settings)) + r" \\"]
+           " & " + " & ".join(rf"\multicolumn{{{width}}}{{c}}{{{titles[s]}}}" for s in settings) + r" \\",
+           " & " + " & ".join([" & ".join(["Split error"] + [t.replace("%", r"\%") for _, t in intervals]
+                                          + ["JS divergence"])] * len(settings)) + r" \\"]
     for group in GROUPS:
         out.append(r"\hline")
         for m in group:
-            cells = _cells(results, m, best, r"\%", lambda x: rf"\textbf{{{x}}}", ci)
+            cells = _cells(results, m, best, r"\%", lambda x: rf"\textbf{{{x}}}", intervals)
             out.append(LABELS[m].replace("%", r"\%") + " & " + " & ".join(cells) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\end{table*}"]
     return "\n".join(out) + "\n"

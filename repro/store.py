@@ -13,7 +13,8 @@ array          any ``.npy`` (text vectors)                 :func:`save_array`
 vocabulary     ``w2v/vocab.txt``: one word per line        :func:`read_vocab`, :func:`write_vocab`
 word vectors   ``w2v/vectors.npy`` (V, d) float32 + vocab  :func:`load_vectors`, :func:`save_vectors`
 doc. freq.     ``df.npz``: ``df`` (V,) int64, ``n_docs``   :func:`load_df`, :func:`save_df`
-couples        ``<setting>/<split>.npz`` (a PairSet)       :func:`load_pairs`, :func:`save_pairs`
+couples        ``<setting>/<split>.npz`` (a PairSet)       :func:`load_pairs`, :func:`save_pairs`, :func:`save_splits`
+groups         ``<setting>/groups.npz`` (tweet settings)   :func:`load_groups`, :func:`save_splits`
 text couples   ``twitter/couples.jsonl``, user files        :func:`read_couples`, :func:`write_couples`
 texts          one per line, or JSON lines                 :func:`read_texts`
 model          ``models/<setting>-<loss>.npz``             :func:`load_model`, :func:`save_model`
@@ -277,16 +278,33 @@ def load_pairs(path: str):
     return pairs
 
 
-def save_splits(folder: str, splits: dict, summary: dict) -> None:
-    """A setting's couples: ``<split>.npz`` for every split, then ``summary.json`` last (its
-    presence means the set is complete; an old one is removed first)."""
+def save_splits(folder: str, splits: dict, summary: dict, groups: dict | None = None) -> None:
+    """A setting's couples: ``<split>.npz`` for every split, ``groups.npz`` (one integer array per
+    split: the group of every couple, for a bootstrap over groups) when given, then
+    ``summary.json`` last (its presence means the set is complete; an old one is removed first)."""
+    import numpy as np
+
     os.makedirs(folder, exist_ok=True)
     marker = os.path.join(folder, "summary.json")
     if os.path.exists(marker):
         os.remove(marker)
     for name, pairs in splits.items():
         save_pairs(os.path.join(folder, f"{name}.npz"), pairs)
+    if groups is not None:
+        bad = [k for k, g in groups.items() if np.shape(g) != (splits[k].label.shape[0],)]
+        if bad:
+            raise InputError(folder, f"groups of the {bad[0]} split do not match its couples")
+        write_npz(os.path.join(folder, "groups.npz"), **{k: np.asarray(g, np.int64) for k, g in groups.items()})
     write_json(marker, summary, sort_keys=True)
+
+
+def load_groups(path: str, splits: dict) -> dict:
+    """The arrays of ``groups.npz`` (:func:`save_splits`), checked against ``{split: couples}``."""
+    z = _open_npz(path, tuple(splits), "groups")
+    for k, n in splits.items():
+        if z[k].shape != (n,):
+            raise InputError(path, f"{z[k].shape[0] if z[k].ndim else 0} groups for the {n} couples of {k}")
+    return z
 
 
 # ---- files of texts and of couples of texts -------------------------------------------------------
@@ -338,11 +356,15 @@ def read_texts(path: str, fmt: str = "auto") -> list:
     return texts
 
 
-def read_couples(path: str, labels: bool) -> tuple[list, "np.ndarray | None"]:
-    """((text_a, text_b) list, labels or None) of a couples file; ``labels=True`` requires them."""
+def read_couples(path: str, labels: bool, fields: tuple = ()):
+    """((text_a, text_b) list, labels or None) of a couples file; ``labels=True`` requires them.
+    With ``fields`` (JSON lines only, e.g. ``("ids", "split")``), a third value: one dict of those
+    fields per couple, each required."""
     lines = _lines(path)
-    couples, ys = [], []
+    couples, ys, extra = [], [], []
     jsonl = _is_jsonl(path, "auto")
+    if fields and not jsonl:
+        raise InputError(path, f"only a JSON lines file can hold {', '.join(fields)}")
     for i, s in enumerate(lines, 1):
         if not s.strip():
             continue
@@ -351,6 +373,10 @@ def read_couples(path: str, labels: bool) -> tuple[list, "np.ndarray | None"]:
             if not isinstance(obj, dict) or "a" not in obj or "b" not in obj:
                 raise InputError(path, f"line {i}: expected an object with \"a\" and \"b\"")
             a, b, y = _json_text(obj["a"], path, i), _json_text(obj["b"], path, i), obj.get("label")
+            missing = [f for f in fields if f not in obj]
+            if missing:
+                raise InputError(path, f"line {i}: no {', '.join(missing)}")
+            extra.append({f: obj[f] for f in fields})
         else:
             parts = s.split("\t")
             if len(parts) not in (2, 3):
@@ -365,19 +391,21 @@ def read_couples(path: str, labels: bool) -> tuple[list, "np.ndarray | None"]:
         raise InputError(path, "no couples (empty input)")
     import numpy as np
 
-    return couples, (np.asarray(ys, np.int8) if labels else None)
+    out = couples, (np.asarray(ys, np.int8) if labels else None)
+    return out + (extra,) if fields else out
 
 
-def write_couples(path: str, related, unrelated, fmt: str = "jsonl") -> None:
+def write_couples(path: str, related, unrelated, fmt: str = "jsonl", info=(None, None)) -> None:
     """Related then unrelated couples of token lists, one a line: JSON lines
     ``{"label": 1|0, "a": [...], "b": [...]}``, which :func:`read_couples` reads back, or, with
     ``fmt="tsv"``, the tweet stage's table ``label<TAB>tokens a<TAB>tokens b`` (tokens joined by
-    spaces), for reading by eye."""
+    spaces), for reading by eye. ``info``: for each class None or one dict per couple whose
+    fields join its JSON line (the tweet stage's ``ids`` and ``split``)."""
     lines = []
-    for label, group in ((1, related), (0, unrelated)):
-        for a, b in group:
+    for label, group, extra in ((1, related, info[0]), (0, unrelated, info[1])):
+        for k, (a, b) in enumerate(group):
             lines.append(f"{label}\t{' '.join(a)}\t{' '.join(b)}\n" if fmt == "tsv"
-                         else json.dumps({"label": label, "a": a, "b": b}) + "\n")
+                         else json.dumps({"label": label, "a": a, "b": b, **(extra[k] if extra else {})}) + "\n")
     write_text(path, "".join(lines))
 
 

