@@ -5,8 +5,9 @@
 The columns of table N are the settings ``repro.settings.TABLE_SETTINGS[N]``, the rows the
 methods of ``repro.settings.METHODS``; the paper's own table is printed beside ours, and the
 JSON carries the provenance (commit, seed, data sizes and checksums, models, timings, hardware,
-versions). Table 2 also gives every split error's 95% confidence interval and the counts of
-tweets and couples, because its test split is small.
+versions). Table 2 also gives every split error's 95% intervals, the exact binomial one and a
+bootstrap over the test split's connected components (couples that share tweets are not
+independent), and the counts of tweets and couples of each column.
 """
 
 from __future__ import annotations

