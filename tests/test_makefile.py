@@ -30,8 +30,13 @@ def make_rules(data: str) -> dict[str, tuple[set[str], str]]:
     """target -> (prerequisites, recipe) from make's database, nothing run."""
     db = subprocess.run(["make", "-pnq", f"DATA={data}", "RESULTS=results-probe", "PY=python", "STAMP="],
                         cwd=ROOT, capture_output=True, text=True).stdout
-    rules, target = {}, None
+    rules, target, in_define = {}, None, False
     for line in db.splitlines():
+        if re.match(r"^(override )?define ", line) or line == "endef":  # a variable's text, not a rule
+            in_define, target = line != "endef", None
+            continue
+        if in_define:
+            continue
         m = re.match(r"^([^\s#:=][^:=]*):(?!=)\s*(.*)$", line)
         if m and not line.startswith(("\t", ".")):
             target = m.group(1).strip()
