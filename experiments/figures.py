@@ -24,7 +24,8 @@ from repro.errors import run  # noqa: E402
 from repro.layout import Layout  # noqa: E402
 
 
-def _save(fig, results: str, name: str) -> list[str]:
+def save(fig, results: str, name: str) -> list[str]:
+    """``fig`` as ``<name>.png`` and ``.pdf`` in ``results``, atomically; the same data give the same bytes."""
     paths = []
     for ext in ("png", "pdf"):
         path = os.path.join(results, f"{name}.{ext}")
@@ -71,6 +72,35 @@ def figure3(weights: dict):
     return fig
 
 
+def error_intervals(results: dict, titles: dict, labels: dict, intervals=(("split_error_ci95", "95% CI"),)):
+    """Split error with its intervals, for every row (method) and column (setting) of a table:
+    one panel per column, a point per method and one bar per interval, so that overlaps (the
+    differences the data cannot tell apart) show at a glance."""
+    cols = list(results)
+    methods = list(labels)
+    fig, axes = plt.subplots(1, len(cols), figsize=(4.2 * len(cols), 0.42 * len(methods) + 1.6), sharey=True,
+                             squeeze=False)
+    y = np.arange(len(methods))[::-1]
+    shades = ("0.2", "0.6")
+    for ax, s in zip(axes[0], cols):
+        for k, (key, name) in enumerate(intervals):
+            lo = np.array([results[s][m][key][0] for m in methods])
+            hi = np.array([results[s][m][key][1] for m in methods])
+            off = (k - (len(intervals) - 1) / 2) * 0.22
+            ax.hlines(y + off, 100 * lo, 100 * hi, color=shades[k % 2], lw=2.5 - k, label=name)
+        err = np.array([results[s][m]["split_error"] for m in methods])
+        ax.plot(100 * err, y, "o", color="k", ms=4, label="split error")
+        best = int(np.argmin(err))
+        ax.axvline(100 * err[best], color="0.8", lw=0.8, zorder=0)
+        ax.set_title(titles[s], fontsize=10)
+        ax.set_xlabel("split error (%)")
+    axes[0][0].set_yticks(y, [labels[m] for m in methods], fontsize=8)
+    handles, names = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper center", ncol=len(names), frameon=False, fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
+    return fig
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
@@ -80,8 +110,8 @@ def main(argv=None):
     scores = store.load_scores(layout.scores("wiki20"), ("mean", "learned_median"))
     weights = {loss: store.load_model(layout.model("wiki20", loss))["weights"] for loss in settings.LOSSES}
     os.makedirs(args.results, exist_ok=True)
-    out = _save(figure2(scores, "Wikipedia, 20 words"), args.results, "figure2")
-    out += _save(figure3(weights), args.results, "figure3")
+    out = save(figure2(scores, "Wikipedia, 20 words"), args.results, "figure2")
+    out += save(figure3(weights), args.results, "figure3")
     print("figures: " + ", ".join(out))
 
 

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from experiments import figures
 from repro import report, settings, store
 from repro.errors import InputError, run
 from repro.layout import Layout
@@ -155,7 +156,7 @@ def readme_block(spec: Spec, md: str, pv: str, prov: dict) -> str:
     lines = [start, "", "Made by `make table%d` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)." % (
         spec.number, commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
     lines += _stage_line(spec, prov.get("stage_seconds") or {})
-    lines += ["", md]
+    lines += ["", md, f"![Split errors with their intervals](results/table{spec.number}_errors.png)", ""]
     if spec.ci:
         lines += ["95% CI: the exact (Clopper-Pearson) binomial interval of the split error on the test couples, "
                   "which takes the couples as independent. Bootstrap: the 2.5th and 97.5th percentiles of the "
@@ -163,8 +164,9 @@ def readme_block(spec: Spec, md: str, pv: str, prov: dict) -> str:
                   "that share a tweet are resampled together), with the validation threshold fixed; it is the "
                   "honest one where couples share tweets. Where two rows' intervals overlap, the data cannot "
                   "rank them.", ""]
-    lines += ["Two-tailed binomial test of learned weights (median loss) against every other row, "
-              "p-values (paper, section 5.3):", "", pv]
+    lines += ["Learned weights (median loss) against every other row, two-tailed p-values: the paper's binomial "
+              "test (section 5.3; the two error counts taken as independent samples) and the exact McNemar test "
+              "(paired: only the test couples where the two rows disagree count):", "", pv]
     lines += _twitter_lines(prov)
     if remap:
         lines += [f"Other vectors: {other.get('vectors')} ({other.get('dim')} d); "
@@ -210,6 +212,9 @@ def main(argv=None):
     write_text(f"{name}.tex", report.latex(results, cols, spec.caption, ci=spec.ci))
     write_text(f"{name}.csv", pd.DataFrame(report.csv_rows(results)).to_csv(index=False, float_format="%.6f"))
     write_json(f"{name}.json", prov)
+    intervals = report.interval_columns(results, spec.ci) or [("split_error_ci95", "95% CI")]
+    figures.save(figures.error_intervals(results, cols, settings.LABELS, intervals), args.results,
+                 f"table{spec.number}_errors")
     if readme is not None:
         head, rest = readme.split(start, 1)
         write_text(args.readme, head + readme_block(spec, md, pv, prov) + rest.split(end, 1)[1])

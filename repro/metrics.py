@@ -139,6 +139,22 @@ def binomial_test(errors_a: int, n_a: int, errors_b: int, n_b: int) -> float:
     return float(stats.binomtest(int(errors_b), int(n_b), p0, alternative="two-sided").pvalue)
 
 
+def mcnemar_test(wrong_a, wrong_b) -> tuple[float, int, int]:
+    """Exact McNemar test of two methods scored on the same test couples: (two-sided p-value,
+    couples only A got wrong, couples only B got wrong).
+
+    Only the discordant couples count: under the null each is as likely to go either way, so
+    the smaller count is tested against Binomial(b + c, 1/2). Unlike :func:`binomial_test`, which
+    treats the two error counts as independent samples, this uses the pairing.
+    """
+    wrong_a, wrong_b = np.asarray(wrong_a, bool), np.asarray(wrong_b, bool)
+    if wrong_a.shape != wrong_b.shape or wrong_a.ndim != 1:
+        raise ValueError(f"wrong_a {wrong_a.shape} and wrong_b {wrong_b.shape}: need two (P,) arrays of one length")
+    b, c = int(np.sum(wrong_a & ~wrong_b)), int(np.sum(~wrong_a & wrong_b))
+    p = 1.0 if b + c == 0 else float(stats.binomtest(min(b, c), b + c, 0.5, alternative="two-sided").pvalue)
+    return p, b, c
+
+
 def binomial_ci(errors: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Exact (Clopper-Pearson) confidence interval of an error rate of ``errors`` out of ``n``.
 

@@ -9,14 +9,16 @@ from repro.settings import GROUPS, LABELS, METHODS
 
 
 def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -> dict:
-    """Per method: split error, threshold, JS divergence, error counts, and the binomial
-    test p-value of ``reference`` against it (paper, section 5.3)."""
-    rows = {}
+    """Per method: split error, threshold, JS divergence, error counts, the binomial test p-value
+    of ``reference`` against it (paper, section 5.3) and the exact McNemar p-value on the same
+    test couples (the paired test)."""
+    rows, wrong = {}, {}
     for m in methods:
         sp = metrics.split(scores[f"validation_{m}"], scores["validation_label"],
                            scores[f"test_{m}"], scores["test_label"])
         js = metrics.js_divergence(scores[f"validation_{m}"], scores[f"test_{m}"], scores["test_label"])
         n = sp.n_related + sp.n_unrelated
+        wrong[m] = sp.wrong
         rows[m] = {"split_error": sp.error, "threshold": sp.threshold, "js": js,
                    "test_errors": sp.errors, "test_pairs": n, "split_error_ci95": metrics.binomial_ci(sp.errors, n)}
         if "test_group" in scores:  # couples that share tweets: resample their components
@@ -27,6 +29,12 @@ def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -
     for m, r in rows.items():
         r["p_value_vs_" + reference] = None if (ref is None or m == reference) else metrics.binomial_test(
             r["test_errors"], r["test_pairs"], ref["test_errors"], ref["test_pairs"])
+        if ref is not None and m != reference:
+            p, only_m, only_ref = metrics.mcnemar_test(wrong[m], wrong[reference])
+            r["mcnemar_p_vs_" + reference] = p
+            r["mcnemar_discordant_vs_" + reference] = {"only_this_wrong": only_m, f"only_{reference}_wrong": only_ref}
+        else:
+            r["mcnemar_p_vs_" + reference] = None
     return rows
 
 
@@ -40,7 +48,7 @@ def _bests(results: dict) -> dict:
     return {s: (_best(results, s, "split_error", True), _best(results, s, "js", False)) for s in results}
 
 
-def _intervals(results: dict, ci: bool) -> list[tuple[str, str]]:
+def interval_columns(results: dict, ci: bool) -> list[tuple[str, str]]:
     """(key, column title) of the intervals every row of every setting has, when ``ci``."""
     if not ci:
         return []
@@ -66,7 +74,7 @@ def markdown(results: dict, titles: dict, ci: bool = False) -> str:
     """The paper's table layout: split error (%) and JS divergence per setting, best in bold;
     with ``ci``, each split error's 95% confidence interval beside it."""
     settings = list(results)
-    intervals = _intervals(results, ci)
+    intervals = interval_columns(results, ci)
     kinds = ["split error"] + [t for _, t in intervals] + ["JS"]
     head = "| Method | " + " | ".join(f"{titles[s]}: {k}" for s in settings for k in kinds) + " |"
     lines = [head, "|---|" + "---:|" * (len(kinds) * len(settings))]
@@ -78,14 +86,15 @@ def markdown(results: dict, titles: dict, ci: bool = False) -> str:
 
 
 def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_median") -> str:
-    """Two-tailed binomial-test p-values of ``reference`` against every other row."""
+    """Two-tailed p-values of ``reference`` against every other row: the paper's binomial test
+    and the exact McNemar test on the couples where the two disagree."""
     settings = list(results)
-    key = "p_value_vs_" + reference
-    lines = ["| Method | " + " | ".join(titles[s] for s in settings) + " |", "|---|" + "---:|" * len(settings)]
+    lines = ["| Method | " + " | ".join(f"{titles[s]}: {t}" for s in settings for t in ("binomial", "McNemar")) + " |",
+             "|---|" + "---:|---:|" * len(settings)]
     for m in METHODS:
         if m == reference:
             continue
-        cells = [f"{results[s][m][key]:.2g}" for s in settings]
+        cells = [f"{results[s][m][k + reference]:.2g}" for s in settings for k in ("p_value_vs_", "mcnemar_p_vs_")]
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -93,7 +102,7 @@ def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_medi
 def latex(results: dict, titles: dict, caption: str, ci: bool = False) -> str:
     settings = list(results)
     best = _bests(results)
-    intervals = _intervals(results, ci)
+    intervals = interval_columns(results, ci)
     width = 2 + len(intervals)
     cols = " | ".join([" ".join(["c"] * width)] * len(settings))
     out = [r"\begin{table*}[t]", r"\centering", rf"\caption{{{caption}}}", rf"\begin{{tabular}}{{l | {cols}}}",

@@ -137,3 +137,15 @@ def test_split_reports_which_test_couples_it_got_wrong():
     test_s, test_y = np.array([0.1, 0.9, 0.95, 0.3]), np.array([0, 1, 0, 1])
     s = metrics.split(val_s, val_y, test_s, test_y)
     assert s.wrong.tolist() == [False, False, True, True] and s.errors == 2 and s.error == 0.5
+
+
+def test_mcnemar_counts_only_the_discordant_couples():
+    a = np.array([1, 1, 1, 1, 1, 1, 0, 0, 1, 0], bool)
+    b = np.array([0, 0, 0, 0, 0, 0, 1, 0, 1, 0], bool)
+    p, only_a, only_b = metrics.mcnemar_test(a, b)
+    assert (only_a, only_b) == (6, 1)
+    # exact two-sided: 2 * P(X <= 1), X ~ Binomial(7, 1/2) = 2 * 8/128
+    assert p == pytest.approx(16 / 128)
+    assert metrics.mcnemar_test(a, a) == (1.0, 0, 0)
+    with pytest.raises(ValueError, match="one length"):
+        metrics.mcnemar_test(a, b[:5])

@@ -137,6 +137,21 @@ def test_figures_show_the_models_weights_and_every_test_couple(chain):
         assert sum(heights[:60]) == (~related).sum() and sum(heights[60:]) == related.sum() > 0
 
 
+def test_the_error_figure_shows_every_row_and_interval(chain):
+    _, results, _ = chain
+    prov = json.loads((results / "table1.json").read_text())
+    assert (results / "table1_errors.png").read_bytes()[:4] == b"\x89PNG"
+    res = prov["results"]
+    titles = {s: s for s in res}
+    fig = figures.error_intervals(res, titles, {m: m for m in METHODS})
+    for ax, s in zip(fig.axes, res):
+        points = [line for line in ax.get_lines() if line.get_label() == "split error"][0]
+        np.testing.assert_allclose(points.get_xdata(), [100 * res[s][m]["split_error"] for m in METHODS])
+        bars = ax.collections[0].get_segments()  # one horizontal segment per method: the 95% interval
+        np.testing.assert_allclose([[b[0][0], b[1][0]] for b in bars],
+                                   [[100 * x for x in res[s][m]["split_error_ci95"]] for m in METHODS])
+
+
 def test_cli_reports_bad_input(tmp_path, capsys):
     code = run(train_weights.main, ["--data", str(tmp_path), "--setting", "wiki20",
                                     "--loss", "median", "--out", str(tmp_path / "m.npz")])
