@@ -37,6 +37,30 @@ def encode_lines(enc: dict) -> list[str]:
     return lines
 
 
+def vectors_lines(vec: dict) -> list[str]:
+    """Loading word vectors: the converted folder, our text parser and gensim's (bench_vectors.py)."""
+    text, folder, cmd = vec["text"], vec["folder"], vec["command"]
+    speedup = vec["text_speedup_vs_gensim"]
+    return [f"Loading {vec['words']:,} word vectors of {vec['dim']} d (a GloVe-style text file of "
+            f"{vec['text_mb']:,.0f} MB written by benchmarks/bench_vectors.py; medians of {vec['rounds']} interleaved "
+            f"rounds for text, {vec['repeats']} loads of the folder, warm page cache; commit "
+            f"`{str(vec.get('commit', '?'))[:12]}`):", "",
+            "| source | reader | seconds | vs gensim |", "|---|---|---:|---:|",
+            f"| text | gensim `KeyedVectors.load_word2vec_format` | {text['gensim_median_s']:.2f} | 1.0x |",
+            f"| text | `repro.textvectors.read_text_vectors` (pandas' C parser) | {text['ours_median_s']:.2f} | "
+            f"{speedup:.1f}x |",
+            f"| folder of `repro vectors` | `load_word_vectors(..., normalize=False)`, memory-mapped | "
+            f"{folder['raw_median_s']:.3f} | |",
+            f"| folder of `repro vectors` | `load_word_vectors(...)`, unit length (what the encoder loads) | "
+            f"{folder['unit_median_s']:.3f} | |",
+            f"| folder of `repro vectors` | `Encoder.pretrained(...)` with a df file of {folder['df_words']:,} words | "
+            f"{folder['encoder_median_s']:.3f} | |", "",
+            f"The two text readers gave {'identical' if text['identical'] else 'DIFFERENT'} words and matrices, bit "
+            f"for bit; `text_speedup_vs_gensim` = {speedup:.1f}, `folder_load_s` = {vec['folder_load_s']:.3f}. "
+            f"`repro encode` of {cmd['texts']} texts, end to end in a fresh process (imports included): "
+            f"{cmd['folder_s']:.2f} s from the folder, {cmd['text_s']:.2f} s from the text file.", ""]
+
+
 def train_lines(train: dict) -> list[str]:
     """The epoch table of one bench_train run: NumPy reference and the three data forms."""
     return ["| trainer | couples/s | epoch (s) | vs NumPy | compile (s) |", "|---|---:|---:|---:|---:|",
@@ -57,7 +81,8 @@ def gpu_lines(gpu: dict) -> list[str]:
             "repro/jitting.py):", ""] + train_lines(gpu)
 
 
-def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None) -> str:
+def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None,
+          vec: dict | None = None) -> str:
     lines = [START, "",
              f"Made by `make bench` (commit `{str(train.get('commit', '?'))[:12]}`) on {train.get('cpu', train['machine'])} "
              f"({train['cpus']} cores), JAX {train['jax']} on {train['device']}.", "",
@@ -81,6 +106,8 @@ def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None 
                   f"({mem['growth_max_process']:.2f}x).", ""]
     if enc:
         lines += encode_lines(enc)
+    if vec:
+        lines += vectors_lines(vec)
     lines.append(END)
     return "\n".join(lines)
 
@@ -95,11 +122,15 @@ def main(argv=None) -> int:
     if os.path.exists(path):
         with open(path) as f:
             extract = json.load(f)
-    enc = gpu = None
+    enc = gpu = vec = None
     path = os.path.join(results, "encode.json")
     if os.path.exists(path):
         with open(path) as f:
             enc = json.load(f)
+    path = os.path.join(results, "vectors.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            vec = json.load(f)
     path = os.path.join(results, "train-gpu.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -110,7 +141,7 @@ def main(argv=None) -> int:
         print(f"error: {readme}: no {START} ... {END} block", file=sys.stderr)
         return 1
     head, rest = text.split(START, 1)
-    new = head + block(train, extract, enc, gpu) + rest.split(END, 1)[1]
+    new = head + block(train, extract, enc, gpu, vec) + rest.split(END, 1)[1]
     write_text(readme, new)
     print(f"benchmark block of {readme} updated")
     return 0

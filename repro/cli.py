@@ -16,6 +16,7 @@ encode        texts to a ``.npy`` of text vectors      :mod:`repro.commands.enco
 similarity    scores of two texts or of couples       :mod:`repro.commands.similarity`
 train         couples to an encoder (weights)         :mod:`repro.commands.train`
 evaluate      split error and JS of couples           :mod:`repro.commands.evaluate`
+vectors       a vectors file to the fast folder        :mod:`repro.commands.vectors`
 ============  ======================================  =================================
 
 The console script ``repro`` (setup.cfg) is the same command.
@@ -45,6 +46,7 @@ COMMANDS = {
     "similarity": ("repro.commands.similarity", "scores of two texts, or of a file of couples"),
     "train": ("repro.commands.train", "learn weights from labelled couples (an encoder file)"),
     "evaluate": ("repro.commands.evaluate", "split error and JS divergence of labelled couples"),
+    "vectors": ("repro.commands.vectors", "convert word vectors once into a folder that loads in a second"),
 }
 
 

@@ -10,8 +10,9 @@ Example::
 
     from repro.encoder import Encoder
 
-    enc = Encoder.pretrained("glove.6B.300d.txt", corpus=my_texts)  # shipped weights
+    enc = Encoder.pretrained("glove300/", corpus=my_texts)       # shipped weights; `repro vectors` made glove300/
     X = enc.transform(["A very short text.", ["or", "tokens"]])    # (2, 300) float32
+    s = enc.similarity(["a cat"], ["a kitten"], metric="cosine")   # or the paper's "euclidean" (default)
     enc.fit(couples, labels)                                        # or learn your own
     enc.save("enc.npz"); enc = Encoder.load("enc.npz")
 
@@ -24,6 +25,12 @@ and ``transform`` warns (:class:`EmptyTextWarning`) with how many texts that hit
 learned on unit-length word2vec vectors (docs/FIDELITY.md). **Document frequencies** are
 taken for every vector word from ``df`` or ``corpus``; a vector word the df source does not
 list gets df = 1 (the authors' rule).
+
+**Scores** of couples (:meth:`Encoder.similarity`) are minus the Euclidean distance (the paper's
+eq. 2, the default) or the cosine (:mod:`repro.textmetric`); a saved encoder records its metric.
+
+**Progress.** With ``progress=True`` a step shows one bar, and only when it lasts more than a
+second, on a terminal (:mod:`repro.progress`); a call that fits in one chunk shows none.
 """
 
 from __future__ import annotations
@@ -38,9 +45,10 @@ from repro.ranklookup import RankLookup
 from repro.checks import check_weights
 from repro.errors import InputError
 from repro.text import fingerprint, tokenise
+from repro.textmetric import check_metric, couple_scores
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
-from repro.vectors import load_word_vectors
+from repro.vectors import load_word_vectors, normalise
 
 #: The shipped weights: median loss, variable-length Wikipedia setting (make weights).
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-median.npz")
@@ -59,9 +67,10 @@ class EmptyTextWarning(UserWarning):
     """Some texts had no word with a vector: their vectors are zero."""
 
 
-def _vectors(vectors, normalize: bool, lowercase: bool):
-    """(words, (V, d) float32 matrix, source path or None) by :func:`repro.vectors.load_word_vectors`."""
-    words, matrix = load_word_vectors(vectors, normalize=normalize, lowercase=lowercase)
+def _vectors(vectors, lowercase: bool, progress: bool = False):
+    """(words, (V, d) float32 matrix as stored, source path or None) by
+    :func:`repro.vectors.load_word_vectors`; the encoder normalises them into its table itself."""
+    words, matrix = load_word_vectors(vectors, normalize=False, lowercase=lowercase, progress=progress)
     path = os.path.abspath(os.fspath(vectors)) if isinstance(vectors, (str, os.PathLike)) else None
     return words, matrix, path
 
@@ -85,7 +94,8 @@ class Encoder:
 
     Args:
       vectors: gensim ``KeyedVectors``, ``(words, matrix)``, or a path (word2vec binary or
-        text, GloVe text, or a :func:`repro.store.save_vectors` folder).
+        text, GloVe text, or a folder of ``repro vectors`` / :func:`repro.store.save_vectors`,
+        memory-mapped: the fast way to load large vectors).
       df: document frequencies: a df file (:func:`repro.store.save_word_df`), a
         :class:`repro.docfreq.DocFreq` or a :class:`repro.vocabulary.Vocabulary`. Or ``corpus``:
         texts (one per document) to count them in.
@@ -96,23 +106,33 @@ class Encoder:
       chunk, workers: texts per chunk and threads of :meth:`transform` (output independent of
         both). The default is a thread per core, at most 8: the lookups and sums run in NumPy
         and SciPy loops that release the GIL, so several chunks proceed at once.
-      progress: show a progress bar in :meth:`transform`.
+      progress: show progress bars (reading a text vectors file, :meth:`transform`,
+        :meth:`similarity`): one per step, only for a step longer than a second, on a terminal.
+      metric: the default of :meth:`similarity`: "euclidean" (the paper's) or "cosine";
+        recorded by :meth:`save`.
     """
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = 30, normalize: bool = True,
-                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None, progress: bool = False):
-        words, matrix, source = _vectors(vectors, normalize, lowercase)
+                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None, progress: bool = False,
+                 metric: str = "euclidean"):
+        metric = check_metric(metric)
+        words, matrix, source = _vectors(vectors, lowercase, progress)
         freq = _docfreq(df, corpus)
         self._setup(words, matrix, freq.onto(words), freq.n_docs, weights, n_max,
                     dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source))
-        self.chunk, self.workers, self.progress = int(chunk), _workers(workers), bool(progress)
+        self.chunk, self.workers, self.progress, self.metric = int(chunk), _workers(workers), bool(progress), metric
 
     def _setup(self, words, matrix, df, n_docs, weights, n_max, settings) -> None:
         self.vocabulary = Vocabulary(words, df, n_docs)
         v, d = matrix.shape
-        # rows in idf-rank order, and a zero row V for unknown words and padding
-        self._table = np.zeros((v + 1, d), np.float32)
-        self._table[self.vocabulary.rank] = matrix
+        # rows in idf-rank order (unit length unless settings say otherwise, written in one pass
+        # from the vectors as loaded, e.g. memory-mapped), and a zero row V for unknown words and padding
+        self._table = np.empty((v + 1, d), np.float32)
+        self._table[v] = 0.0
+        if settings.get("normalize", True):
+            normalise(matrix, out=self._table, rows=self.vocabulary.rank)
+        else:
+            self._table[self.vocabulary.rank] = matrix
         self._lookup = RankLookup(self.vocabulary.words, self.vocabulary.rank)
         self.settings = settings
         self.provenance_: dict = {}
@@ -169,6 +189,13 @@ class Encoder:
         if self.weights_ is None:
             raise ValueError("encoder: no weights yet (call fit, pass weights=, or use Encoder.pretrained)")
 
+    def _encode(self, tokens: list, desc: str) -> tuple[np.ndarray, np.ndarray]:
+        """(vectors, known-word counts) of token lists, in one step with at most one progress bar."""
+        if not tokens:
+            return np.zeros((0, self.dim), np.float32), np.zeros(0, np.int32)
+        return gathersum.encode(tokens, self._lookup, self._table, self._coef_for, chunk=self.chunk,
+                                progress=self.progress, workers=self.workers, desc=desc)
+
     def transform(self, texts) -> np.ndarray:
         """(n, d) float32 text vectors t(C) (paper, eq. 3). ``texts``: raw strings (cleaned and
         tokenised by the paper's rules) or token lists. Deterministic; nothing is refitted.
@@ -178,29 +205,30 @@ class Encoder:
         """
         self._check_fitted()
         tokens = self._tokens(texts)
-        if not tokens:
-            return np.zeros((0, self.dim), np.float32)
-        vectors, lengths = gathersum.encode(tokens, self._lookup, self._table, self._coef_for, chunk=self.chunk,
-                                            progress=self.progress, workers=self.workers)
-        empty = np.flatnonzero(lengths == 0)
-        if empty.size:
-            warnings.warn(EmptyTextWarning(
-                f"{empty.size} of {len(tokens)} texts have no word with a vector (first: texts[{int(empty[0])}]); "
-                "their vectors are zero"), stacklevel=2)
+        vectors, lengths = self._encode(tokens, "encode")
+        message = _empty_message(lengths, "texts")
+        if message:
+            warnings.warn(EmptyTextWarning(message), stacklevel=2)
         return vectors
 
-    def similarity(self, texts_a, texts_b) -> np.ndarray:
-        """(P,) scores of couples: minus the Euclidean distance of their vectors (paper, eq. 2;
-        higher = more related). A text with no known word is the zero vector (see :meth:`transform`)."""
+    def similarity(self, texts_a, texts_b, metric: str | None = None) -> np.ndarray:
+        """(P,) float64 scores of couples, higher = more related, by ``metric`` (default: the
+        encoder's, :attr:`metric`): "euclidean", minus the Euclidean distance of their vectors (the
+        paper's eq. 2), or "cosine", their cosine, 0 for a zero vector (:mod:`repro.textmetric`).
+        A text with no known word is the zero vector (see :meth:`transform`). Both sides are
+        encoded in one step (one progress bar)."""
+        metric = check_metric(self.metric if metric is None else metric)
+        self._check_fitted()
         a, b = self._tokens(texts_a, "texts_a"), self._tokens(texts_b, "texts_b")
         if len(a) != len(b):
             raise ValueError(f"texts_a has {len(a)} texts but texts_b has {len(b)}")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", EmptyTextWarning)
-            ta, tb = self.transform(a), self.transform(b)
-        if caught:
-            warnings.warn(EmptyTextWarning("; ".join(str(c.message) for c in caught)), stacklevel=2)
-        return -np.linalg.norm(ta.astype(np.float64) - tb, axis=1)
+        vectors, lengths = self._encode(a + b, "encode couples")
+        p = len(a)
+        message = "; ".join(m for m in (_empty_message(lengths[:p], "texts_a"), _empty_message(lengths[p:], "texts_b"))
+                            if m)
+        if message:
+            warnings.warn(EmptyTextWarning(message), stacklevel=2)
+        return couple_scores(vectors[:p], vectors[p:], metric)
 
     # ---- learning -------------------------------------------------------------------------
 
@@ -275,23 +303,30 @@ class Encoder:
         v = self.vocabulary
         store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf), {
             "n_max": self.n_max, "dim": self.dim, "vocab_size": len(v), "fingerprint": v.fingerprint(),
+            "metric": self.metric,
             "oov": "unknown words dropped, not counted in n; a text with no known word is the zero vector",
             **self.settings, "provenance": self.provenance_})
 
     @classmethod
     def load(cls, path: str, vectors=None, **options) -> "Encoder":
         """The encoder of :meth:`save`. ``vectors`` defaults to the path recorded at save time;
-        InputError when they are not the vocabulary (fingerprint) or dimension it was saved for."""
+        InputError when they are not the vocabulary (fingerprint) or dimension it was saved for.
+        ``options``: ``chunk``, ``workers``, ``progress`` as for the constructor, and ``metric``
+        (default: the one the file records; "euclidean" for files that record none)."""
         from repro import store
 
         arrays, meta = store.load_encoder(path)
+        try:
+            metric = check_metric(options.get("metric") or meta.get("metric", "euclidean"))
+        except ValueError as err:
+            raise InputError(path, str(err)) from None
         if not np.array_equal(arrays["idf"], DocFreq([], arrays["df"], arrays["n_docs"]).idf()):
             raise InputError(path, "the idf table does not match the document frequencies")
         source = vectors if vectors is not None else meta.get("vectors")
         if source is None:
             raise InputError(path, "saved from in-memory vectors: pass vectors= (the same words, in the same order)")
-        words, matrix, src = _vectors(source, normalize=meta.get("normalize", True),
-                                               lowercase=meta.get("lowercase", False))
+        words, matrix, src = _vectors(source, lowercase=meta.get("lowercase", False),
+                                      progress=bool(options.get("progress")))
         enc = cls.__new__(cls)
         if len(words) != meta["vocab_size"] or fingerprint(words) != meta["fingerprint"]:
             raise InputError(path, f"weights saved for another vocabulary ({meta['vocab_size']} words, fingerprint "
@@ -299,12 +334,22 @@ class Encoder:
                                    f"{fingerprint(words)[:12]}")
         if matrix.shape[1] != meta["dim"]:
             raise InputError(path, f"saved for {meta['dim']}-d vectors, but the vectors are {matrix.shape[1]}-d")
-        settings = {k: meta.get(k) for k in ("normalize", "lowercase")}
+        settings = {"normalize": meta.get("normalize", True), "lowercase": meta.get("lowercase", False)}
         settings["vectors"] = src if src is not None else meta.get("vectors")
         enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings)
         enc.provenance_ = meta.get("provenance", {})
         enc.chunk = int(options.get("chunk", gathersum.CHUNK))
         enc.workers = _workers(options.get("workers"))
         enc.progress = bool(options.get("progress", False))
+        enc.metric = metric
         return enc
+
+
+def _empty_message(lengths: np.ndarray, name: str) -> str:
+    """The warning's words for texts without a known word among ``lengths``; "" when there are none."""
+    empty = np.flatnonzero(lengths == 0)
+    if not empty.size:
+        return ""
+    return (f"{empty.size} of {lengths.size} {name} have no word with a vector (first: {name}[{int(empty[0])}]); "
+            "their vectors are zero")
 

@@ -41,6 +41,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from repro.progress import bar as progress_bar
 from repro.ranklookup import RankLookup
 
 #: Texts per chunk: the chunk's (B, d) output and sparse matrix stay within a few MB.
@@ -116,13 +117,15 @@ def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, tabl
 
 
 def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray, coef_for,
-           chunk: int = CHUNK, progress: bool = False, workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+           chunk: int = CHUNK, progress: bool = False, workers: int = 1,
+           desc: str = "encode") -> tuple[np.ndarray, np.ndarray]:
     """Text vectors (N, d) float32 and known-word counts n (N,) of token lists, chunk by chunk.
 
     ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
     several chunks are in flight at once in threads: NumPy and the sums release the GIL, so two
     threads overlap (benchmarks/results/encode.json). The output is the same for any
-    ``workers`` and ``chunk``: each text is computed alone.
+    ``workers`` and ``chunk``: each text is computed alone. ``progress``: one bar named ``desc``
+    (:func:`repro.progress.bar`: past a second, on a terminal), never for a single chunk.
     """
     n = len(texts)
     out = np.zeros((n, table.shape[1]), dtype=np.float32)  # zero pages, touched once by the sums
@@ -136,24 +139,17 @@ def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray
         return len(part)
 
     starts = range(0, n, chunk)
-    bar = _bar(n, progress)
-    if workers > 1 and len(starts) > 1:
-        from concurrent.futures import ThreadPoolExecutor
+    with progress_bar(n, desc, unit="text", show=progress and len(starts) > 1) as bar:
+        if workers > 1 and len(starts) > 1:
+            from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(workers) as pool:
-            for done in pool.map(job, starts):
-                bar.update(done)
-    else:
-        for start in starts:
-            bar.update(job(start))
-    bar.close()
+            with ThreadPoolExecutor(workers) as pool:
+                for done in pool.map(job, starts):
+                    bar.update(done)
+        else:
+            for start in starts:
+                bar.update(job(start))
     return out, lengths
-
-
-def _bar(total: int, show: bool):
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="text", disable=not show, leave=False, dynamic_ncols=True)
 
 
 def as_token_lists(texts: Iterable, tokenise) -> list:

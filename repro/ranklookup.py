@@ -89,6 +89,16 @@ def token_keys(data: bytes, count: int):
     return lo, hi, starts, lengths
 
 
+def _padded_keys(joined: bytes, starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(len(rows), 2) uint64 keys of the words ``rows`` of ``joined`` (word i: ``lengths[i]`` bytes
+    from ``starts[i]``, at most KEY_BYTES): each word's bytes zero-padded to KEY_BYTES, little-endian."""
+    column = np.arange(KEY_BYTES)
+    inside = column < lengths[rows, None]
+    padded = np.zeros((rows.size, KEY_BYTES), dtype=np.uint8)
+    padded[inside] = np.frombuffer(joined, np.uint8)[(starts[rows, None] + column)[inside]]
+    return padded.view("<u8").reshape(-1, 2).astype(np.uint64)
+
+
 class RankLookup:
     """word -> idf rank (0 = highest idf); a word it does not hold gives :attr:`sentinel` (= V).
 
@@ -103,11 +113,13 @@ class RankLookup:
         self._dict = dict(zip(words, rank.tolist()))
         encoded = [w.encode(*_ENCODING) for w in self._dict]
         values = np.fromiter(self._dict.values(), dtype=np.int64, count=len(self._dict))
-        short = np.array([0 < len(b) <= KEY_BYTES and b"\0" not in b for b in encoded], dtype=bool)
-        self._other = {b: int(r) for b, r, s in zip(encoded, values.tolist(), short.tolist())
-                       if not s and b"\0" not in b}
-        keys = np.frombuffer(b"".join(b.ljust(KEY_BYTES, b"\0") for b, s in zip(encoded, short) if s),
-                             dtype="<u8").reshape(-1, 2).astype(np.uint64)
+        lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=len(encoded))
+        joined = b"".join(encoded)
+        holds_nul = (np.fromiter((b"\0" in b for b in encoded), dtype=bool, count=len(encoded)) if b"\0" in joined
+                     else np.zeros(len(encoded), dtype=bool))  # such a word is never a token: neither kind
+        short = (lengths > 0) & (lengths <= KEY_BYTES) & ~holds_nul
+        self._other = {encoded[i]: int(values[i]) for i in np.flatnonzero(~short & ~holds_nul).tolist()}
+        keys = _padded_keys(joined, np.cumsum(lengths) - lengths, lengths, np.flatnonzero(short))
         values = values[short]
         # the most frequent words (lowest idf: the highest ranks) are placed first, at their home
         # slots, so that most tokens are found by the first probe

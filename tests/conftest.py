@@ -18,7 +18,7 @@ def pytest_configure(config):
         if backend != "gpu":
             raise pytest.UsageError(
                 f"REPRO_REQUIRE_GPU=1 but JAX runs on {backend!r} (devices: {jax.devices()}): "
-                "install JAX's CUDA build (EXTRAS=test,glove,cuda) or use a JAX that sees the GPU")
+                "install JAX's CUDA build (EXTRAS=test,glove,dask,cuda) or use a JAX that sees the GPU")
 
 
 @pytest.fixture(scope="session")

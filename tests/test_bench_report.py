@@ -55,3 +55,25 @@ def test_a_readme_without_the_block_is_an_error(tmp_path, capsys):
     readme.write_text("no block here\n")
     assert report.main([str(results), str(readme)]) == 1
     assert "no <!-- bench:start -->" in capsys.readouterr().err and readme.read_text() == "no block here\n"
+
+
+def test_vectors_rows_join_the_block(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "train.json").write_text(json.dumps(epoch(4.0, 1.0, 0.2, 0.08)))
+    vec = {"words": 400000, "dim": 300, "text_mb": 1083.1, "rounds": 3, "repeats": 5, "commit": "abc123def4567890",
+           "text": {"ours_median_s": 6.31, "gensim_median_s": 80.27, "identical": True},
+           "text_speedup_vs_gensim": 80.27 / 6.31, "folder_load_s": 0.278,
+           "folder": {"raw_median_s": 0.107, "unit_median_s": 0.278, "encoder_median_s": 0.95, "df_words": 50000},
+           "command": {"texts": 100, "folder_s": 4.83, "text_s": 8.65}}
+    (results / "vectors.json").write_text(json.dumps(vec))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{report.START}\n{report.END}\n")
+    assert report.main([str(results), str(readme)]) == 0
+    text = readme.read_text()
+    assert "Loading 400,000 word vectors of 300 d (a GloVe-style text file of 1,083 MB" in text
+    assert "| text | gensim `KeyedVectors.load_word2vec_format` | 80.27 | 1.0x |" in text
+    assert "| text | `repro.textvectors.read_text_vectors` (pandas' C parser) | 6.31 | 12.7x |" in text
+    assert "memory-mapped | 0.107 | |" in text and "(what the encoder loads) | 0.278 | |" in text
+    assert "identical words and matrices" in text and "`folder_load_s` = 0.278" in text
+    assert "4.83 s from the folder, 8.65 s from the text file" in text

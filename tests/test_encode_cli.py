@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -82,10 +85,12 @@ def test_train_then_encode_similarity_evaluate(files, capsys):
 
 
 def test_help_of_every_new_subcommand(capsys):
-    for name in ("encode", "similarity", "train", "evaluate"):
+    for name in ("encode", "similarity", "train", "evaluate", "vectors"):
         with pytest.raises(SystemExit) as exit_:
             cli.main([name, "--help"])
-        assert exit_.value.code == 0 and f"repro {name}" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert exit_.value.code == 0 and f"repro {name}" in out and "--quiet" in out
+        assert ("--metric {euclidean,cosine}" in out) == (name in ("similarity", "evaluate"))
 
 
 def run_error(capsys, argv) -> str:
@@ -128,3 +133,67 @@ def test_bad_inputs_give_one_line_and_status_1(files, tmp_path, capsys):
     assert "give two texts, or --couples FILE" in run_error(capsys, ["similarity", "only one", *base])
     assert "--df/--corpus: give exactly one" in run_error(capsys, ["similarity", "a", "b", "--vectors", vec])
     assert "--workers: must be at least 1, got 0" in run_error(capsys, ["similarity", "a", "b", *base, "--workers", "0"])
+
+
+def run_module(args, cwd) -> subprocess.CompletedProcess:
+    """``python -W error -m repro ARGS`` in a fresh process: every warning is an error, or a line."""
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    return subprocess.run([sys.executable, "-W", "error", "-m", "repro", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+
+
+def test_similarity_of_two_texts_prints_its_score_and_nothing_else(files, tmp_path):
+    assert run_module(["vectors", files / "vec.txt", tmp_path / "folder"], tmp_path).returncode == 0
+    for vectors in (files / "vec.txt", tmp_path / "folder"):
+        out = run_module(["similarity", "Alpha beta", "beta gamma", "--vectors", vectors, "--corpus",
+                          files / "corpus.txt"], tmp_path)
+        assert out.returncode == 0 and out.stderr == ""
+        assert out.stdout.count("\n") == 1 and float(out.stdout) < 0  # minus a distance
+
+
+def test_every_command_runs_without_a_warning_under_W_error(files, tmp_path):
+    (tmp_path / "known.txt").write_text("Alpha beta!\nGAMMA, delta and zeta\n")
+    runs = {
+        "vectors": ["vectors", files / "vec.txt", tmp_path / "folder"],
+        "encode": ["encode", tmp_path / "known.txt", "--vectors", files / "vec.txt", "--corpus", files / "corpus.txt",
+                   "--out", tmp_path / "X.npy"],
+        "train": ["train", "--couples", files / "couples.tsv", "--vectors", tmp_path / "folder", "--corpus",
+                  files / "corpus.txt", "--out", tmp_path / "enc.npz", "--kappa", "40", "--n-max", "4",
+                  "--max-epochs", "3"],
+        "similarity": ["similarity", "--couples", files / "couples.tsv", "--model", tmp_path / "enc.npz", "--out",
+                       tmp_path / "scores.txt", "--quiet"],
+        "evaluate": ["evaluate", "--couples", files / "couples.tsv", "--model", tmp_path / "enc.npz", "--metric", "cosine"],
+    }
+    for name, args in runs.items():
+        out = run_module(args, tmp_path)
+        assert out.returncode == 0 and out.stderr == "", (name, out.stderr[-2000:])
+    assert json.loads(out.stdout)["metric"] == "cosine"
+    assert np.load(tmp_path / "X.npy").shape == (2, 5) and np.loadtxt(tmp_path / "scores.txt").shape == (80,)
+
+
+def test_metric_cosine_from_the_command_line(files, tmp_path, capsys):
+    base = ["--vectors", str(files / "vec.txt"), "--corpus", str(files / "corpus.txt")]
+    assert cli.main(["similarity", "alpha beta gamma", "beta delta", *base, "--metric", "cosine"]) == 0
+    cos = float(capsys.readouterr().out)
+    assert cli.main(["similarity", "alpha beta gamma", "beta delta", *base]) == 0
+    euc = float(capsys.readouterr().out)
+    enc = Encoder.pretrained(str(files / "vec.txt"), corpus=(files / "corpus.txt").read_text().splitlines())
+    assert cos == pytest.approx(enc.similarity(["alpha beta gamma"], ["beta delta"], metric="cosine")[0], abs=1e-6)
+    assert euc == pytest.approx(enc.similarity(["alpha beta gamma"], ["beta delta"])[0], abs=1e-6)
+    assert -1 < cos < 1 and cos != euc and euc < 0
+
+    # evaluate scores by the metric asked for, or the one the model records, and says which
+    assert cli.main(["train", "--couples", str(files / "couples.tsv"), *base, "--out", str(tmp_path / "enc.npz"),
+                     "--kappa", "40", "--n-max", "4", "--max-epochs", "3"]) == 0
+    assert json.loads((tmp_path / "enc.json").read_text())["metric"] == "euclidean"
+    capsys.readouterr()
+    results = {}
+    for metric in (None, "cosine", "euclidean"):
+        argv = ["evaluate", "--couples", str(files / "couples.tsv"), "--model", str(tmp_path / "enc.npz")]
+        assert cli.main(argv + (["--metric", metric] if metric else [])) == 0
+        results[metric] = json.loads(capsys.readouterr().out)
+    assert results[None] == results["euclidean"] and results[None]["metric"] == "euclidean"
+    assert results["cosine"]["metric"] == "cosine" and results["cosine"]["threshold"] != results[None]["threshold"]
+    with pytest.raises(SystemExit):
+        cli.main(["similarity", "a", "b", *base, "--metric", "dot"])
+    assert "invalid choice: 'dot'" in capsys.readouterr().err

@@ -210,3 +210,55 @@ def test_kernel_pieces():
     table = np.array([[1.0, 0], [0, 1.0], [1, 1], [0, 0]], np.float32)
     got = gathersum.weighted_sums(ranks, n, coef, table)
     np.testing.assert_allclose(got, [[3.0, 1.0], [0, 0], [0, 4.0]])  # 2 (1, 0) + 1 (1, 1); 4 (0, 1)
+
+
+def test_similarity_by_cosine(enc, matrix, corpus):
+    a, b = ["w1 w2", "w3", "w1 w2 w7", "nothing known"], ["w2 w1", "w5 w6", "w9", "w4"]
+    with pytest.warns(EmptyTextWarning, match=r"1 of 4 texts_a have no word with a vector \(first: texts_a\[3\]\)"):
+        s = enc.similarity(a, b, metric="cosine")
+        ta, tb = enc.transform(a[:3]).astype(np.float64), enc.transform(b[:3]).astype(np.float64)
+    expected = (ta * tb).sum(axis=1) / (np.linalg.norm(ta, axis=1) * np.linalg.norm(tb, axis=1))
+    assert s.dtype == np.float64 and 1.0 - 1e-12 < s[0] <= 1.0  # the same vector; rounding never steps past 1
+    np.testing.assert_allclose(s[:3], expected, rtol=1e-12)
+    assert s[3] == 0.0  # a zero vector (no known word) scores 0
+    assert -1.0 < s[1] < 1.0 and s[1] != enc.similarity(a[1:2], b[1:2])[0]
+    # the encoder's own metric is the default; the paper's Euclidean distance unless told
+    assert enc.metric == "euclidean"
+    cos = Encoder.pretrained((WORDS, matrix), corpus=corpus, metric="cosine")
+    np.testing.assert_array_equal(cos.similarity(a[:3], b[:3]), s[:3])
+    np.testing.assert_array_equal(cos.similarity(a[:3], b[:3], metric="euclidean"), enc.similarity(a[:3], b[:3]))
+    with pytest.raises(ValueError, match="metric: expected one of euclidean, cosine, got 'manhattan'"):
+        enc.similarity(a, b, metric="manhattan")
+    with pytest.raises(ValueError, match="metric: expected one of"):
+        Encoder((WORDS, matrix), corpus=corpus, metric="dot")
+
+
+def test_a_saved_encoder_records_its_metric(tmp_path, matrix, corpus):
+    vec = str(tmp_path / "vec")
+    store.save_vectors(vec, WORDS, matrix)
+    Encoder.pretrained(vec, corpus=corpus, metric="cosine").save(str(tmp_path / "cos.npz"))
+    Encoder.pretrained(vec, corpus=corpus).save(str(tmp_path / "euc.npz"))
+    assert json.loads((tmp_path / "cos.json").read_text())["metric"] == "cosine"
+    assert json.loads((tmp_path / "euc.json").read_text())["metric"] == "euclidean"
+    a, b = ["w1 w2", "w3 w8"], ["w2 w4", "w5 w6"]
+    cos, euc = Encoder.load(str(tmp_path / "cos.npz")), Encoder.load(str(tmp_path / "euc.npz"))
+    assert cos.metric == "cosine" and euc.metric == "euclidean"
+    np.testing.assert_array_equal(cos.similarity(a, b), euc.similarity(a, b, metric="cosine"))
+    assert Encoder.load(str(tmp_path / "cos.npz"), metric="euclidean").metric == "euclidean"
+    # a file written before metrics were recorded scores by the paper's distance
+    meta = json.loads((tmp_path / "cos.json").read_text())
+    del meta["metric"]
+    (tmp_path / "cos.json").write_text(json.dumps(meta))
+    assert Encoder.load(str(tmp_path / "cos.npz")).metric == "euclidean"
+    meta["metric"] = "hamming"
+    (tmp_path / "cos.json").write_text(json.dumps(meta))
+    with pytest.raises(InputError, match=r"cos.npz: metric: expected one of euclidean, cosine, got 'hamming'"):
+        Encoder.load(str(tmp_path / "cos.npz"))
+
+
+def test_fit_records_the_distance_it_learned_with(matrix, corpus):
+    rng = np.random.default_rng(3)
+    couples = [(list(rng.choice(WORDS, 4)), list(rng.choice(WORDS, 4))) for _ in range(60)]
+    enc = Encoder((WORDS, matrix), corpus=corpus, n_max=4, metric="cosine")
+    enc.fit(couples, [i % 2 for i in range(60)], kappa=10.0, max_epochs=2)
+    assert enc.provenance_["fit"]["distance"] == "euclidean" and enc.metric == "cosine"

@@ -1,4 +1,4 @@
-"""What the encoder subcommands share: building an Encoder from options, reporting warnings.
+"""What the encoder subcommands share: building an Encoder from options, ``--quiet``, ``--metric``, warnings.
 
 The files of texts and of couples they read are :func:`repro.store.read_texts` and
 :func:`repro.store.read_couples`. Bad input raises :class:`repro.errors.InputError` naming the file.
@@ -17,13 +17,28 @@ from repro.errors import InputError
 def add_encoder_options(ap: argparse.ArgumentParser) -> None:
     g = ap.add_argument_group("encoder (a saved --model, or the shipped weights on --vectors and --df/--corpus)")
     g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz)")
-    g.add_argument("--vectors", help="word vectors: word2vec .bin, word2vec or GloVe text, or a vectors.npy folder")
+    g.add_argument("--vectors", help="word vectors: a folder made by `repro vectors` (loads in a second, "
+                                     "memory-mapped), or a word2vec .bin, word2vec or GloVe text file")
     g.add_argument("--df", help="document frequencies with their words (.npz, repro.store.save_word_df)")
     g.add_argument("--corpus", help="texts to count document frequencies in (one document per line, or .jsonl)")
     g.add_argument("--lowercase", action="store_true", help="fold the vector words' case (case-sensitive models)")
     g.add_argument("--no-normalize", action="store_true", help="keep the vectors' lengths (default: unit length)")
     g.add_argument("--workers", type=int, help="threads that encode (default: one per core, at most 8; any "
                                                "number gives the same vectors)")
+    add_quiet_option(ap)
+
+
+def add_quiet_option(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--quiet", action="store_true", help="no progress bars (by default a step that lasts more than "
+                                                         "a second shows one bar, on a terminal)")
+
+
+def add_metric_option(ap: argparse.ArgumentParser) -> None:
+    from repro.textmetric import METRICS
+
+    ap.add_argument("--metric", choices=METRICS, help="how a couple is scored: euclidean, minus the Euclidean "
+                                                      "distance of its vectors (the paper's eq. 2), or cosine "
+                                                      "(default: the one --model records, else euclidean)")
 
 
 def _exists(path: str) -> str:
@@ -44,16 +59,17 @@ def encoder_from(args, *, weights: bool = True, n_max: int = 30):
     ``--vectors`` with ``--df``/``--corpus`` and the shipped weights (or none, ``weights=False``)."""
     from repro.encoder import Encoder
 
+    progress, metric = not getattr(args, "quiet", False), getattr(args, "metric", None)
     if weights and args.model:
-        return Encoder.load(_exists(args.model), vectors=args.vectors and _exists(args.vectors), progress=True,
-                            workers=_workers(args))
+        return Encoder.load(_exists(args.model), vectors=args.vectors and _exists(args.vectors), progress=progress,
+                            workers=_workers(args), metric=metric)
     if not args.vectors:
         raise InputError("--vectors", "required (word vectors to encode with)" + ("" if not weights else " unless --model is given"))
     if bool(args.df) == bool(args.corpus):
         raise InputError("--df/--corpus", "give exactly one: a df file, or a corpus to count document frequencies in")
     corpus = store.read_texts(args.corpus) if args.corpus else None
-    options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=True,
-                   workers=_workers(args))
+    options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=progress,
+                   workers=_workers(args), metric=metric or "euclidean")
     df = _exists(args.df) if args.df else None
     if weights:
         return Encoder.pretrained(_exists(args.vectors), df, **options)

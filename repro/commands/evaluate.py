@@ -1,11 +1,14 @@
 """``repro evaluate``: weights and labelled couples to the optimal split error and JS divergence (paper, section 5).
 
     repro evaluate --couples test.tsv --validation val.tsv --model enc.npz
-    repro evaluate --couples test.tsv --vectors vec.bin --df df.npz        # the shipped weights
+    repro evaluate --couples test.tsv --vectors glove300/ --df df.npz   # the shipped weights
+    repro evaluate --couples test.tsv --model enc.npz --metric cosine   # scores by the cosine
 
-The threshold is chosen on ``--validation`` (the paper's protocol) or, without it, on the
-couples themselves (their optimal split error, as in the cross-validation). Prints one JSON
-object; ``--out`` also writes it to a file.
+Couples are scored by minus the Euclidean distance of their vectors (the paper's), or by their
+cosine with ``--metric cosine``; the default is the metric the model file records. The
+threshold is chosen on ``--validation`` (the paper's protocol) or, without it, on the couples
+themselves (their optimal split error, as in the cross-validation). Prints one JSON object,
+which names the metric; ``--out`` also writes it to a file.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import warnings
 
 from repro import metrics, store
 from repro.errors import InputError, run
-from repro.commands.common import add_encoder_options, encoder_from, report_warnings
+from repro.commands.common import add_encoder_options, add_metric_option, encoder_from, report_warnings
 
 
 def _scores(enc, path: str):
@@ -33,6 +36,7 @@ def main(argv=None) -> int:
     ap.add_argument("--couples", required=True, help="labelled test couples: TSV or .jsonl")
     ap.add_argument("--validation", help="labelled validation couples that choose the threshold")
     ap.add_argument("--out", help="also write the result here (.json)")
+    add_metric_option(ap)
     add_encoder_options(ap)
     args = ap.parse_args(argv)
     with warnings.catch_warnings(record=True) as caught:
@@ -48,7 +52,7 @@ def main(argv=None) -> int:
         raise InputError(args.validation or args.couples, str(err_)) from None
     result = {"split_error": err, "threshold": theta, "js_divergence": js, "couples": int(y_test.size),
               "related": int(y_test.sum()), "threshold_from": "validation" if args.validation else "the couples themselves",
-              "weights": args.model or "shipped"}
+              "metric": enc.metric, "weights": args.model or "shipped"}
     if args.out:
         store.write_json(args.out, result)
     print(json.dumps(result))

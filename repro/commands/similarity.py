@@ -1,11 +1,15 @@
-"""``repro similarity``: scores of two texts, or of every couple of a TSV (minus the Euclidean distance, eq. 2).
+"""``repro similarity``: scores of two texts, or of every couple of a TSV (minus the Euclidean distance, eq. 2, or the cosine).
 
-    repro similarity "first text" "second text" --vectors vec.bin --df df.npz
+    repro similarity "first text" "second text" --vectors glove300/ --df df.npz
+    repro similarity "first text" "second text" --vectors glove300/ --df df.npz --metric cosine
     repro similarity --couples couples.tsv --model enc.npz --out scores.txt
 
-Higher is more related. A couples file holds ``text_a<TAB>text_b`` lines (a third label
-column is ignored) or JSON lines with "a" and "b"; the scores go to ``--out`` (one per line)
-or to standard output.
+Higher is more related: minus the Euclidean distance of the two text vectors by default (the
+paper's score; its scale follows the weights', only the order means something), or their
+cosine in [-1, 1] with ``--metric cosine`` (0 for a text without a known word). A couples
+file holds ``text_a<TAB>text_b`` lines (a third label column is ignored) or JSON lines with
+"a" and "b"; the scores go to ``--out`` (one per line) or to standard output, and nothing
+else is printed unless a text has no known word (a warning) or a step is slow (a bar).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import warnings
 
 from repro import store
 from repro.errors import InputError, run
-from repro.commands.common import add_encoder_options, encoder_from, report_warnings
+from repro.commands.common import add_encoder_options, add_metric_option, encoder_from, report_warnings
 
 
 def main(argv=None) -> int:
@@ -25,6 +29,7 @@ def main(argv=None) -> int:
     ap.add_argument("texts", nargs="*", help="two texts (or use --couples)")
     ap.add_argument("--couples", help="a TSV (or .jsonl) of couples")
     ap.add_argument("--out", help="where to write the scores of --couples (default: standard output)")
+    add_metric_option(ap)
     add_encoder_options(ap)
     args = ap.parse_args(argv)
     if bool(args.couples) == bool(args.texts) or (args.texts and len(args.texts) != 2):
