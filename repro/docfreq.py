@@ -39,21 +39,37 @@ def idf(df, n_docs: int) -> np.ndarray:
     return np.log(n_docs / (1.0 + df))
 
 
-def count_known(documents: Iterable[Iterable[str]], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, int]:
-    """(word indices, their df in ``documents``, number of documents) for the words of ``index``.
+class BlockCounts(NamedTuple):
+    """Counts of the known words of a block of documents (:func:`count_known`)."""
 
-    Each document is an iterable of tokens; a token outside ``index`` is ignored. The indices
-    are unique, so block counts add up with ``df[indices] += counts``.
+    words: np.ndarray  # (K,) int64 indices of the words seen, unique
+    df: np.ndarray  # (K,) int64 documents holding each
+    terms: np.ndarray  # (K,) int64 occurrences of each (the word counts of SIF and uSIF)
+    documents: int  # documents in the block
+
+
+def count_known(documents: Iterable[Iterable[str]], index: dict[str, int]) -> BlockCounts:
+    """Document frequencies and word counts of the words of ``index`` in ``documents``.
+
+    Each document is an iterable of tokens; a token outside ``index`` is ignored. The word
+    indices are unique, so block counts add up with ``df[words] += block.df``.
     """
     hits: list[int] = []
     n = 0
     for tokens in documents:
-        hits.extend(i for i in (index.get(t) for t in set(tokens)) if i is not None)
+        hits.extend(i for i in (index.get(t) for t in tokens) if i is not None)
+        hits.append(-1)  # the end of a document
         n += 1
-    if not hits:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), n
-    uniq, cnt = np.unique(np.asarray(hits, dtype=np.int64), return_counts=True)
-    return uniq, cnt.astype(np.int64), n
+    h = np.asarray(hits, dtype=np.int64)
+    if not (h >= 0).any():
+        empty = np.zeros(0, np.int64)
+        return BlockCounts(empty, empty, empty, n)
+    doc = np.cumsum(h < 0) - (h < 0)  # the document of every hit
+    known = h >= 0
+    words, terms = np.unique(h[known], return_counts=True)
+    pairs = np.unique(np.stack([doc[known], h[known]], axis=1), axis=0)  # (document, word) once each
+    _, df = np.unique(pairs[:, 1], return_counts=True)
+    return BlockCounts(words, df.astype(np.int64), terms.astype(np.int64), n)
 
 
 class DocFreq(NamedTuple):

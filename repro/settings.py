@@ -95,12 +95,18 @@ LABELS = {
     "mean_idf": "Mean, idf-weighted",
     "learned_contrastive": "Learned weights, contrastive",
     "learned_median": "Learned weights, median",
+    "sif": "SIF (peer, not in the paper)",
+    "usif": "uSIF (peer, not in the paper)",
+    "learned_median_cc": "Learned weights, median, common components removed (not in the paper)",
 }
 METHODS = tuple(LABELS)
 BASELINES = METHODS[:8]  # section 5.1, computed by repro.baselines
 LEARNED = tuple(f"learned_{loss}" for loss in LOSSES)  # sections 3 and 5.2
-#: Row groups, separated by rules in the LaTeX table as in the paper.
-GROUPS = (("tfidf",), ("mean", "max", "minmax"), ("mean_top30", "max_top30", "minmax_top30", "mean_idf"), LEARNED)
+PEERS = ("sif", "usif")  # what users compare with (repro.peers), not in the paper
+BEYOND = ("learned_median_cc",)  # the learned weights with the peers' common-component removal
+#: Row groups, separated by rules in the LaTeX table as in the paper (not in the paper: last).
+GROUPS = (("tfidf",), ("mean", "max", "minmax"), ("mean_top30", "max_top30", "minmax_top30", "mean_idf"), LEARNED,
+          PEERS + BEYOND)
 
 
 # ---- what the paper reports --------------------------------------------------------------------

@@ -20,6 +20,7 @@ LINES = [
 ]
 VOCAB = ["the", "cat", "dog", "mat", "zebra", "never"]
 EXPECTED_DF = [2, 2, 2, 2, 1, 0]  # one count per paragraph, repeats ignored; OOV ignored
+EXPECTED_COUNTS = [5, 2, 4, 4, 1, 0]  # every occurrence
 
 
 @pytest.fixture
@@ -39,7 +40,8 @@ def test_df_and_n(files, tmp_path, capsys, workers, monkeypatch):
     out = tmp_path / "df.npz"
     assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", str(workers)]) == 0
     with np.load(out) as z:
-        assert sorted(z.files) == ["df", "n_docs"]
+        assert sorted(z.files) == ["counts", "df", "n_docs"]
+        assert z["counts"].tolist() == EXPECTED_COUNTS
         assert z["df"].dtype == np.int64 and z["df"].shape == (len(VOCAB),)
         assert z["n_docs"].dtype == np.int64 and z["n_docs"].shape == ()
         assert z["df"].tolist() == EXPECTED_DF
@@ -53,9 +55,9 @@ def test_blocks_do_not_matter(files, monkeypatch):
     monkeypatch.setattr(docfreq, "BLOCK_LINES", 2)
     par, voc = files
     words = store.read_vocab(str(voc))
-    a = docfreq.document_frequencies(str(par), words, workers=1)
-    b = docfreq.document_frequencies(str(par), words, workers=2)
-    assert a[1] == b[1] == 5 and (a[0] == b[0]).all()
+    a = docfreq.document_frequencies(str(par), words, workers=1, counts=True)
+    b = docfreq.document_frequencies(str(par), words, workers=2, counts=True)
+    assert a[1] == b[1] == 5 and (a[0] == b[0]).all() and a[2].tolist() == b[2].tolist() == EXPECTED_COUNTS
 
 
 def test_idf_formula():

@@ -165,3 +165,8 @@ def test_other_idf_and_order_kept():
         for row, k in zip(t, n):
             assert np.all(np.diff(got[row[:k]]) <= 0)
             assert np.all(row[k:] == 0)
+
+
+def test_other_counts_keep_corpus_counts_and_give_others_one():
+    np.testing.assert_array_equal(ov.other_counts(CORPUS, np.arange(10, 10 + len(CORPUS)), OTHER),
+                                  [{w: 10 + i for i, w in enumerate(CORPUS)}.get(w, 1) for w in OTHER])

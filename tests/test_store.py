@@ -27,6 +27,13 @@ def test_round_trips(tmp_path):
     store.save_df(lay.df, [3, 0, 1], 4)
     df, n = store.load_df(lay.df, vocab_size=3)
     assert df.tolist() == [3, 0, 1] and n == 4
+    with pytest.raises(InputError, match="missing counts"):
+        store.load_counts(lay.df)  # a df file without word counts
+    store.save_df(lay.df, [3, 0, 1], 4, counts=[7, 0, 1])
+    assert store.load_counts(lay.df, 3).tolist() == [7, 0, 1] and store.load_df(lay.df)[0].tolist() == [3, 0, 1]
+    store.save_df(str(tmp_path / "bad.npz"), [3, 0, 1], 4, counts=[2, 0, 1])
+    with pytest.raises(InputError, match="counts >= df"):
+        store.load_counts(str(tmp_path / "bad.npz"))
     store.save_pairs(lay.pairs("wiki20", "train"), pairs())
     got = store.load_pairs(lay.pairs("wiki20", "train"))
     assert all((x == y).all() and x.dtype == y.dtype for x, y in zip(got, pairs()))

@@ -5,8 +5,9 @@
 
 ``df[i]`` is the number of paragraphs (lines of the TSV) whose token set contains word ``i``
 of ``vocab.txt``; tokens outside the vocabulary are ignored. ``n_docs`` is N, the number of
-paragraphs, all of them. Output: ``df.npz`` with ``df`` (V,) int64 and ``n_docs`` () int64,
-written under a temporary name and renamed. The idf of the paper's equation 1 is then
+paragraphs, all of them; ``counts[i]`` is the number of occurrences of word ``i`` (the word
+counts of the SIF and uSIF peers). Output: ``df.npz`` with ``df`` (V,) int64, ``n_docs`` ()
+int64 and ``counts`` (V,) int64, written under a temporary name and renamed. The idf of the paper's equation 1 is then
 ``repro.docfreq.idf(df, n_docs)``; the file is read by :func:`repro.store.load_df`.
 
 The file is streamed in blocks of lines; a ``multiprocessing.Pool`` counts the blocks
@@ -40,9 +41,9 @@ _index: dict[str, int] = {}
 
 
 
-def count_block(lines: list[str], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, int]:
-    """(word indices, their df in these lines, number of lines) for a block of TSV lines
-    (:func:`repro.docfreq.count_known` on the text after each line's tab)."""
+def count_block(lines: list[str], index: dict[str, int]):
+    """The :class:`repro.docfreq.BlockCounts` of a block of TSV lines (the text after each
+    line's tab is a document)."""
     return count_known((line[line.index("\t") + 1:].split() for line in lines), index)
 
 
@@ -72,9 +73,11 @@ def _blocks(path: str, block: int | None = None):
 
 
 def document_frequencies(paragraphs: str, words: list[str], workers: int = 1,
-                         progress: bool | None = None) -> tuple[np.ndarray, int]:
-    """(df (V,) int64, N) for the vocabulary ``words`` over the paragraph TSV."""
+                         progress: bool | None = None, counts: bool = False):
+    """(df (V,) int64, N) for the vocabulary ``words`` over the paragraph TSV; with ``counts``,
+    (df, N, word counts (V,) int64)."""
     df = np.zeros(len(words), dtype=np.int64)
+    terms = np.zeros(len(words), dtype=np.int64)
     n_docs = 0
     blocks = _blocks(paragraphs)
     if os.path.getsize(paragraphs) < MIN_POOL_BYTES:
@@ -83,22 +86,24 @@ def document_frequencies(paragraphs: str, words: list[str], workers: int = 1,
     try:
         with tqdm(desc="docfreq", unit=" paragraphs", disable=progress is False or None) as bar:
             if pool is not None:
-                for idx, cnt, n in pool.imap_unordered(_count, blocks):
-                    df[idx] += cnt  # indices are unique within a block
-                    n_docs += n
-                    bar.update(n)
+                for block in pool.imap_unordered(_count, blocks):
+                    df[block.words] += block.df  # indices are unique within a block
+                    terms[block.words] += block.terms
+                    n_docs += block.documents
+                    bar.update(block.documents)
             else:
                 index = {w: i for i, w in enumerate(words)}
                 for lines in blocks:
-                    idx, cnt, n = count_block(lines, index)
-                    df[idx] += cnt
-                    n_docs += n
-                    bar.update(n)
+                    block = count_block(lines, index)
+                    df[block.words] += block.df
+                    terms[block.words] += block.terms
+                    n_docs += block.documents
+                    bar.update(block.documents)
     finally:
         if pool is not None:
             pool.terminate()
             pool.join()
-    return df, n_docs
+    return (df, n_docs, terms) if counts else (df, n_docs)
 
 
 def main(argv=None) -> int:
@@ -115,12 +120,12 @@ def main(argv=None) -> int:
     if not os.path.isfile(args.paragraphs):
         raise InputError(args.paragraphs, "no such file")
     try:
-        df, n_docs = document_frequencies(args.paragraphs, words, args.workers)
+        df, n_docs, terms = document_frequencies(args.paragraphs, words, args.workers, counts=True)
     except UnicodeDecodeError as err:
         raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
     if n_docs == 0:
         raise InputError(args.paragraphs, "no paragraphs")
-    save_df(args.out, df, n_docs)
+    save_df(args.out, df, n_docs, counts=terms)
     values = idf(df, n_docs)
     print(f"docfreq: {n_docs} paragraphs, {len(words)} words ({int((df == 0).sum())} with df 0), "
           f"idf {values.min():.2f}..{values.max():.2f} in {time.perf_counter() - t0:.2f} s -> {args.out}")

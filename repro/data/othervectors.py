@@ -80,6 +80,13 @@ def other_idf(corpus_words, corpus_df, n_docs: int, other_words) -> np.ndarray:
     return idf_from_df(df, n_docs)
 
 
+def other_counts(corpus_words, corpus_counts, other_words) -> np.ndarray:
+    """(V_other,) int64 word counts for the other vocabulary: a corpus word keeps its corpus
+    count, any other word gets 1 (as :func:`other_idf` gives it df = 1)."""
+    counts = dict(zip(corpus_words, np.asarray(corpus_counts, np.int64).tolist()))
+    return np.fromiter((counts.get(w, 1) for w in other_words), np.int64, len(other_words))
+
+
 def _remap_side(tokens, lengths, mapping, chunk: int = 1 << 18):
     """Map, drop absent words, and left-pack the survivors in their original order."""
     out = np.zeros(tokens.shape, dtype=np.int32)

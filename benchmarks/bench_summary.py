@@ -1,0 +1,114 @@
+"""One summary of `make bench`: benchmarks/results/summary.json, plain numbers with the machine beside them.
+
+    python benchmarks/bench_summary.py [--couples 20000] [--scores 10000000]
+
+Measures two things itself, each against its reference in this one process, and takes the rest
+from the other benchmarks' result files (run them first; a key whose file is missing is null):
+
+* ``kappa_grid_over_single``: the whole kappa search (:data:`repro.settings.KAPPA_GRID`, 10 kappas
+  x 5 folds, :func:`repro.fit.fit` without kappa) over one training with a given kappa, on the same
+  prepared couples (synthetic, the default form), both compiled first;
+* ``evaluate_seconds_10m``: the optimal split error and the JS divergence on 10 million
+  validation and 10 million test scores (:mod:`repro.metrics`);
+* ``train_speedup_vs_numpy`` (train.json: one epoch in the default, quadratic form against the
+  NumPy reference), ``encode_speedup_vs_fse`` (encode.json), ``extract_speedup_vs_gensim`` and
+  ``extract_rss_growth_10x`` (extract.json: the growth of the largest process's memory from one
+  dump to ten copies of it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from repro import metrics, settings  # noqa: E402
+from repro.fit import fit  # noqa: E402
+from repro.pairset import PairSet  # noqa: E402
+from repro.provenance import git_commit, hardware  # noqa: E402
+from repro.store import write_json  # noqa: E402
+from repro.train import prepare  # noqa: E402
+
+
+def _couples(p: int, vocab: int = 5000, dim: int = 50, width: int = 20, seed: int = 0):
+    """Related couples share their rarest words (the first columns), unrelated ones do not."""
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(vocab, dim)).astype(np.float32)
+    table /= np.linalg.norm(table, axis=1, keepdims=True)
+    a = rng.integers(0, vocab, (p, width), dtype=np.int32)
+    b = rng.integers(0, vocab, (p, width), dtype=np.int32)
+    label = (np.arange(p) % 2 == 0).astype(np.int8)
+    b[label == 1, :3] = a[label == 1, :3]
+    lengths = np.full(p, width, np.int32)
+    return table, PairSet(a, b, lengths, lengths, label)
+
+
+def kappa_grid_over_single(couples: int) -> dict:
+    table, pairs = _couples(couples)
+    prepared = prepare(table, pairs)
+    fit(prepared, kappa=160.0, max_epochs=2)  # compile both programs
+    fit(prepared, grid=settings.KAPPA_GRID[:2], max_epochs=2)
+    t0 = time.perf_counter()
+    single = fit(prepared, kappa=160.0)
+    t1 = time.perf_counter()
+    search = fit(prepared)
+    t2 = time.perf_counter()
+    return {"single_seconds": t1 - t0, "single_epochs": int(single.epochs), "grid_seconds": t2 - t1,
+            "grid": [float(k) for k in settings.KAPPA_GRID], "folds": 5, "couples": couples,
+            "ratio": (t2 - t1) / (t1 - t0)}
+
+
+def evaluate_seconds(n: int) -> float:
+    rng = np.random.default_rng(1)
+    labels = rng.random(n) < 0.5
+    val = rng.normal(size=n) + labels
+    test = rng.normal(size=n) + labels
+    t0 = time.perf_counter()
+    metrics.split(val, labels, test, labels)
+    metrics.js_divergence(val, test, labels)
+    return time.perf_counter() - t0
+
+
+def _read(results: str, name: str) -> dict:
+    path = os.path.join(results, f"{name}.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--couples", type=int, default=20000)
+    ap.add_argument("--scores", type=int, default=10_000_000)
+    ap.add_argument("--results", default=os.path.join(ROOT, "benchmarks", "results"))
+    args = ap.parse_args(argv)
+    grid = kappa_grid_over_single(args.couples)
+    evaluate = evaluate_seconds(args.scores)
+    train, encode, extract = (_read(args.results, n) for n in ("train", "encode", "extract"))
+    summary = {
+        "train_speedup_vs_numpy": train.get("quad_speedup_per_epoch"),
+        "kappa_grid_over_single": grid["ratio"],
+        "encode_speedup_vs_fse": encode.get("encode_speedup_vs_fse"),
+        f"evaluate_seconds_{args.scores // 1_000_000}m": evaluate,
+        "extract_speedup_vs_gensim": extract.get("speedup_vs_gensim_default"),
+        "extract_rss_growth_10x": (extract.get("memory") or {}).get("growth_max_process"),
+        "details": {"kappa_grid": grid, "evaluate_scores": args.scores,
+                    "from": {"train": train.get("commit"), "encode": encode.get("commit"),
+                             "extract": extract.get("commit")}},
+        "commit": git_commit(), "hardware": hardware(),
+    }
+    write_json(os.path.join(args.results, "summary.json"), summary)
+    print(json.dumps({k: v for k, v in summary.items() if k not in ("details", "hardware")}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""The peers users compare with: SIF (Arora et al., 2017) and uSIF (Ethayarajh, 2018), on the same
+word vectors and token rows as the paper's methods. Not in the paper (README, "Against the peers").
+
+Both weigh every word by its unigram probability p(w) (word counts of the corpus) and average:
+t = (1/n) sum_j f(p(w_j)) e_(j) over the n known words of a text, repeats included, then remove
+the texts' common components (the top singular vectors of the training texts' vectors, not
+centred, fitted once and applied to every later text):
+
+* **SIF**: f(p) = a / (a + p) (``a`` about 1e-3); remove the first component, t <- t - (t.c) c.
+* **uSIF**: a is derived, not tuned: with V words and n-bar the average text length,
+  threshold = 1 - (1 - 1/V)^n-bar, alpha = |{w : p(w) > threshold}| / V, Z = V / 2,
+  a = (1 - alpha) / (alpha Z) and f(p) = a / (a / 2 + p); remove the first 5 components, each
+  scaled by its share of the squared singular values: t <- t - sum_k s_k^2 (t.c_k) c_k with
+  s_k = sigma_k^2 / sum sigma^2 (the squared share is how fse 1.0.0 applies the weights).
+
+These are the definitions fse 1.0.0 implements (its ``SIF`` and ``uSIF``), written here from the
+papers and checked against fse to float tolerance where the side environment of ``make bench``
+exists (tests/test_peers.py). Texts are compared by cosine similarity, the peers' convention
+(:func:`repro.textmetric.couple_scores`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from repro.checks import check_lengths, check_table, check_tokens
+from repro.textmetric import couple_scores
+
+EPS = float(np.finfo(np.float32).eps)  # fse's guard in uSIF's a = (1 - alpha) / (alpha Z + EPS)
+
+
+def probabilities(counts) -> np.ndarray:
+    """(V,) unigram probabilities p(w) = count(w) / sum of counts (float64)."""
+    counts = np.asarray(counts, np.float64)
+    if counts.ndim != 1 or counts.size == 0 or (counts < 0).any() or counts.sum() <= 0:
+        raise ValueError("counts: need a non-empty (V,) array of non-negative word counts, not all 0")
+    return counts / counts.sum()
+
+
+def sif_weights(counts, a: float = 1e-3) -> np.ndarray:
+    """(V,) SIF word weights a / (a + p(w))."""
+    if not a > 0:
+        raise ValueError(f"a must be positive, got {a}")
+    return a / (a + probabilities(counts))
+
+
+def usif_weights(counts, length: float) -> np.ndarray:
+    """(V,) uSIF word weights a / (a / 2 + p(w)), a derived from V and the average text ``length``."""
+    if not length > 0:
+        raise ValueError(f"length must be positive, got {length}")
+    p = probabilities(counts)
+    v = p.size
+    threshold = 1.0 - (1.0 - 1.0 / v) ** length
+    alpha = np.sum(p > threshold) / v
+    a = (1.0 - alpha) / (alpha * v / 2 + EPS)
+    return a / (a / 2 + p)
+
+
+def weighted_means(table, tokens, lengths, weights, chunk: int = 4096) -> np.ndarray:
+    """(B, d) float64 text vectors (1/n) sum_j weights[w_j] e_(w_j); a text of length 0 is 0."""
+    table = check_table(table)
+    tokens = check_tokens(tokens, table.shape[0])
+    lengths = check_lengths(lengths, tokens.shape[1], allow_empty=True, rows=tokens.shape[0])
+    weights = np.asarray(weights, np.float64)
+    if weights.shape != (table.shape[0],):
+        raise ValueError(f"weights: shape {weights.shape}, expected ({table.shape[0]},)")
+    out = np.zeros((tokens.shape[0], table.shape[1]))
+    live_cols = np.arange(tokens.shape[1])
+    for s in range(0, tokens.shape[0], chunk):
+        tok, n = tokens[s:s + chunk], lengths[s:s + chunk]
+        coef = np.where(live_cols < n[:, None], weights[tok], 0.0) / np.maximum(n, 1)[:, None]
+        out[s:s + chunk] = np.einsum("bw,bwd->bd", coef, table[tok].astype(np.float64))
+    return out
+
+
+class Components(NamedTuple):
+    """Common components of texts: the top right singular vectors (k, d) of their vectors (not
+    centred), their singular values (k,), and the scale of each when removed (k,)."""
+
+    vectors: np.ndarray
+    values: np.ndarray
+    scales: np.ndarray
+
+
+def fit_components(text_vectors, k: int, weighted: bool = False) -> Components:
+    """The first ``k`` singular vectors of ``text_vectors`` (N, d). ``weighted``: each removed
+    with the square of its share sigma^2 / sum sigma^2 (uSIF); else with 1 (SIF)."""
+    x = np.asarray(text_vectors, np.float64)
+    if not 0 <= k <= min(x.shape):
+        raise ValueError(f"k must lie in 0..{min(x.shape)}, got {k}")
+    _, sigma, vt = np.linalg.svd(x, full_matrices=False)
+    values, vectors = sigma[:k], vt[:k]
+    share = values ** 2 / max(np.sum(values ** 2), EPS) if weighted else np.ones(k)
+    return Components(vectors, values, share ** 2 if weighted else share)
+
+
+def remove_components(text_vectors, comps: Components) -> np.ndarray:
+    """t - sum_k scale_k (t.c_k) c_k for every row t."""
+    x = np.asarray(text_vectors, np.float64)
+    if comps.vectors.shape[0] == 0:
+        return x.copy()
+    return x - ((x @ comps.vectors.T) * comps.scales) @ comps.vectors
+
+
+class Peer(NamedTuple):
+    """A fitted encoder and the common components it removes: weights per word, (V,), for SIF,
+    uSIF or any weighted mean (``name`` other than "learned"), or the paper's learned weights per
+    idf rank, (n_max,), paper eq. 3 (``name`` "learned")."""
+
+    name: str
+    weights: np.ndarray
+    components: Components
+
+    def means(self, table, tokens, lengths) -> np.ndarray:
+        """(B, d) text vectors before the common components are removed."""
+        if self.name == "learned":
+            from repro.model import represent
+
+            return np.asarray(represent(self.weights, table, tokens, lengths, allow_empty=True), np.float64)
+        return weighted_means(table, tokens, lengths, self.weights)
+
+    def vectors(self, table, tokens, lengths) -> np.ndarray:
+        return remove_components(self.means(table, tokens, lengths), self.components)
+
+    def pair_scores(self, table, pairs) -> np.ndarray:
+        """(P,) cosine similarity of every couple's two texts."""
+        return couple_scores(self.vectors(table, pairs.a, pairs.len_a), self.vectors(table, pairs.b, pairs.len_b),
+                             "cosine")
+
+
+def _training_texts(train):
+    """The texts of the training couples, each once per side: (tokens, lengths)."""
+    return np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
+
+
+def fit_sif(table, counts, train, a: float = 1e-3, components: int = 1) -> Peer:
+    """SIF with its common components fitted on the texts of the ``train`` couples."""
+    w = sif_weights(counts, a)
+    tokens, lengths = _training_texts(train)
+    comps = fit_components(weighted_means(table, tokens, lengths, w), components)
+    return Peer("sif", w, comps)
+
+
+def fit_usif(table, counts, train, components: int = 5, length: float | None = None) -> Peer:
+    """uSIF; ``length`` defaults to the training texts' average number of known words."""
+    tokens, lengths = _training_texts(train)
+    length = float(np.mean(lengths)) if length is None else float(length)
+    w = usif_weights(counts, length)
+    comps = fit_components(weighted_means(table, tokens, lengths, w), components, weighted=True)
+    return Peer("usif", w, comps)
+
+
+def fit_learned(table, weights, train, components: int = 1) -> Peer:
+    """The paper's learned weights (n_max,) with the first ``components`` common components of
+    the training texts' vectors removed, as SIF removes its own (beyond the paper)."""
+    tokens, lengths = _training_texts(train)
+    peer = Peer("learned", np.asarray(weights, np.float32), Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0)))
+    return peer._replace(components=fit_components(peer.means(table, tokens, lengths), components))
+
+
+#: The hyperparameters tried for each peer; the one of lowest optimal split error on the
+#: validation couples wins (the test couples are never looked at).
+GRIDS = {
+    "sif": tuple({"a": a, "components": k} for a in (1e-4, 1e-3, 1e-2) for k in (0, 1)),
+    "usif": tuple({"components": k} for k in (0, 5)),
+    "learned": tuple({"components": k} for k in (1, 2, 5)),
+}
+
+
+def select(name: str, table, counts, train, validation, weights=None) -> tuple[Peer, dict, float]:
+    """The peer ``name`` ("sif", "usif", or "learned" with the learned ``weights``) of
+    :data:`GRIDS` with the lowest optimal split error on ``validation`` (threshold and error
+    both on it), its components fitted on ``train``: (peer, its hyperparameters, that validation
+    error). Ties go to the earlier grid entry."""
+    from repro import metrics
+
+    if name not in GRIDS:
+        raise ValueError(f"peer must be one of {tuple(GRIDS)}, got {name!r}")
+    best = None
+    for params in GRIDS[name]:
+        if name == "learned":
+            peer = fit_learned(table, weights, train, **params)
+        else:
+            peer = (fit_sif if name == "sif" else fit_usif)(table, counts, train, **params)
+        s = peer.pair_scores(table, validation)
+        err = metrics.split(s, validation.label, s, validation.label).error
+        if best is None or err < best[2]:
+            best = (peer, dict(params), float(err))
+    return best

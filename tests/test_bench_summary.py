@@ -1,0 +1,30 @@
+"""benchmarks/bench_summary.py writes every key of the summary, from tiny runs and result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+import bench_summary  # noqa: E402
+
+KEYS = {"train_speedup_vs_numpy", "kappa_grid_over_single", "encode_speedup_vs_fse", "evaluate_seconds_10m",
+        "extract_speedup_vs_gensim", "extract_rss_growth_10x"}
+
+
+def test_summary_has_every_key(tmp_path):
+    (tmp_path / "train.json").write_text(json.dumps({"quad_speedup_per_epoch": 57.1, "commit": "t"}))
+    (tmp_path / "encode.json").write_text(json.dumps({"encode_speedup_vs_fse": 2.4, "commit": "e"}))
+    (tmp_path / "extract.json").write_text(json.dumps({"speedup_vs_gensim_default": 3.4,
+                                                       "memory": {"growth_max_process": 1.04}}))
+    assert bench_summary.main(["--couples", "400", "--scores", "10000000", "--results", str(tmp_path)]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert KEYS <= set(summary) and all(isinstance(summary[k], float) for k in KEYS)
+    assert (summary["train_speedup_vs_numpy"], summary["encode_speedup_vs_fse"]) == (57.1, 2.4)
+    assert summary["extract_rss_growth_10x"] == 1.04 and summary["kappa_grid_over_single"] > 1.0
+    grid = summary["details"]["kappa_grid"]
+    assert len(grid["grid"]) >= 6 and grid["folds"] == 5 and grid["single_epochs"] >= 1
+    assert summary["hardware"]["cpus"] >= 1

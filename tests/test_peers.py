@@ -1,0 +1,121 @@
+"""repro.peers: SIF and uSIF by hand on a tiny case, and against fse 1.0.0 where it is installed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from repro import peers
+from repro.pairset import PairSet
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FSE_PYTHON = os.path.join(ROOT, ".bench-venv-fse", "bin", "python")
+
+
+def test_weights_by_hand():
+    counts = np.array([6.0, 3.0, 1.0])  # p = 0.6, 0.3, 0.1
+    np.testing.assert_allclose(peers.sif_weights(counts, 0.1), [0.1 / 0.7, 0.1 / 0.4, 0.1 / 0.2])
+    # V = 3, length 2: threshold 1 - (2/3)^2 = 5/9; only p = 0.6 exceeds it: alpha = 1/3, Z = 1.5,
+    # a = (2/3) / (0.5 + eps) ~ 4/3, weights a / (a/2 + p)
+    a = (2 / 3) / (0.5 + peers.EPS)
+    np.testing.assert_allclose(peers.usif_weights(counts, 2), a / (a / 2 + np.array([0.6, 0.3, 0.1])))
+    with pytest.raises(ValueError, match="counts"):
+        peers.sif_weights([0, 0])
+
+
+def test_mean_and_components_by_hand():
+    table = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]])
+    tokens, lengths = np.array([[0, 1, 1], [2, 0, 0], [0, 0, 0]]), np.array([3, 1, 0])
+    v = peers.weighted_means(table, tokens, lengths, np.array([2.0, 1.0, 0.5]))
+    np.testing.assert_allclose(v, [[2 / 3, 4 / 3], [1.5, 2.0], [0.0, 0.0]])  # repeats count; empty is 0
+    comps = peers.fit_components(v, 1)
+    c = comps.vectors[0]
+    np.testing.assert_allclose(np.linalg.norm(c), 1.0)
+    out = peers.remove_components(v, comps)
+    np.testing.assert_allclose(out @ c, 0.0, atol=1e-12)  # nothing left along the component
+    np.testing.assert_allclose(out + np.outer(v @ c, c), v)
+    w = peers.fit_components(v, 2, weighted=True)
+    share = w.values ** 2 / np.sum(w.values ** 2)
+    np.testing.assert_allclose(w.scales, share ** 2)
+
+
+def _case(seed=0, vocab=60, dim=12, n_train=80, n_test=20):
+    rng = np.random.default_rng(seed)
+    words = [f"w{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(vocab)]
+    table = rng.normal(size=(vocab, dim)).astype(np.float32)
+    table[:, 0] += 2.0  # a common direction, as real word vectors have
+    counts = rng.integers(1, 1000, vocab)
+    width = 8
+
+    def texts(n):
+        lengths = rng.integers(3, width + 1, n)
+        tokens = np.zeros((n, width), np.int32)
+        for i, k in enumerate(lengths):
+            tokens[i, :k] = rng.integers(0, vocab, k)
+        return tokens, lengths.astype(np.int32)
+
+    ta, la = texts(n_train // 2)
+    tb, lb = texts(n_train // 2)
+    train = PairSet(ta, tb, la, lb, np.zeros(n_train // 2, np.int8))
+    return words, table, counts, train, texts(n_test)
+
+
+@pytest.mark.skipif(not os.path.exists(FSE_PYTHON),
+                    reason="fse 1.0.0 lives in the side environment .bench-venv-fse, which `make bench` builds; "
+                           "it is not installed here")
+def test_sif_and_usif_equal_fse(tmp_path):
+    from repro import store
+
+    words, table, counts, train, (test_tokens, test_lengths) = _case()
+    store.save_vectors(str(tmp_path), words, table)
+    np.save(tmp_path / "counts.npy", counts)
+
+    def lines(tokens, lengths):
+        return "".join(" ".join(words[t] for t in row[:k]) + "\n" for row, k in zip(tokens, lengths))
+
+    (tmp_path / "train.txt").write_text(lines(train.a, train.len_a) + lines(train.b, train.len_b))
+    (tmp_path / "test.txt").write_text(lines(test_tokens, test_lengths))
+    out = subprocess.run([FSE_PYTHON, os.path.join(ROOT, "benchmarks", "fse_peers.py"), str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    fse_length = int(out.stdout.split()[-1])  # fse's int(total words / texts)
+    sif = peers.fit_sif(table, counts, train, a=1e-3, components=1)
+    usif = peers.fit_usif(table, counts, train, components=5, length=fse_length)
+    for name, peer in (("sif", sif), ("usif", usif)):
+        ours = peer.vectors(table, test_tokens, test_lengths)
+        theirs = np.load(tmp_path / f"fse-{name}.npy")
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_select_takes_the_lowest_validation_error_and_never_the_test():
+    from repro import metrics
+
+    words, table, counts, train, (tok, lengths) = _case(seed=3, n_test=40)
+    rng = np.random.default_rng(4)
+    validation = PairSet(tok[:20], tok[20:], lengths[:20], lengths[20:], (rng.random(20) < 0.5).astype(np.int8))
+    peer, params, err = peers.select("sif", table, counts, train, validation)
+    errors = []
+    for p in peers.GRIDS["sif"]:
+        s = peers.fit_sif(table, counts, train, **p).pair_scores(table, validation)
+        errors.append(metrics.split(s, validation.label, s, validation.label).error)
+    assert err == min(errors) and params == peers.GRIDS["sif"][int(np.argmin(errors))]
+    assert peer.components.vectors.shape[0] == params["components"]
+    with pytest.raises(ValueError, match="peer must be one of"):
+        peers.select("bm25", table, counts, train, validation)
+
+
+def test_learned_weights_with_common_components_removed():
+    from repro.model import represent
+
+    words, table, counts, train, (tok, lengths) = _case(seed=5)
+    w = np.linspace(1.0, 0.2, 8).astype(np.float32)
+    peer = peers.fit_learned(table, w, train, components=2)
+    np.testing.assert_allclose(peer.means(table, tok, lengths), np.asarray(represent(w, table, tok, lengths)), rtol=1e-6)
+    out = peer.vectors(table, tok, lengths)
+    np.testing.assert_allclose(out @ peer.components.vectors.T, 0.0, atol=1e-5)  # nothing left along them
+    texts = np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
+    ref = peers.fit_components(np.asarray(represent(w, table, *texts), np.float64), 2)
+    np.testing.assert_allclose(np.abs(peer.components.vectors @ ref.vectors.T), np.eye(2), atol=1e-6)

