@@ -137,6 +137,7 @@ class Encoder:
         self.settings = settings
         self.provenance_: dict = {}
         self.weights_ = None
+        self.components_ = None  # common components removed from every vector (fit_components)
         if weights is not None:
             self._set_weights(weights)
         self.n_max = int(n_max) if weights is None else self.weights_.shape[0]
@@ -209,7 +210,23 @@ class Encoder:
         message = _empty_message(lengths, "texts")
         if message:
             warnings.warn(EmptyTextWarning(message), stacklevel=2)
+        if self.components_ is not None:
+            from repro.peers import remove_components
+
+            vectors = remove_components(vectors, self.components_).astype(np.float32)
         return vectors
+
+    def fit_components(self, texts, k: int = 1) -> "Encoder":
+        """Remove, from every later vector, the first ``k`` common components of ``texts``' vectors
+        (the top singular vectors, not centred), as SIF does (Arora et al., 2017; beyond the
+        paper, :mod:`repro.peers`). Fit them on training texts; ``k=0`` removes none. The
+        components are saved with the encoder."""
+        from repro.peers import fit_components
+
+        self.components_ = None
+        x = self.transform(texts)
+        self.components_ = fit_components(x, int(k)) if k else None
+        return self
 
     def similarity(self, texts_a, texts_b, metric: str | None = None) -> np.ndarray:
         """(P,) float64 scores of couples, higher = more related, by ``metric`` (default: the
@@ -301,7 +318,10 @@ class Encoder:
 
         self._check_fitted()
         v = self.vocabulary
-        store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf), {
+        comps = {} if self.components_ is None else {"components": self.components_.vectors,
+                                                      "component_values": self.components_.values,
+                                                      "component_scales": self.components_.scales}
+        store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf, **comps), {
             "n_max": self.n_max, "dim": self.dim, "vocab_size": len(v), "fingerprint": v.fingerprint(),
             "metric": self.metric,
             "oov": "unknown words dropped, not counted in n; a text with no known word is the zero vector",
@@ -338,6 +358,13 @@ class Encoder:
         settings["vectors"] = src if src is not None else meta.get("vectors")
         enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings)
         enc.provenance_ = meta.get("provenance", {})
+        if "components" in arrays:
+            from repro.peers import Components
+
+            c = Components(arrays["components"], arrays["component_values"], arrays["component_scales"])
+            if c.vectors.ndim != 2 or c.vectors.shape[1] != enc.dim or c.scales.shape != (c.vectors.shape[0],):
+                raise InputError(path, f"components of shape {c.vectors.shape} for {enc.dim}-d vectors")
+            enc.components_ = c
         enc.chunk = int(options.get("chunk", gathersum.CHUNK))
         enc.workers = _workers(options.get("workers"))
         enc.progress = bool(options.get("progress", False))

@@ -262,3 +262,31 @@ def test_fit_records_the_distance_it_learned_with(matrix, corpus):
     enc = Encoder((WORDS, matrix), corpus=corpus, n_max=4, metric="cosine")
     enc.fit(couples, [i % 2 for i in range(60)], kappa=10.0, max_epochs=2)
     assert enc.provenance_["fit"]["distance"] == "euclidean" and enc.metric == "cosine"
+
+
+def test_common_components_removed_and_saved(enc, matrix, tmp_path):
+    from repro import peers
+
+    train, texts = token_texts(40), token_texts(7)
+    plain = enc.transform(texts)
+    enc.fit_components(train, k=2)
+    try:
+        ref = peers.fit_components(_without_components(enc, train), 2)
+        np.testing.assert_allclose(np.abs(enc.components_.vectors @ ref.vectors.T), np.eye(2), atol=1e-5)
+        out = enc.transform(texts)
+        np.testing.assert_allclose(out, peers.remove_components(plain, enc.components_), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out @ enc.components_.vectors.T, 0.0, atol=1e-5)
+        path = str(tmp_path / "cc.npz")
+        enc.save(path)
+        back = Encoder.load(path, vectors=(WORDS, matrix))
+        np.testing.assert_array_equal(back.transform(texts), out)
+    finally:
+        enc.components_ = None
+
+
+def _without_components(enc, texts):
+    saved, enc.components_ = enc.components_, None
+    try:
+        return enc.transform(texts)
+    finally:
+        enc.components_ = saved
