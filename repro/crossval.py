@@ -104,16 +104,18 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     calls = -(-k // g)
     # the last call repeats the last kappa to keep one compiled shape; its extra runs are dropped
     kap = np.concatenate([grid, np.repeat(grid[-1:], calls * g - k)])
-    rel = jnp.tile(jnp.asarray(tr_rel), (g, 1))
-    unrel = jnp.tile(jnp.asarray(tr_unrel), (g, 1))
     # one key per fold, shared by every kappa: the kappas are compared on the same batches
-    keys = jnp.tile(jax.random.split(jax.random.PRNGKey(seed), f), (g, 1))
-    batched = jax.vmap(run, in_axes=(None, 0, 0, 0, 0))
+    runs = g * f
+    pad = (-runs) % jax.device_count()  # whole shards: the last run repeated, its copies dropped
+    rel, unrel, keys = (_padded(jnp.tile(x, (g, 1)), pad) for x in
+                        (jnp.asarray(tr_rel), jnp.asarray(tr_unrel), jax.random.split(jax.random.PRNGKey(seed), f)))
+    batched = _sharded(jax.vmap(run, in_axes=(None, 0, 0, 0, 0)), config, n_max)
     ws, eps = [], []
     for c in range(calls):
-        w_c, _, _, ep_c = batched(data, rel, unrel, jnp.repeat(jnp.asarray(kap[c * g:(c + 1) * g]), f), keys)
-        ws.append(w_c)
-        eps.append(ep_c)
+        kappas = _padded(jnp.repeat(jnp.asarray(kap[c * g:(c + 1) * g]), f), pad)
+        w_c, _, _, ep_c = batched(data, rel, unrel, kappas, keys)
+        ws.append(w_c[:runs])
+        eps.append(ep_c[:runs])
     w = jnp.concatenate(ws)[: k * f].reshape(k, f, -1)
     epochs = jnp.concatenate(eps)[: k * f]
 
@@ -127,6 +129,30 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
             errors[i, j] = metrics.split_error(-d[i, j], labels[j], -d[i, j], labels[j])[0]
     mean = errors.mean(axis=1)
     return CVResult(best_kappa(grid, mean), grid, errors, np.asarray(epochs).reshape(k, f), np.asarray(w))
+
+
+def _padded(x, pad: int):
+    """``x`` with its last row repeated ``pad`` times (axis 0)."""
+    return x if pad == 0 else jnp.concatenate([x, jnp.repeat(x[-1:], pad, axis=0)])
+
+
+def _sharded(batched, config: TrainConfig, n_max: int):
+    """``batched(data, rel, unrel, kappas, keys)`` with its runs (axis 0 of all but ``data``) split
+    across every device JAX sees, a one-axis mesh, the data replicated (one program compiled from
+    the trainer's function); on one device, ``batched`` as it is.
+
+    Each run's arithmetic is the same on any number of devices, so the weights are bitwise those
+    of one device (tested on 4 forced CPU devices). The same code serves several GPUs, and with
+    ``jax.distributed.initialize()`` the devices of several hosts (README, "On a GPU")."""
+    devices = jax.devices()
+    if len(devices) == 1:
+        return batched
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(np.array(devices), ("runs",))
+    runs, replicated = NamedSharding(mesh, PartitionSpec("runs")), NamedSharding(mesh, PartitionSpec())
+    whole = jax.vmap(make_trainer(config, n_max, jitted=False), in_axes=(None, 0, 0, 0, 0))
+    return jit(whole, in_shardings=(replicated, runs, runs, runs, runs), out_shardings=runs)
 
 
 def best_kappa(grid, mean_errors) -> float:

@@ -146,12 +146,14 @@ def make_step(config: TrainConfig):
     return step
 
 
-def make_trainer(config: TrainConfig, n_max: int):
+def make_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
     """A jitted ``run(data, related, unrelated, kappa, key) -> (w, history, etas, epochs)``;
     ``data`` is a data form of :mod:`repro.forms`.
 
     ``kappa`` and ``key`` are traced, so one compiled program serves every kappa, fold
-    and seed; ``jax.vmap`` over them gives the batched cross-validation.
+    and seed; ``jax.vmap`` over them gives the batched cross-validation. ``jitted=False`` gives
+    the function itself, for a caller that compiles it inside a larger program (the kappa
+    search sharded over devices: JAX takes compiler options only at the top level).
     """
     nr = config.batch_related
     opt = _optimizer(config)
@@ -188,7 +190,7 @@ def make_trainer(config: TrainConfig, n_max: int):
         s = jax.lax.while_loop(cond, body, state)
         return s.w, s.history, s.etas, s.epoch
 
-    return jit(run)
+    return jit(run) if jitted else run
 
 
 def _check_config(config: TrainConfig) -> None:

@@ -310,3 +310,35 @@ def test_two_processes_give_bitwise_same_results():
     outs = [subprocess.run([sys.executable, "-c", _TWO_PROCESSES, here], capture_output=True, text=True, env=env, check=True)
             .stdout.split() for _ in range(2)]
     assert len(outs[0]) == 3 and outs[0] == outs[1]
+
+
+_SHARDED = """
+import sys; sys.path.insert(0, sys.argv[1])
+import jax
+from repro import crossval
+from repro.train import TrainConfig, prepare
+from synthetic import signal_pairs
+table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
+cv = crossval.select_kappa(prepare(table, pairs, 7), grid=(5.0, 40.0, 160.0), folds=3, config=TrainConfig(max_epochs=5),
+                           seed=3)
+print(jax.device_count(), cv.errors.tobytes().hex(), cv.weights.tobytes().hex(), cv.epochs.tobytes().hex())
+"""
+
+
+def test_kappa_search_sharded_over_four_devices_is_bitwise_one_device():
+    """The kappa x fold runs split across 4 (forced) CPU devices give every bit of one device."""
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    base = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(here), os.environ.get("PYTHONPATH")]))}
+    base.pop("XLA_FLAGS", None)
+    outs = []
+    for flags in ("", "--xla_force_host_platform_device_count=4"):
+        env = {**base, "XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu"}
+        outs.append(subprocess.run([sys.executable, "-c", _SHARDED, here], capture_output=True, text=True, env=env,
+                                   check=True).stdout.split())
+    assert [o[0] for o in outs] == ["1", "4"]
+    assert outs[0][1:] == outs[1][1:]
+
