@@ -295,3 +295,61 @@ def test_bad_ovos_archive(dumps, tmp_path, capsys):
         z.writestr("something.txt", "x")
     err = assert_clean_failure(tmp_path, capsys, tmp_path / "o.tsv", ["--dump", dumps[0], "--extra-ovos", bad], bad)
     assert ovos.OVOS_MEMBER in err
+
+
+# ---- multistream dumps ------------------------------------------------------------------------
+
+def _multistream(tmp_path, pages_per_stream=9):
+    """gensim's dump re-cut as Wikipedia cuts a multistream dump: the header in a stream of its
+    own, then streams of ``pages_per_stream`` pages (the last one closing the root), and the index
+    of ``offset:page_id:title`` lines, bz2-compressed."""
+    import bz2
+    import re
+
+    xml = bz2.open(wikidump.default_dump()).read()
+    first = xml.index(b"  <page>")
+    header, rest = xml[:first], xml[first:]
+    pages = re.findall(rb"  <page>.*?</page>\n", rest, flags=re.S)
+    footer = rest[rest.rindex(b"</page>") + len(b"</page>\n"):]
+    assert b"".join(pages) + footer == rest and b"</mediawiki>" in footer
+    out, index = [bz2.compress(header)], []
+    for k in range(0, len(pages), pages_per_stream):
+        group = pages[k:k + pages_per_stream]
+        offset = sum(len(b) for b in out)
+        for p in group:
+            pid = re.search(rb"<id>(\d+)</id>", p).group(1).decode()
+            title = re.search(rb"<title>(.*?)</title>", p).group(1).decode()
+            index.append(f"{offset}:{pid}:{title}\n")
+        last = k + pages_per_stream >= len(pages)
+        out.append(bz2.compress(b"".join(group) + (footer if last else b"")))
+    dump = tmp_path / "enwiki-test-pages-articles-multistream.xml.bz2"
+    dump.write_bytes(b"".join(out))
+    (tmp_path / "enwiki-test-pages-articles-multistream-index.txt.bz2").write_bytes(bz2.compress("".join(index).encode()))
+    return dump, len(out) - 1
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_multistream_output_is_the_serial_output(tmp_path, capsys, workers):
+    dump, streams = _multistream(tmp_path)
+    assert streams > 10
+    assert wikidump.multistream_index(str(dump)) is not None
+    serial, parallel = tmp_path / "serial.tsv", tmp_path / "parallel.tsv"
+    # the serial path reads the same file as one bz2 file (Python reads its streams one after another)
+    plain = tmp_path / "plain.xml.bz2"
+    plain.write_bytes(dump.read_bytes())
+    assert run(capsys, "--out", serial, "--dump", plain, "--workers", workers)[0] == 0
+    assert run(capsys, "--out", parallel, "--dump", dump, "--workers", workers)[0] == 0
+    assert parallel.read_bytes() == serial.read_bytes() and serial.stat().st_size > 100_000
+    a = json.loads((tmp_path / "serial.json").read_text())
+    b = json.loads((tmp_path / "parallel.json").read_text())
+    assert b["multistream_index"].endswith("multistream-index.txt.bz2") and a["multistream_index"] is None
+    for key in ("pages", "redirects", "other_namespaces", "articles", "paragraphs", "tokens"):
+        assert a[key] == b[key], key
+
+
+def test_a_bad_multistream_index_is_one_line(tmp_path, capsys):
+    dump, _ = _multistream(tmp_path)
+    index = tmp_path / "index.txt"
+    index.write_text("12:3:Title\nnot an index line\n")
+    out = tmp_path / "p.tsv"
+    assert_clean_failure(tmp_path, capsys, out, ["--dump", dump, "--index", index], str(index))

