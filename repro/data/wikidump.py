@@ -241,6 +241,21 @@ def clean_stream(args) -> tuple[tuple[int, int, int, int], list[tuple[str, str, 
     return (counts.pages, counts.redirects, counts.other_namespace, counts.articles), out
 
 
+def _write(batch, fout, titles: set | None, totals: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Write a batch of cleaned articles ``[(id, title, paragraphs)]`` as TSV lines, note their
+    titles, and return the running (paragraphs, tokens, articles with any) with the batch's added."""
+    n_par, n_tok, with_par = totals
+    for pid, title, paragraphs in batch:
+        if titles is not None:
+            titles.add(title)
+        with_par += bool(paragraphs)
+        for p in paragraphs:
+            fout.write(f"{pid}\t{p}\n")
+            n_tok += p.count(" ") + 1
+        n_par += len(paragraphs)
+    return n_par, n_tok, with_par
+
+
 def _run_multistream(dump: str, index: str, fout, workers: int, min_tokens: int, counts: _Counts,
                      titles: set | None) -> tuple[int, int, int]:
     """:func:`_run_dump` for a multistream dump: the workers decompress and parse the streams by
@@ -260,14 +275,7 @@ def _run_multistream(dump: str, index: str, fout, workers: int, min_tokens: int,
                 counts.redirects += redirects
                 counts.other_namespace += other
                 counts.articles += articles
-                for pid, title, paragraphs in batch:
-                    if titles is not None:
-                        titles.add(title)
-                    with_par += bool(paragraphs)
-                    for p in paragraphs:
-                        fout.write(f"{pid}\t{p}\n")
-                        n_tok += p.count(" ") + 1
-                    n_par += len(paragraphs)
+                n_par, n_tok, with_par = _write(batch, fout, titles, (n_par, n_tok, with_par))
                 bar.update(b - a)
     finally:
         if pool is not None:
@@ -292,14 +300,7 @@ def _run_dump(dump: str, fout, workers: int, min_tokens: int, counts: _Counts, t
             jobs = ((chunk, min_tokens) for chunk in _article_chunks(iter_pages(stream), counts))
             results = pool.imap(clean_chunk, jobs) if pool else map(clean_chunk, jobs)
             for batch in results:
-                for pid, title, paragraphs in batch:
-                    if titles is not None:
-                        titles.add(title)
-                    with_par += bool(paragraphs)
-                    for p in paragraphs:
-                        fout.write(f"{pid}\t{p}\n")
-                        n_tok += p.count(" ") + 1
-                    n_par += len(paragraphs)
+                n_par, n_tok, with_par = _write(batch, fout, titles, (n_par, n_tok, with_par))
                 if not under.closed:
                     bar.update(max(0, under.tell() - bar.n))
                 bar.set_postfix(articles=counts.articles, paragraphs=n_par, refresh=False)
