@@ -97,8 +97,6 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
         raise ValueError(
             f"pairs: {tr_rel.shape[1]} related and {tr_unrel.shape[1]} unrelated couples per training fold; "
             f"a batch needs {config.batch_related} of each")
-    run = make_trainer(config, n_max)
-
     k, f = grid.size, folds
     g = min(KAPPAS_PER_CALL.get(jax.default_backend(), k), k)
     calls = -(-k // g)
@@ -109,7 +107,7 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     pad = (-runs) % jax.device_count()  # whole shards: the last run repeated, its copies dropped
     rel, unrel, keys = (_padded(jnp.tile(x, (g, 1)), pad) for x in
                         (jnp.asarray(tr_rel), jnp.asarray(tr_unrel), jax.random.split(jax.random.PRNGKey(seed), f)))
-    batched = _sharded(jax.vmap(run, in_axes=(None, 0, 0, 0, 0)), config, n_max)
+    batched = _batched_trainer(config, n_max)
     ws, eps = [], []
     for c in range(calls):
         kappas = _padded(jnp.repeat(jnp.asarray(kap[c * g:(c + 1) * g]), f), pad)
@@ -136,17 +134,18 @@ def _padded(x, pad: int):
     return x if pad == 0 else jnp.concatenate([x, jnp.repeat(x[-1:], pad, axis=0)])
 
 
-def _sharded(batched, config: TrainConfig, n_max: int):
-    """``batched(data, rel, unrel, kappas, keys)`` with its runs (axis 0 of all but ``data``) split
-    across every device JAX sees, a one-axis mesh, the data replicated (one program compiled from
-    the trainer's function); on one device, ``batched`` as it is.
+def _batched_trainer(config: TrainConfig, n_max: int):
+    """Algorithm 1 over a batch of runs: ``batched(data, rel, unrel, kappas, keys)``, the runs on
+    axis 0 of all but ``data``. On one device, the ``vmap`` of the jitted trainer; on several, one
+    program compiled from the trainer's function with the runs split across every device JAX
+    sees (a one-axis mesh, the data replicated).
 
     Each run's arithmetic is the same on any number of devices, so the weights are bitwise those
     of one device (tested on 4 forced CPU devices). The same code serves several GPUs, and with
     ``jax.distributed.initialize()`` the devices of several hosts (README, "On a GPU")."""
     devices = jax.devices()
     if len(devices) == 1:
-        return batched
+        return jax.vmap(make_trainer(config, n_max), in_axes=(None, 0, 0, 0, 0))
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
     mesh = Mesh(np.array(devices), ("runs",))
