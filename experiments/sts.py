@@ -54,7 +54,6 @@ SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 THRESHOLDS = tuple((lo, hi) for lo in (1.0, 2.0) for hi in (3.5, 4.0, 4.5))
 ROWS = {"mean": "Mean", "mean_idf": "Mean, idf-weighted", "sif": "SIF (a = 1e-3)", "usif": "uSIF",
         "shipped": "Shipped weights (Wikipedia, median loss)", "learned": "Weights learned on STS-B train"}
-NO_COMPONENTS = peers.Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0))
 
 
 def _rows(vocab: Vocabulary, pairs: list) -> tuple:
@@ -108,7 +107,7 @@ def main(argv=None):
     for lo, hi in THRESHOLDS:
         couples = _couples(split["train"], gold["train"], lo, hi)
         result = fit(prepare(table, couples, 30), "median", kappa, kappa_source="model", seed=args.seed)
-        peer = peers.Peer("learned", result.weights, NO_COMPONENTS)
+        peer = peers.Peer("learned", result.weights, peers.NO_COMPONENTS)
         dev = correlations(peer, table, split["dev"], gold["dev"])["pearson"]
         choice.append({"lo": lo, "hi": hi, "couples": int(couples.size), "related": int(couples.label.sum()),
                        "epochs": int(result.epochs), "dev_pearson": dev})
@@ -116,20 +115,19 @@ def main(argv=None):
             learned = (peer, dev, lo, hi)
 
     base = {
-        "mean": peers.Peer("means", np.ones(len(vocab)), NO_COMPONENTS),
-        "mean_idf": peers.Peer("means", vocab.idf, NO_COMPONENTS),
-        "sif": peers.Peer("means", peers.sif_weights(counts, 1e-3), NO_COMPONENTS),
+        "mean": peers.Peer("means", np.ones(len(vocab)), peers.NO_COMPONENTS),
+        "mean_idf": peers.Peer("means", vocab.idf, peers.NO_COMPONENTS),
+        "sif": peers.Peer("means", peers.sif_weights(counts, 1e-3), peers.NO_COMPONENTS),
         "usif": peers.Peer("means", peers.usif_weights(counts, float(np.mean(np.concatenate(
-            [split["train"][1], split["train"][3]])))), NO_COMPONENTS),
-        "shipped": peers.Peer("learned", shipped, NO_COMPONENTS),
+            [split["train"][1], split["train"][3]])))), peers.NO_COMPONENTS),
+        "shipped": peers.Peer("learned", shipped, peers.NO_COMPONENTS),
         "learned": learned[0],
     }
     texts = (np.concatenate([split["train"][0], split["train"][2]]), np.concatenate([split["train"][1], split["train"][3]]))
     results = {}
     for name, peer in base.items():
         train_vectors = peer.means(table, *texts)
-        comps = peers.fit_components(train_vectors, 5, weighted=True) if name == "usif" else \
-            peers.fit_components(train_vectors, 1)
+        comps = peers.fit_components(train_vectors, 5 if name == "usif" else 1, weighted=name == "usif")
         results[name] = {}
         for removal, p in (("without", peer), ("with", peer._replace(components=comps))):
             results[name][removal] = {s: correlations(p, table, split[s], gold[s]) for s in ("dev", "test")}

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from repro.checks import check_lengths, check_table, check_tokens
+from repro.baselines import text_vectors
 from repro.textmetric import couple_scores
 
 EPS = float(np.finfo(np.float32).eps)  # fse's guard in uSIF's a = (1 - alpha) / (alpha Z + EPS)
@@ -58,21 +58,11 @@ def usif_weights(counts, length: float) -> np.ndarray:
     return a / (a / 2 + p)
 
 
-def weighted_means(table, tokens, lengths, weights, chunk: int = 4096) -> np.ndarray:
-    """(B, d) float64 text vectors (1/n) sum_j weights[w_j] e_(w_j); a text of length 0 is 0."""
-    table = check_table(table)
-    tokens = check_tokens(tokens, table.shape[0])
-    lengths = check_lengths(lengths, tokens.shape[1], allow_empty=True, rows=tokens.shape[0])
-    weights = np.asarray(weights, np.float64)
-    if weights.shape != (table.shape[0],):
-        raise ValueError(f"weights: shape {weights.shape}, expected ({table.shape[0]},)")
-    out = np.zeros((tokens.shape[0], table.shape[1]))
-    live_cols = np.arange(tokens.shape[1])
-    for s in range(0, tokens.shape[0], chunk):
-        tok, n = tokens[s:s + chunk], lengths[s:s + chunk]
-        coef = np.where(live_cols < n[:, None], weights[tok], 0.0) / np.maximum(n, 1)[:, None]
-        out[s:s + chunk] = np.einsum("bw,bwd->bd", coef, table[tok].astype(np.float64))
-    return out
+def weighted_means(table, tokens, lengths, weights) -> np.ndarray:
+    """(B, d) float64 text vectors (1/n) sum_j weights[w_j] e_(w_j); a text of length 0 is 0.
+    The idf-weighted mean of :mod:`repro.baselines` with ``weights`` in place of idf, in bounded
+    blocks (sums in the table's dtype, as every baseline row)."""
+    return text_vectors("mean_idf", table, tokens, lengths, weights)
 
 
 class Components(NamedTuple):
@@ -130,34 +120,52 @@ class Peer(NamedTuple):
                              "cosine")
 
 
+NO_COMPONENTS = Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0))
+"""Nothing to remove: a peer before :func:`fit_components`, or a row without removal."""
+
+
 def _training_texts(train):
     """The texts of the training couples, each once per side: (tokens, lengths)."""
     return np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
 
 
+def _unfitted(name: str, counts, train_lengths, weights=None, a: float = 1e-3, length: float | None = None) -> Peer:
+    """The peer ``name`` ("sif", "usif" or "learned" with its ``weights``) before its common
+    components: uSIF's ``length`` defaults to the training texts' average number of known words."""
+    if name == "learned":
+        return Peer("learned", np.asarray(weights, np.float32), NO_COMPONENTS)
+    if name == "sif":
+        return Peer("sif", sif_weights(counts, a), NO_COMPONENTS)
+    length = float(np.mean(train_lengths)) if length is None else float(length)
+    return Peer("usif", usif_weights(counts, length), NO_COMPONENTS)
+
+
+def _fitted(peer: Peer, train_means, components: int) -> Peer:
+    """``peer`` with the first ``components`` common components of the training texts' vectors
+    (uSIF's weighted by their share, as it defines them)."""
+    return peer._replace(components=fit_components(train_means, components, weighted=peer.name == "usif"))
+
+
+def _fit(name: str, table, counts, train, components: int, **params) -> Peer:
+    tokens, lengths = _training_texts(train)
+    peer = _unfitted(name, counts, lengths, **params)
+    return _fitted(peer, peer.means(table, tokens, lengths), components)
+
+
 def fit_sif(table, counts, train, a: float = 1e-3, components: int = 1) -> Peer:
     """SIF with its common components fitted on the texts of the ``train`` couples."""
-    w = sif_weights(counts, a)
-    tokens, lengths = _training_texts(train)
-    comps = fit_components(weighted_means(table, tokens, lengths, w), components)
-    return Peer("sif", w, comps)
+    return _fit("sif", table, counts, train, components, a=a)
 
 
 def fit_usif(table, counts, train, components: int = 5, length: float | None = None) -> Peer:
     """uSIF; ``length`` defaults to the training texts' average number of known words."""
-    tokens, lengths = _training_texts(train)
-    length = float(np.mean(lengths)) if length is None else float(length)
-    w = usif_weights(counts, length)
-    comps = fit_components(weighted_means(table, tokens, lengths, w), components, weighted=True)
-    return Peer("usif", w, comps)
+    return _fit("usif", table, counts, train, components, length=length)
 
 
 def fit_learned(table, weights, train, components: int = 1) -> Peer:
     """The paper's learned weights (n_max,) with the first ``components`` common components of
     the training texts' vectors removed, as SIF removes its own (beyond the paper)."""
-    tokens, lengths = _training_texts(train)
-    peer = Peer("learned", np.asarray(weights, np.float32), Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0)))
-    return peer._replace(components=fit_components(peer.means(table, tokens, lengths), components))
+    return _fit("learned", table, None, train, components, weights=weights)
 
 
 #: The hyperparameters tried for each peer; the one of lowest optimal split error on the
@@ -178,13 +186,18 @@ def select(name: str, table, counts, train, validation, weights=None) -> tuple[P
 
     if name not in GRIDS:
         raise ValueError(f"peer must be one of {tuple(GRIDS)}, got {name!r}")
+    tokens, lengths = _training_texts(train)
+    means = {}  # per weighting: the peer and its training, validation a and validation b vectors
     best = None
     for params in GRIDS[name]:
-        if name == "learned":
-            peer = fit_learned(table, weights, train, **params)
-        else:
-            peer = (fit_sif if name == "sif" else fit_usif)(table, counts, train, **params)
-        s = peer.pair_scores(table, validation)
+        key = tuple(sorted((k, v) for k, v in params.items() if k != "components"))
+        if key not in means:
+            peer = _unfitted(name, counts, lengths, weights, **dict(key))
+            means[key] = (peer, peer.means(table, tokens, lengths), peer.means(table, validation.a, validation.len_a),
+                          peer.means(table, validation.b, validation.len_b))
+        peer, train_means, va, vb = means[key]
+        peer = _fitted(peer, train_means, params["components"])
+        s = couple_scores(remove_components(va, peer.components), remove_components(vb, peer.components), "cosine")
         err = metrics.split(s, validation.label, s, validation.label).error
         if best is None or err < best[2]:
             best = (peer, dict(params), float(err))
