@@ -22,6 +22,16 @@ def load_split(data: str, setting: str, split: str):
     return store.load_pairs(Layout(data).pairs(setting, split))
 
 
+def readme_markers(name: str) -> tuple[str, str]:
+    """The comments that open and close the README block ``name``."""
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
+def short_commit(commit: str) -> str:
+    """A provenance commit as README blocks print it: 12 hex digits, ``+dirty`` kept."""
+    return commit[:12] + ("+dirty" if commit.endswith("+dirty") else "")
+
+
 class ReadmeBlock:
     """The text between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` of a README, checked when
     opened (before a script writes anything) and replaced, atomically, by :meth:`fill`."""
@@ -29,7 +39,8 @@ class ReadmeBlock:
     def __init__(self, path: str, name: str):
         from repro.errors import InputError
 
-        self.path, self.start, self.end = path, f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+        self.path = path
+        self.start, self.end = readme_markers(name)
         with open(path, encoding="utf-8") as f:
             self.text = f.read()
         if self.start not in self.text or self.end not in self.text:

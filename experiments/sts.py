@@ -35,7 +35,7 @@ from collections import Counter
 import numpy as np
 from scipy import stats
 
-from experiments.common import ReadmeBlock
+from experiments.common import ReadmeBlock, short_commit
 from repro import peers, store
 from repro.data import sts
 from repro.docfreq import DocFreq
@@ -152,7 +152,7 @@ def main(argv=None):
     store.write_text(os.path.join(args.results, "sts.md"), md)
     store.write_json(os.path.join(args.results, "sts.json"), prov)
     if readme is not None:
-        commit = prov["commit"][:12] + ("+dirty" if prov["commit"].endswith("+dirty") else "")
+        commit = short_commit(prov["commit"])
         readme.fill("\n".join([
             readme.start, "", f"Made by `make sts` (commit `{commit}`, seed {args.seed}) in {seconds:.0f} s on "
             f"{prov['hardware'].get('cpu', prov['hardware'].get('machine'))} ({prov['hardware'].get('cpus')} cores).",

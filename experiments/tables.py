@@ -22,7 +22,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from experiments import figures
-from experiments.common import ReadmeBlock
+from experiments.common import ReadmeBlock, readme_markers, short_commit
 from repro import report, settings, store
 from repro.errors import run
 from repro.layout import Layout
@@ -55,7 +55,7 @@ def titles(table: int) -> dict:
 
 
 def markers(table: int) -> tuple[str, str]:
-    return f"<!-- table{table}:start -->", f"<!-- table{table}:end -->"
+    return readme_markers(f"table{table}")
 
 
 def paper_markdown(table: int) -> str:
@@ -153,7 +153,7 @@ def readme_block(spec: Spec, md: str, pv: str, prov: dict) -> str:
     hw = prov["hardware"]
     other = prov.get("other_vectors") or {}
     remap = other.get("remap_test") or {}
-    commit = prov["commit"][:12] + ("+dirty" if prov["commit"].endswith("+dirty") else "")
+    commit = short_commit(prov["commit"])
     lines = [start, "", "Made by `make table%d` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)." % (
         spec.number, commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
     lines += _stage_line(spec, prov.get("stage_seconds") or {})
