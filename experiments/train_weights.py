@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from experiments.common import load_corpus, load_split
-from repro import settings, store
+from repro import forms, settings, store
 from repro.errors import InputError, run
 from repro.fit import fit
 from repro.layout import Layout
@@ -48,6 +48,9 @@ def main(argv=None):
     ap.add_argument("--distance", default="euclidean", choices=("euclidean", "sqeuclidean"))
     ap.add_argument("--max-epochs", type=int, default=100)
     ap.add_argument("--batch-related", type=int, default=50)
+    ap.add_argument("--form", default="auto", choices=forms.FORMS,
+                    help="the couples' data form (repro/forms.py; default auto: the quadratic form while it "
+                         f"fits {forms.GRAM_BUDGET / 1e9:g} GB, else the gather form)")
     args = ap.parse_args(argv)
     if args.kappa is not None and args.kappa_from:
         raise InputError("--kappa", "give --kappa or --kappa-from, not both")
@@ -64,7 +67,7 @@ def main(argv=None):
     _, table = load_corpus(args.data)
     pairs = load_split(args.data, args.setting, "train")
     t0 = time.perf_counter()
-    prepared = prepare(table, pairs, settings.setting(args.setting).n_max)
+    prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form)
     prepare_seconds = time.perf_counter() - t0
     try:
         result = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,

@@ -197,6 +197,44 @@ def test_pair_sets(tmp_path, capsys, setting, split_by):
     assert setting in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("setting", ["wiki20", "wikivar"])
+def test_max_related_keeps_the_first_couples_in_corpus_order(tmp_path, setting):
+    """--max-related N (the original code's stop at its target): the first N related couples of
+    the uncapped walk, cut inside a paragraph where N falls there; a cap at or above the total
+    changes nothing, and the stats count only the paragraphs read."""
+    par, voc, dfp, words, df, n, lines = synthetic_corpus(tmp_path)
+    index = {w: i for i, w in enumerate(words)}
+
+    def walk(cap):
+        return pairs.collect_windows(str(par), index, setting, np.random.default_rng(3), False, cap)
+
+    flat, lengths, arts, stats = walk(None)
+    total = len(lengths) // 2
+    assert total > 20
+    for cap in (1, total // 2 + 1, total - 1):  # total // 2 + 1: falls inside a paragraph or not
+        f, ln, ar, st = walk(cap)
+        assert len(ln) == 2 * cap
+        assert (ln == lengths[: 2 * cap]).all() and (ar == arts[: 2 * cap]).all()
+        assert (f == flat[: ln.sum()]).all()
+        assert st["paragraphs"] < stats["paragraphs"] or cap == total
+    for cap in (total, total + 5):  # at the total the walk may stop before pair-less last paragraphs
+        f, ln, ar, st = walk(cap)
+        assert (f == flat).all() and (ln == lengths).all() and (ar == arts).all()
+        assert st == stats or (cap == total and st["paragraphs"] <= stats["paragraphs"])
+
+
+def test_max_related_in_the_command(tmp_path, capsys):
+    par, voc, dfp, *_ = synthetic_corpus(tmp_path)
+    base = ["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", "wiki20", "--seed", "1"]
+    assert run(pairs.main, base + ["--out", str(tmp_path / "capped"), "--max-related", "40"]) == 0
+    summary = json.loads((tmp_path / "capped" / "summary.json").read_text())
+    assert summary["related_pairs_found"] == 40 and summary["max_related"] == 40
+    assert run(pairs.main, base + ["--out", str(tmp_path / "zero"), "--max-related", "0"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--max-related must be at least 1" in err[0]
+    assert not (tmp_path / "zero").exists()
+
+
 def test_seed_changes_and_fixes_the_sets(tmp_path):
     par, voc, dfp, *_ = synthetic_corpus(tmp_path)
     blobs = {}

@@ -17,6 +17,11 @@ Rules (paper 4.1, the original ``extract_pairs.py``, and docs/FIDELITY.md):
   walk goes on along the paragraph: the next couple's A starts right after the previous B, so
   every window of a paragraph is disjoint from the others. A paragraph that ends before a
   window is full gives no further couple.
+* **How many** (``--max-related N``): the walk stops once N related couples exist, the first N
+  in corpus order, as the original code stopped at its target of 5M pairs; by default every
+  couple of the corpus is taken. A whole dump gives far more than the paper's 4.9M couples
+  (about one related couple per 60 tokens), so the paper-scale recipe of the README sets
+  ``MAX_RELATED=4900000``; the couples stage then holds N couples, not the corpus's.
 * **Lengths** (:mod:`repro.settings`): ``wiki20``: n = 20 for every text (width 20).
   ``wikivar``: n drawn uniformly from 10..30 inclusive, independently for A and B of every
   attempt (width 30).
@@ -94,10 +99,11 @@ def related_pairs(ids: list[int], sizes) -> list[tuple[list[int], list[int], tup
 
 
 def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: np.random.Generator,
-                    progress: bool | None = None):
+                    progress: bool | None = None, max_related: int | None = None):
     """Walk the paragraph TSV; return (flat word ids, text lengths, text article numbers, stats).
 
     The texts lie one after the other in the flat array; texts 2k and 2k+1 are related pair k.
+    ``max_related``: stop once that many related pairs exist (the first ones in corpus order).
     """
     cfg = settings.setting(setting)
     if cfg.min_n == cfg.max_n:
@@ -125,6 +131,8 @@ def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: n
             tokens += len(ids)
             oov += ids.count(-1)
             found = related_pairs(ids, sizes)
+            if max_related is not None:
+                found = found[: max_related - len(lengths) // 2]
             if not found:
                 continue
             used_par += 1
@@ -134,6 +142,8 @@ def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: n
                 flat.extend(b)
                 lengths.extend((len(a), len(b)))
                 arts.extend((a_no, a_no))
+            if max_related is not None and len(lengths) // 2 >= max_related:
+                break
     stats = {"paragraphs": n_par, "paragraphs_with_pairs": used_par, "articles_with_pairs": len(article_no),
              "tokens": tokens, "oov_tokens": oov}
     as_np = lambda buf, dtype: np.frombuffer(buf, dtype=dtype) if len(buf) else np.zeros(0, dtype)  # noqa: E731
@@ -141,11 +151,12 @@ def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: n
 
 
 def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by: str = "group",
-          progress: bool | None = None) -> tuple[dict[str, PairSet], dict]:
-    """All three splits of one setting, and the summary (no file written)."""
+          progress: bool | None = None, max_related: int | None = None) -> tuple[dict[str, PairSet], dict]:
+    """All three splits of one setting, and the summary (no file written). ``max_related``:
+    keep the first that many related couples in corpus order (default: all)."""
     rng = np.random.default_rng(seed)
     cfg = settings.setting(setting)
-    flat, lengths, arts, stats = collect_windows(paragraphs, vocab.index, setting, rng, progress)
+    flat, lengths, arts, stats = collect_windows(paragraphs, vocab.index, setting, rng, progress, max_related)
     n_rel = len(lengths) // 2
     if n_rel == 0:
         raise InputError(paragraphs, f"corpus too small: no paragraph holds two {setting} windows of in-vocabulary words")
@@ -164,6 +175,7 @@ def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by:
         "counts": counts,
         "sizes": {k: v["total"] for k, v in counts.items()},
         "related_pairs_found": n_rel,
+        "max_related": max_related,
         "dropped_for_balance": dropped,
         "text_length_mean": round(float(lengths.mean()), 3),
         "vocabulary": len(vocab),
@@ -184,13 +196,19 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="folder for train/test/validation.npz and summary.json")
     ap.add_argument("--split-by", default="group", choices=couples.SPLIT_BY,
                     help="group (default): whole articles per split; pair: couple by couple")
+    ap.add_argument("--max-related", type=int, default=None, metavar="N",
+                    help="stop once N related couples exist, the first in corpus order (default: all; "
+                         "the paper had 4.9M per setting)")
     args = ap.parse_args(argv)
+    if args.max_related is not None and args.max_related < 1:
+        raise InputError(args.out, "--max-related must be at least 1")
     t0 = time.perf_counter()
     vocab = Vocabulary.load(args.vocab, args.df)
     if not os.path.isfile(args.paragraphs):
         raise InputError(args.paragraphs, "no such file")
     try:
-        splits, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by)
+        splits, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by,
+                                max_related=args.max_related)
     except UnicodeDecodeError as err:
         raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
     store.save_splits(args.out, splits, summary)
