@@ -1,8 +1,8 @@
 """kappa by five-fold cross-validation and grid search (paper, section 5.2), on couples prepared once.
 
 The (kappa, fold) trainings run as ``vmap``-ed calls of the jitted Algorithm 1, all folds of
-``KAPPAS_PER_CALL`` neighbouring kappas per call, and all their held-out distances as one more
-jitted call. For each fold, weights are trained on the other four folds of the training split
+``KAPPAS_PER_CALL`` neighbouring kappas per call, and all their held-out distances in chunks of
+``HELD_OUT_CHUNK`` couples. For each fold, weights are trained on the other four folds of the training split
 and scored on the held-out fold by its optimal split error (threshold and error both on that
 fold, the paper's "optimal split error"). The kappa with the lowest mean error wins; ties go to
 the smallest kappa, whatever the order of the grid (:func:`best_kappa`). The training couples
@@ -62,21 +62,38 @@ def fold_indices(labels, folds: int, seed: int):
     return train_rel.astype(np.int32), train_unrel.astype(np.int32), held_out
 
 
+HELD_OUT_CHUNK = 8192
+"""Held-out couples scored per call: the gathered embeddings of a chunk are 2 x chunk x W x d
+floats (400 MB at W = 30, d = 400), whatever the size of the fold."""
+
+
 @jit
-def held_out_distances(w, table, a, b, len_a, len_b):
-    """Euclidean distances of every held-out fold under every kappa's weights, in one call.
+def _held_out_chunk(w_f, table, a, b, len_a, len_b):
+    """(K, n_max) weights of one fold's runs, a chunk of its held-out couples (C, W), (C,)
+    -> (K, C) Euclidean distances: the chunk's embeddings gathered once, shared by the K
+    weight vectors (``vmap``); the same core as :func:`repro.scoring.pair_distances`."""
+    return jax.vmap(_distances, in_axes=(0,) + (None,) * 5 + (None,))(w_f, table, a, b, len_a, len_b, "euclidean")
 
-    w (K, F, n_max); a, b (F, H, W) and len_a, len_b (F, H): the held-out couples of each
-    fold. -> (K, F, H). The same core as :func:`repro.scoring.pair_distances` (the gather
-    form): one fold at a time (``lax.map``), its embeddings gathered once and shared by
-    the K weight vectors (``vmap``).
+
+def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK) -> np.ndarray:
+    """Euclidean distances of every held-out fold under every kappa's weights.
+
+    w (K, F, n_max); a, b (F, H, W) and len_a, len_b (F, H) on the host: the held-out couples
+    of each fold. -> (K, F, H) float32. Memory is bounded by ``chunk`` couples per call (the
+    tail is padded, so one compiled shape serves every call), not by the fold's size.
     """
-    def fold(args):
-        w_f, a_f, b_f, la_f, lb_f = args  # w_f (K, n_max)
-        return jax.vmap(_distances, in_axes=(0,) + (None,) * 5 + (None,))(
-            w_f, table, a_f, b_f, la_f, lb_f, "euclidean")
-
-    return jnp.swapaxes(jax.lax.map(fold, (jnp.swapaxes(w, 0, 1), a, b, len_a, len_b)), 0, 1)
+    w, table = jnp.asarray(w), jnp.asarray(table)
+    (k, folds, _), held = w.shape, a.shape[1]
+    size = min(chunk, held)
+    out = np.empty((k, folds, held), np.float32)
+    for f in range(folds):
+        for s in range(0, held, size):
+            part = [np.asarray(x[f, s:s + size]) for x in (a, b, len_a, len_b)]
+            n = part[0].shape[0]
+            if n < size:
+                part = [np.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1)) for x in part]
+            out[:, f, s:s + n] = np.asarray(_held_out_chunk(w[:, f], table, *map(jnp.asarray, part)))[:, :n]
+    return out
 
 
 def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5,
@@ -118,8 +135,7 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     epochs = jnp.concatenate(eps)[: k * f]
 
     # the held-out distances of every (kappa, fold) in one jitted call, scored on the host
-    d = np.asarray(held_out_distances(w, table, *(jnp.asarray(np.asarray(x)[held]) for x in pairs[:4])),
-                   np.float64)
+    d = held_out_distances(w, table, *(np.asarray(x)[held] for x in pairs[:4])).astype(np.float64)
     labels = np.asarray(pairs.label)[held]  # (F, H)
     errors = np.zeros((k, f))
     for i in range(k):
