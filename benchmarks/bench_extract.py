@@ -150,6 +150,7 @@ def main(argv=None) -> int:
                     "python": platform.python_version(), "load_average_at_start": [round(x, 2) for x in load_before]},
         "dump": dump,
         "xml_mb": round(xml_mb, 2),
+        "compressed_bytes": os.path.getsize(dump),
         "repeats": args.repeats,
         "ours": {"workers": cores, "best_seconds": round(best["ours"], 3), "all_seconds": [round(x, 3) for x in runs["ours"]],
                  "mb_per_s": round(xml_mb / best["ours"], 2), "paragraphs": summary["paragraphs"],

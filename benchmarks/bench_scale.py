@@ -112,10 +112,14 @@ def run_size(folder: str, cores: int, seed: int, gather: bool) -> dict:
     contrastive = np.load(os.path.join(models, f"{SETTING}-contrastive.npz"))
     with open(os.path.join(w2v, "vocab.txt"), encoding="utf-8") as f:
         vocab = sum(1 for _ in f)
+    words: set[str] = set()  # distinct words of the corpus, against the dump's Heaps' law target
+    with open(par, encoding="utf-8") as f:
+        for line_ in f:
+            words.update(line_.split("\t", 1)[1].split())
     sizes = pairs["sizes"]
     counts = {
         "xml_bytes": None, "tokens": paragraphs["tokens"], "paragraphs": paragraphs["paragraphs"],
-        "vocabulary": vocab, "related": pairs["related_pairs_found"], "couples": sum(sizes.values()),
+        "vocabulary": vocab, "distinct_words": len(words), "related": pairs["related_pairs_found"], "couples": sum(sizes.values()),
         "train_couples": sizes["train"], "scored_couples": sizes["validation"] + sizes["test"],
         "kappa": float(model["kappa"]), "final_epochs": int(model["epochs"]),
         "search_epochs_max": int(np.max(model["cv_epochs"])), "search_epochs_sum": int(np.sum(model["cv_epochs"])),

@@ -12,7 +12,8 @@ after, with page id ``id + c * 10**7`` (the ovos pages take ids from 10**6 on).
 distinct words grows as V(N) = V_1 (N / N_1)^beta. beta is fitted on the default corpus itself
 (least squares of log V against log N over prefixes of 1/16 .. 1 of its cleaned tokens), and
 copy c >= 1 then brings V_1 ((c + 1)^beta - c^beta) new words: that many rare words of the
-corpus (cleaned forms of letters alone, occurring at most ``RARE`` times), drawn with
+corpus (cleaned forms of letters alone, occurring at most ``RARE`` times in the cleaned text
+and in the wikitext, so that no markup name is renamed), drawn with
 ``numpy.random.default_rng([seed, c])``, get the copy's suffix (``zq`` and three letters
 naming c) in every occurrence in that copy. After K copies the corpus has about
 V_1 K^beta distinct words (the summary says how many the draw could reach).
@@ -142,7 +143,12 @@ def make(copies: int, out: str, ovos: str | None = None, seed: int = 0, workers:
     counts.update(tokens)
     beta = heaps_beta(tokens)
     v1 = len(counts)
-    pool = sorted(w for w, n in counts.items() if n <= RARE and _LETTERS.fullmatch(w))
+    # words rare in the wikitext itself too: a markup name (a tag's, say <math>) is frequent there
+    # even where the cleaned text rarely has the word, and renaming it would change the page
+    raw: Counter = Counter()
+    for page in pages:
+        raw.update(m.group(0).lower() for m in _WORD.finditer(page[4]))
+    pool = sorted(w for w, n in counts.items() if n <= RARE and _LETTERS.fullmatch(w) and raw[w] <= RARE)
     plan, wanted_total, drawn_total = [(0, frozenset(), copies == 1)], 0, 0
     for c in range(1, copies):
         wanted = round(v1 * ((c + 1) ** beta - c ** beta))

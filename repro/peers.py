@@ -29,6 +29,12 @@ from repro.baselines import text_vectors
 from repro.textmetric import couple_scores
 
 EPS = float(np.finfo(np.float32).eps)  # fse's guard in uSIF's a = (1 - alpha) / (alpha Z + EPS)
+BLOCK = 65_536
+"""Couples whose text vectors are held at once when scoring (2 x 65,536 x d float64: 400 MB at d = 400)."""
+COMPONENT_TEXTS = 100_000
+"""Training texts the common components are fitted on: all of them up to this many, else a
+seeded uniform sample of this many (a whole dump has 6M; the top 5 directions of 400 need far
+fewer, and 6M x 400 float64 would be 19 GB)."""
 
 
 def probabilities(counts) -> np.ndarray:
@@ -114,10 +120,15 @@ class Peer(NamedTuple):
     def vectors(self, table, tokens, lengths) -> np.ndarray:
         return remove_components(self.means(table, tokens, lengths), self.components)
 
-    def pair_scores(self, table, pairs) -> np.ndarray:
-        """(P,) cosine similarity of every couple's two texts."""
-        return couple_scores(self.vectors(table, pairs.a, pairs.len_a), self.vectors(table, pairs.b, pairs.len_b),
-                             "cosine")
+    def pair_scores(self, table, pairs, block: int = BLOCK) -> np.ndarray:
+        """(P,) cosine similarity of every couple's two texts, ``block`` couples at a time (memory
+        bounded by the block, not by P; the scores do not depend on it)."""
+        out = np.empty(pairs.size, np.float64)
+        for s in range(0, pairs.size, block):
+            e = s + block
+            out[s:e] = couple_scores(self.vectors(table, pairs.a[s:e], pairs.len_a[s:e]),
+                                     self.vectors(table, pairs.b[s:e], pairs.len_b[s:e]), "cosine")
+        return out
 
 
 NO_COMPONENTS = Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0))
@@ -125,18 +136,24 @@ NO_COMPONENTS = Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0))
 
 
 def _training_texts(train):
-    """The texts of the training couples, each once per side: (tokens, lengths)."""
-    return np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
+    """The texts of the training couples, each once per side: (tokens, lengths); beyond
+    :data:`COMPONENT_TEXTS` texts a uniform sample of that many, in their order, drawn with seed 0."""
+    tokens, lengths = np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
+    limit = COMPONENT_TEXTS
+    if lengths.size > limit:
+        keep = np.sort(np.random.default_rng(0).choice(lengths.size, limit, replace=False))
+        return tokens[keep], lengths[keep]
+    return tokens, lengths
 
 
-def _unfitted(name: str, counts, train_lengths, weights=None, a: float = 1e-3, length: float | None = None) -> Peer:
+def _unfitted(name: str, counts, mean_length: float, weights=None, a: float = 1e-3, length: float | None = None) -> Peer:
     """The peer ``name`` ("sif", "usif" or "learned" with its ``weights``) before its common
-    components: uSIF's ``length`` defaults to the training texts' average number of known words."""
+    components: uSIF's ``length`` defaults to the training texts' ``mean_length``."""
     if name == "learned":
         return Peer("learned", np.asarray(weights, np.float32), NO_COMPONENTS)
     if name == "sif":
         return Peer("sif", sif_weights(counts, a), NO_COMPONENTS)
-    length = float(np.mean(train_lengths)) if length is None else float(length)
+    length = mean_length if length is None else float(length)
     return Peer("usif", usif_weights(counts, length), NO_COMPONENTS)
 
 
@@ -146,9 +163,14 @@ def _fitted(peer: Peer, train_means, components: int) -> Peer:
     return peer._replace(components=fit_components(train_means, components, weighted=peer.name == "usif"))
 
 
+def _mean_length(train) -> float:
+    """The training texts' average number of known words (uSIF's n-bar), over every text."""
+    return float(np.mean(np.concatenate([train.len_a, train.len_b])))
+
+
 def _fit(name: str, table, counts, train, components: int, **params) -> Peer:
     tokens, lengths = _training_texts(train)
-    peer = _unfitted(name, counts, lengths, **params)
+    peer = _unfitted(name, counts, _mean_length(train), **params)
     return _fitted(peer, peer.means(table, tokens, lengths), components)
 
 
@@ -177,28 +199,39 @@ GRIDS = {
 }
 
 
-def select(name: str, table, counts, train, validation, weights=None) -> tuple[Peer, dict, float]:
+def select(name: str, table, counts, train, validation, weights=None, block: int = BLOCK) -> tuple[Peer, dict, float]:
     """The peer ``name`` ("sif", "usif", or "learned" with the learned ``weights``) of
     :data:`GRIDS` with the lowest optimal split error on ``validation`` (threshold and error
     both on it), its components fitted on ``train``: (peer, its hyperparameters, that validation
-    error). Ties go to the earlier grid entry."""
+    error). Ties go to the earlier grid entry.
+
+    One word weighting at a time: its training texts' vectors (at most :data:`COMPONENT_TEXTS`)
+    give the components of each of its grid entries, and the validation couples are scored
+    ``block`` at a time for all of them at once, so memory does not grow with the couples."""
     from repro import metrics
 
     if name not in GRIDS:
         raise ValueError(f"peer must be one of {tuple(GRIDS)}, got {name!r}")
     tokens, lengths = _training_texts(train)
-    means = {}  # per weighting: the peer and its training, validation a and validation b vectors
-    best = None
-    for params in GRIDS[name]:
-        key = tuple(sorted((k, v) for k, v in params.items() if k != "components"))
-        if key not in means:
-            peer = _unfitted(name, counts, lengths, weights, **dict(key))
-            means[key] = (peer, peer.means(table, tokens, lengths), peer.means(table, validation.a, validation.len_a),
-                          peer.means(table, validation.b, validation.len_b))
-        peer, train_means, va, vb = means[key]
-        peer = _fitted(peer, train_means, params["components"])
-        s = couple_scores(remove_components(va, peer.components), remove_components(vb, peer.components), "cosine")
-        err = metrics.split(s, validation.label, s, validation.label).error
-        if best is None or err < best[2]:
-            best = (peer, dict(params), float(err))
-    return best
+    mean_length = _mean_length(train)
+    keys = {}  # word weighting -> the grid entries (index, params) that share it, in grid order
+    for i, params in enumerate(GRIDS[name]):
+        keys.setdefault(tuple(sorted((k, v) for k, v in params.items() if k != "components")), []).append((i, params))
+    results = {}  # grid index -> (fitted peer, validation error)
+    for key, entries in keys.items():
+        peer = _unfitted(name, counts, mean_length, weights, **dict(key))
+        train_means = peer.means(table, tokens, lengths)
+        fitted = [_fitted(peer, train_means, params["components"]) for _, params in entries]
+        del train_means
+        scores = np.empty((len(entries), validation.size))
+        for s in range(0, validation.size, block):
+            e = s + block
+            va = peer.means(table, validation.a[s:e], validation.len_a[s:e])
+            vb = peer.means(table, validation.b[s:e], validation.len_b[s:e])
+            for j, f in enumerate(fitted):
+                scores[j, s:e] = couple_scores(remove_components(va, f.components),
+                                               remove_components(vb, f.components), "cosine")
+        for j, (i, _) in enumerate(entries):
+            results[i] = (fitted[j], float(metrics.split(scores[j], validation.label, scores[j], validation.label).error))
+    best = min(results, key=lambda i: (results[i][1], i))
+    return results[best][0], dict(GRIDS[name][best]), results[best][1]

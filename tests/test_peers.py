@@ -119,3 +119,37 @@ def test_learned_weights_with_common_components_removed():
     texts = np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
     ref = peers.fit_components(np.asarray(represent(w, table, *texts), np.float64), 2)
     np.testing.assert_allclose(np.abs(peer.components.vectors @ ref.vectors.T), np.eye(2), atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["sif", "usif", "learned"])
+def test_select_and_scores_in_blocks_are_the_whole_computation(name):
+    """Validation and test couples a few at a time: the same choice, error and components; the
+    scores agree to float32 rounding (the weighted sums run in the table's dtype, and 4 rows may be
+    summed in another order than 30; on the wikivar couples, blocks of 5,000 gave the same bits)."""
+    words, table, counts, train, (tok, lengths) = _case(seed=6, n_test=60)
+    rng = np.random.default_rng(7)
+    validation = PairSet(tok[:30], tok[30:], lengths[:30], lengths[30:], (rng.random(30) < 0.5).astype(np.int8))
+    w = np.linspace(1.0, 0.2, 8).astype(np.float32) if name == "learned" else None
+    whole = peers.select(name, table, counts, train, validation, w)
+    small = peers.select(name, table, counts, train, validation, w, block=7)
+    assert whole[1:] == small[1:]
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(whole[0].components, small[0].components))
+    s = whole[0].pair_scores(table, validation)
+    np.testing.assert_allclose(small[0].pair_scores(table, validation, block=4), s, rtol=1e-6, atol=1e-7)
+
+
+def test_components_come_from_a_seeded_sample_beyond_the_limit(monkeypatch):
+    words, table, counts, train, _ = _case(seed=8, n_train=400)
+    full = peers.fit_sif(table, counts, train, components=1)
+    monkeypatch.setattr(peers, "COMPONENT_TEXTS", 150)
+    tokens, lengths = peers._training_texts(train)
+    assert lengths.size == 150
+    again = peers._training_texts(train)
+    assert (again[0] == tokens).all()  # seeded: the same sample every time
+    every = np.concatenate([train.a, train.b])
+    assert all((row == every).all(axis=1).any() for row in tokens)  # training texts, nothing else
+    sample = peers.fit_sif(table, counts, train, components=1)
+    ref = peers.fit_components(peers.weighted_means(table, tokens, lengths, sample.weights), 1)
+    assert sample.components.vectors.tobytes() == ref.vectors.tobytes()
+    # the first common direction of 150 of the 400 texts is the first of all of them, nearly
+    assert abs(float(sample.components.vectors[0] @ full.components.vectors[0])) > 0.99

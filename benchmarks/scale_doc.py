@@ -1,0 +1,255 @@
+"""Write docs/SCALE.md from the scale benchmarks' results: a full English dump, projected.
+
+    python benchmarks/scale_doc.py [--results benchmarks/results] [--out docs/SCALE.md] [--dump-gb 20]
+
+Reads ``scale.json`` (:mod:`bench_scale`, required), the ``rates-<N>cpu.json`` of the box with
+the most cores (:mod:`bench_rates`), ``fit-scale-gpu.json`` and ``fit-scale-cpu.json``
+(:mod:`bench_fit_scale`) where present, and ``extract.json`` (gensim's real dump excerpt: XML
+bytes and tokens). Every number of the page comes from those files or from the paper's sizes
+below; ``make scale`` and ``make scale-gpu`` rewrite it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from repro.store import write_text  # noqa: E402
+
+# the paper's sizes (section 4.1) and the projection's target box
+PAPER = {"related": 4_900_000, "train_couples": 3_000_000, "scored_couples": 6_800_000, "vocabulary": 2_200_000,
+         "dim": 400, "settings": 2, "score_columns": 3}
+BOX_CORES = 16
+MEMORY_GB = 24
+SHORTEN = {
+    "extraction": "more cores: the multistream workers scale on (see the sweep below)",
+    "word2vec": "more cores (gensim's threads scale sub-linearly: see the rates), or word2vec on a sample of the "
+                "paragraphs: the vectors need far fewer than 4 billion tokens, and df and the couples still read all",
+    "df": "more cores (the counting workers)",
+    "couples": "the two settings in parallel (two processes; each reads only its prefix)",
+    "training": "a bigger GPU batch of runs (already one call for the 50 runs) or fewer kappas in the grid",
+    "scoring": "scoring the three columns in parallel processes, or the baselines on the GPU (they run on the CPU "
+               "in one process)",
+}
+
+
+def _load(path: str) -> dict | None:
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def _hms(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _mb(x: float) -> str:
+    return f"{x / 1024:.2f} GB" if x >= 1024 else f"{x:.0f} MB"
+
+
+def _rates(results: str) -> tuple[dict, str]:
+    """The rates file of the box with the most cores, and where it was measured."""
+    best = None
+    for path in glob.glob(os.path.join(results, "rates-*cpu.json")):
+        r = _load(path)
+        if best is None or r["cpus"] > best["cpus"]:
+            best = r
+    if best is None:
+        raise SystemExit(f"error: {results}: no rates-*cpu.json (run make scale)")
+    return best, f"{best['cpus']} cores ({best.get('cpu', '?')}), {best['copies']}x synthetic dump, commit {best['commit'][:7]}"
+
+
+def projection(scale: dict, rates: dict, where: str, gpu: dict | None, extract: dict | None, dump_gb: float) -> dict:
+    """Projected seconds per stage for the full dump on BOX_CORES cores and one GPU, with sources."""
+    factor = BOX_CORES / rates["cpus"] if rates["cpus"] < BOX_CORES else 1.0
+    scaled = "" if factor == 1 else f", scaled linearly from {rates['cpus']} to {BOX_CORES} cores (an assumption)"
+    top = str(max(int(k) for k in rates["extraction"]))
+    w2v_top = str(max(int(k) for k in rates["word2vec"]))
+    if extract:  # gensim's excerpt of the real dump: real wikitext
+        comp = extract.get("compressed_bytes") or (os.path.getsize(extract["dump"]) if os.path.isfile(extract["dump"]) else None)
+        ratio = extract["xml_mb"] * 1e6 / comp if comp else None
+        tokens_per_byte = extract["ours"]["tokens"] / (extract["xml_mb"] * 1e6)
+        text_source = "gensim's excerpt of a real dump (benchmarks/results/extract.json)"
+    else:
+        ratio, tokens_per_byte, text_source = None, rates["tokens"] / rates["xml_bytes"], "the synthetic dump"
+    ratio = ratio or rates["xml_bytes"] / rates["compressed_bytes"]
+    xml = dump_gb * 1e9 * ratio
+    tokens = xml * tokens_per_byte
+    big = scale["runs"][f"{scale['sizes'][-1]}x"]
+    counts, stages = big["counts"], big["stages"]
+    lines = []
+
+    def add(stage, work, rate, source, seconds):
+        lines.append({"stage": stage, "work": work, "rate": rate, "source": source, "seconds": seconds})
+
+    mbps = rates["extraction"][top]["xml_mb_per_s"] * factor
+    add("extraction", f"{xml / 1e9:.0f} GB of XML", f"{mbps:.1f} MB/s ({top} workers)", where + scaled, xml / 1e6 / mbps)
+    tps = rates["word2vec"][w2v_top]["tokens_per_s"] * factor
+    add("word2vec", f"{tokens / 1e9:.2f}G tokens, 1 epoch", f"{tps / 1e3:.0f}k tokens/s ({w2v_top} threads)",
+        where + scaled, tokens / tps)
+    dps = rates["docfreq"]["tokens_per_s"] * factor
+    add("df", f"{tokens / 1e9:.2f}G tokens", f"{dps / 1e6:.2f}M tokens/s ({rates['docfreq']['workers']} workers)",
+        where + scaled, tokens / dps)
+    per_related = rates["couples"]["tokens_per_related"]
+    read = min(tokens, PAPER["related"] * per_related)
+    cps = rates["couples"]["tokens_per_s"]
+    add("couples", f"{PAPER['settings']} settings x {PAPER['related'] / 1e6:.1f}M related (MAX_RELATED): "
+        f"{read / 1e6:.0f}M tokens each ({per_related:.1f} per couple)", f"{cps / 1e6:.2f}M tokens/s (one process)",
+        where, PAPER["settings"] * read / cps)
+    if gpu:
+        e_search, e_final, e_con = counts["search_epochs_max"], counts["final_epochs"], counts["contrastive_epochs"]
+        e1 = str(gpu["epochs"][0])
+        search = gpu["search_s"][e1] + (e_search - int(e1)) * gpu["search_epoch_s"]
+        # two runs (median, contrastive), each its first epochs as timed (compile included), then the rate
+        final = 2 * gpu["final_s"][e1] + (e_final + e_con - 2 * int(e1)) * gpu["final_epoch_s"]
+        add("training", f"{PAPER['settings']} settings: the {gpu['kappa_runs']}-run kappa search ({e_search} epochs) and "
+            f"the median ({e_final}) and contrastive ({e_con}) runs on {gpu['couples'] / 1e6:.0f}M couples "
+            f"({gpu['form']})", f"{gpu['search_epoch_s']:.2f} s per search epoch, {gpu['final_epoch_s']:.2f} s per run epoch",
+            f"{gpu.get('accelerator', gpu['backend'])}, commit {gpu['commit'][:7]}; epochs: the {scale['sizes'][-1]}x run",
+            PAPER["settings"] * (gpu["prepare_s"] + search + final))
+    sc = stages["scoring"]["seconds"] / counts["scored_couples"]
+    add("scoring", f"{PAPER['score_columns']} columns x {PAPER['scored_couples'] / 1e6:.1f}M couples",
+        f"{1 / sc:.0f} couples/s", f"this box ({scale['cpus']} cores), the {scale['sizes'][-1]}x run: an upper bound",
+        PAPER["score_columns"] * PAPER["scored_couples"] * sc)
+    return {"xml_bytes": xml, "tokens": tokens, "ratio": ratio, "tokens_per_byte": tokens_per_byte,
+            "text_source": text_source, "lines": lines}
+
+
+def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fit: dict | None, proj: dict, dump_gb: float) -> str:
+    a = scale["analysis"]
+    sizes = [f"{k}x" for k in scale["sizes"]]
+    total = sum(x["seconds"] for x in proj["lines"])
+    bound = max(proj["lines"], key=lambda x: x["seconds"])
+    out = ["# Paper scale: a full English dump on one box", "",
+           "<!-- written by benchmarks/scale_doc.py (make scale, make scale-gpu): do not edit by hand -->", "",
+           "The paper trained on a whole English Wikipedia dump: 4.9M related couples per setting, 1.5M + 1.5M "
+           "for training, a 2.2M-word vocabulary. No whole dump can be had here, so every stage was measured on "
+           f"synthetic dumps made from the default corpus's real pages at {', '.join(sizes)} (`make scale`), "
+           "the CPU stages' rates on a 16-core box and the kappa search at the paper's size on a GPU "
+           "(`make scale-gpu`), and the full run is projected from those rates.", "",
+           "## Projected wall time: a full English dump, 16 cores and one GPU", "",
+           f"The dump: {dump_gb:g} GB of bz2, {proj['ratio']:.2f} times as much XML and {proj['tokens_per_byte']:.4f} "
+           f"tokens per byte of XML, as in {proj['text_source']}: {proj['xml_bytes'] / 1e9:.0f} GB of XML and "
+           f"{proj['tokens'] / 1e9:.2f} billion tokens. The recipe is the README's (\"On a GPU\"), with "
+           "`W2V_EPOCHS=1 W2V_WORKERS=16 MAX_RELATED=4900000 TRAIN_FORM=quadratic`.", "",
+           "| stage | work | rate | measured on | projected |", "|---|---|---|---|---:|"]
+    for x in proj["lines"]:
+        out.append(f"| {x['stage']} | {x['work']} | {x['rate']} | {x['source']} | {_hms(x['seconds'])} |")
+    out += [f"| **total** | | | | **{_hms(total)}** |", "",
+            f"**{bound['stage']}** bounds the total ({100 * bound['seconds'] / total:.0f}%). What would shorten it: "
+            f"{SHORTEN.get(bound['stage'], '')}.", ""]
+    if not gpu:
+        out += ["The kappa search and training were not measured on a GPU (no `fit-scale-gpu.json`): "
+                "run `make scale-gpu` on a GPU box.", ""]
+    out += ["## Memory: every stage at each size", "",
+            f"Peak resident memory of the largest process (and wall time) per stage on this box ({scale['cpus']} "
+            f"cores, {scale.get('cpu', '?')}), commit {scale['commit'][:7]}; word2vec with {scale['w2v_workers']} "
+            "threads and 1 epoch, the wikivar setting (width 30) for the couples, training and scoring.", "",
+            "| stage | " + " | ".join(sizes) + " | growth " + " | growth ".join(sizes[1:]) + " |",
+            "|---|" + "---:|" * (2 * len(sizes) - 1)]
+    for name in scale["runs"][sizes[0]]["stages"]:
+        cells = []
+        for s in sizes:
+            st = scale["runs"][s]["stages"].get(name)
+            cells.append(f"{_mb(st['max_process_rss_mb'])}, {st['seconds']:.1f} s" if st else "-")
+        growth = [f"{a['growth'][name].get(s, '-')}" for s in sizes[1:]]
+        out.append(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(growth) + " |")
+    rows = ["couples", "train_couples", "scored_couples", "vocabulary", "tokens"]
+    out += ["", "| size | " + " | ".join(rows) + " |", "|---|" + "---:|" * len(rows)]
+    for s in sizes:
+        c = scale["runs"][s]["counts"]
+        out.append(f"| {s} | " + " | ".join(f"{c[r]:,}" for r in rows) + " |")
+    ok = "met" if a["streaming_ok"] else "NOT met"
+    out += ["", f"**Streaming stages** (peak RSS at 10x over 1x, target at most 1.5): "
+            + ", ".join(f"{k} {v}" for k, v in a["streaming_10x_growth"].items()) + f": {ok}.", ""]
+    out += ["**Stages whose state grows with their couples**: a least-squares line through the sizes, "
+            "peak RSS = a + b x couples, and what it gives at the paper's size. The embedding table grows with "
+            f"the vocabulary on top of it: {PAPER['vocabulary'] / 1e6:.1f}M words x {PAPER['dim']} floats = "
+            f"{PAPER['vocabulary'] * PAPER['dim'] * 4 / 2 ** 30:.1f} GB per copy, counted twice (the host's and "
+            "the JAX array).", "",
+            "| stage | bytes per couple (b) | a | couples at the paper's size | projected peak |", "|---|---:|---:|---:|---:|"]
+    table_mb = 2 * PAPER["vocabulary"] * PAPER["dim"] * 4 / 2 ** 20
+    paper_n = {"couples": 2 * PAPER["related"], "train_couples": PAPER["train_couples"],
+               "scored_couples": PAPER["scored_couples"]}
+    for name, fit in a["per_couple"].items():
+        n = paper_n[fit["of"]]
+        peak = fit["intercept_mb"] + fit["bytes_per_unit"] * n / 2 ** 20 + (table_mb if name != "couples" else 0)
+        flag = "" if peak <= MEMORY_GB * 1024 else f" (over {MEMORY_GB} GB)"
+        out.append(f"| {name} | {fit['bytes_per_unit']:,.0f} per {fit['of']} | {_mb(fit['intercept_mb'])} | "
+                   f"{n / 1e6:.1f}M | {_mb(peak)}{flag} |")
+    for name, fit in a["per_word"].items():
+        peak = fit["intercept_mb"] + fit["bytes_per_unit"] * PAPER["vocabulary"] / 2 ** 20
+        out.append(f"| {name} | {fit['bytes_per_unit']:,.0f} per vocabulary word | {_mb(fit['intercept_mb'])} | "
+                   f"{PAPER['vocabulary'] / 1e6:.1f}M words | {_mb(peak)} |")
+    out.append("")
+    if cpu_fit:
+        out += [f"**The paper's training size on the CPU path, measured**: {cpu_fit['couples'] / 1e6:.0f}M training "
+                f"couples and a {cpu_fit['vocab'] / 1e6:.1f}M x {cpu_fit['dim']} table, `prepare` with the default "
+                f"form ({cpu_fit['form']}: the quadratic form would take {cpu_fit['quad_bytes'] / 1e9:.1f} GB, over the "
+                f"{cpu_fit['gram_budget'] / 1e9:.0f} GB budget) and the kappa search ({len(cpu_fit['grid'])} kappa x 5 "
+                f"folds, {cpu_fit['epochs'][-1]} epoch: memory, not time): host peak "
+                f"{_mb(cpu_fit['host_peak_mb']['end'])} on {cpu_fit.get('cpu', '?')} (commit {cpu_fit['commit'][:7]}).", ""]
+    if gpu:
+        out += [f"**The same on the GPU** ({gpu.get('accelerator', gpu['backend'])}): {gpu['couples'] / 1e6:.0f}M couples "
+                f"as the {gpu['form']} ({gpu['quad_bytes'] / 1e9:.1f} GB), the {gpu['kappa_runs']}-run search in one call: "
+                f"device peak {_mb(gpu['device_peak_mb'])}, host peak {_mb(gpu['host_peak_mb']['end'])}.", ""]
+    out += ["## Parallel extraction of a multistream dump", "",
+            f"Workers against one on this box ({scale['cpus']} cores): "
+            + ", ".join(f"{k} {v}x" for k, v in a["extraction_speedup"].items()) + " (target at 10x: at least 1.7x).", ""]
+    if len(rates["extraction"]) > 1:
+        out += [f"On {where}: " + ", ".join(f"{k} workers {v['xml_mb_per_s']} MB/s" for k, v in
+                                            sorted(rates["extraction"].items(), key=lambda kv: int(kv[0]))) + ".", ""]
+    out += ["## The synthetic dumps", "",
+            "`benchmarks/synthdump.py`: the default corpus's pages (gensim's excerpt and the ovos leads) repeated with "
+            "distinct titles and ids, written as a multistream dump with its index. The vocabulary grows by Heaps' "
+            "law, V(N) = V1 (N/N1)^beta, with beta fitted on the default corpus's own prefixes: copy c renames "
+            "V1 ((c+1)^beta - c^beta) of the corpus's rare words (at most 3 occurrences) with a suffix of its own.", "",
+            "| size | MB of bz2 | beta | Heaps' law | distinct words by the rule | distinct words extracted | "
+            "word2vec vocabulary (5+ occurrences) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for s in sizes:
+        d, c = scale["dumps"][s], scale["runs"][s]["counts"]
+        out.append(f"| {s} | {d['compressed_bytes'] / 1e6:.1f} | {d['heaps_beta']} | {d['words_heaps']:,} | "
+                   f"{d['words_expected']:,} | {c.get('distinct_words', 0):,} | {c['vocabulary']:,} |")
+    out += ["", "## Provenance", "",
+            f"- `scale.json`: commit {scale['commit']}, {scale['cpus']} cores ({scale.get('cpu', '?')}), Python "
+            f"{scale['python']}, seed {scale['seed']}, {scale['minutes']} minutes.",
+            f"- rates: {where}, Python {rates['python']}."]
+    if gpu:
+        out.append(f"- GPU: {gpu.get('accelerator')}, JAX {gpu['jax']}, commit {gpu['commit']}.")
+    if cpu_fit:
+        out.append(f"- CPU training size: {cpu_fit.get('cpu')}, JAX {cpu_fit['jax']}, commit {cpu_fit['commit']}.")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--results", default=os.path.join(HERE, "results"))
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "docs", "SCALE.md"))
+    ap.add_argument("--dump-gb", type=float, default=20.0, help="compressed size of the dump to project (GB)")
+    args = ap.parse_args(argv)
+    scale = _load(os.path.join(args.results, "scale.json"))
+    if scale is None:
+        raise SystemExit(f"error: {args.results}/scale.json: missing (run make scale)")
+    rates, where = _rates(args.results)
+    gpu = _load(os.path.join(args.results, "fit-scale-gpu.json"))
+    cpu_fit = _load(os.path.join(args.results, "fit-scale-cpu.json"))
+    extract = _load(os.path.join(args.results, "extract.json"))
+    proj = projection(scale, rates, where, gpu, extract, args.dump_gb)
+    write_text(args.out, render(scale, rates, where, gpu, cpu_fit, proj, args.dump_gb))
+    print(f"-> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""The paper-scale benchmarks' pieces (make scale): synthetic dumps, measurement, analysis, SCALE.md."""
+
+from __future__ import annotations
+
+import bz2
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+import bench_scale  # noqa: E402
+import measure  # noqa: E402
+import scale_doc  # noqa: E402
+import synthdump  # noqa: E402
+from repro.data import wikidump  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def two_copies(tmp_path_factory):
+    pytest.importorskip("gensim")  # the pages come from gensim's shipped dump
+    out = tmp_path_factory.mktemp("synth")
+    summary = synthdump.make(2, str(out), ovos=None, seed=0, workers=2)
+    par = out / "paragraphs.tsv"
+    wikidump.extract(str(out / synthdump.DUMP_NAME), str(par), workers=2)
+    serial = out / "serial.tsv"
+    wikidump.extract(wikidump.default_dump(), str(serial), workers=1)
+    return out, summary, par.read_text().splitlines(), serial.read_text().splitlines()
+
+
+def test_copy_zero_is_the_source_dump_and_the_index_names_every_stream(two_copies):
+    out, summary, lines, serial = two_copies
+    assert lines[:len(serial)] == serial  # copy 0 is gensim's dump, paragraph for paragraph
+    index = bz2.open(out / synthdump.INDEX_NAME, "rt").read().splitlines()
+    assert len(index) == 2 * summary["pages_per_copy"]
+    offsets = sorted({int(x.split(":", 1)[0]) for x in index})
+    data = (out / synthdump.DUMP_NAME).read_bytes()
+    assert all(data[o:o + 3] == b"BZh" for o in offsets) and len(data) == summary["compressed_bytes"]
+    assert len(offsets) == 2 * -(-summary["pages_per_copy"] // synthdump.PAGES_PER_STREAM)
+    ids = [int(x.split(":")[1]) for x in index]
+    assert len(set(ids)) == len(ids)  # distinct page ids, and distinct titles
+    assert len({x.split(":", 2)[2] for x in index}) == len(index)
+
+
+def test_the_second_copy_brings_the_words_heaps_law_asks_for(two_copies):
+    out, summary, lines, serial = two_copies
+    first = {t for line in serial for t in line.split("\t")[1].split()}
+    second = {t for line in lines[len(serial):] for t in line.split("\t")[1].split()}
+    assert len(first) == summary["words_1x"]
+    new = second - first
+    wanted = round(summary["words_1x"] * (2 ** summary["heaps_beta"] - 1))
+    assert abs(summary["renamed_words_wanted"] - wanted) <= 2 and 0.3 < summary["heaps_beta"] < 0.9  # beta is rounded
+    assert summary["renamed_words"] == min(summary["renamed_words_wanted"], summary["rare_pool"])
+    wanted = summary["renamed_words"]
+    suffix = synthdump.suffix(1)
+    assert all(suffix in w for w in new)  # "word_x" -> "wordzqaab_x" too
+    # every drawn word was renamed wherever it occurs (give or take the forms joined to digits or other words)
+    assert abs(len(new) - wanted) <= 0.03 * wanted
+    # the renamed words were rare: the token count of the copy is the first copy's
+    assert sum(len(x.split("\t")[1].split()) for x in lines[len(serial):]) == \
+        sum(len(x.split("\t")[1].split()) for x in serial)
+
+
+def test_suffixes_are_distinct_letters():
+    tags = {synthdump.suffix(c) for c in range(2000)}
+    assert len(tags) == 2000 and all(t.isalpha() and t.islower() for t in tags)
+
+
+def test_heaps_beta_recovers_a_known_exponent():
+    # tokens whose k-th new word appears at position k^2: V(N) = sqrt(N), beta = 0.5
+    n = 40_000
+    tokens = [str(int(np.sqrt(i))) for i in range(n)]
+    assert synthdump.heaps_beta(tokens) == pytest.approx(0.5, abs=0.02)
+
+
+def test_measured_reports_peak_memory_and_fails_in_one_line(tmp_path):
+    m = measure.measured([sys.executable, "-c", "b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096])"], "alloc")
+    assert m["max_process_rss_mb"] >= 200 and m["seconds"] > 0
+    with pytest.raises(SystemExit, match="boom: exit code 3"):
+        measure.measured([sys.executable, "-c", "raise SystemExit(3)"], "boom")
+
+
+def _run(stages: dict, counts: dict) -> dict:
+    return {"stages": {k: {"seconds": s, "max_process_rss_mb": m, "tree_rss_mb": m} for k, (s, m) in stages.items()},
+            "counts": counts}
+
+
+def fake_scale() -> dict:
+    """Three sizes with hand-made numbers: RSS = 100 MB + 1 kB per couple for the couples stage."""
+    runs = {}
+    for k in (1, 10, 30):
+        c = {"couples": 1000 * k, "train_couples": 300 * k, "scored_couples": 700 * k, "vocabulary": 5000 + 100 * k,
+             "tokens": 60_000 * k, "related": 500 * k, "search_epochs_max": 30, "final_epochs": 10,
+             "contrastive_epochs": 50, "compressed_bytes": 10 ** 6 * k, "xml_bytes": 4 * 10 ** 6 * k,
+             "paragraphs": 100 * k}
+        stages = {"extraction_1_worker": (2.0 * k, 40), "extraction": (1.0 * k, 30 + k / 10), "word2vec": (3.0 * k, 200 + k),
+                  "df": (1.0, 50), "couples": (0.5 * k, 100 + 1000 * k * 1024 / 2 ** 20),
+                  "kappa_search": (10.0 * k, 800 + k), "contrastive": (2.0 * k, 400 + k), "scoring": (5.0 * k, 1600 + 2 * k)}
+        runs[k] = _run(stages, c)
+    return {"sizes": [1, 10, 30], "runs": {f"{k}x": v for k, v in runs.items()},
+            "analysis": bench_scale.analyse([1, 10, 30], runs), "dumps": {
+                f"{k}x": {"compressed_bytes": 10 ** 6 * k, "heaps_beta": 0.6, "words_expected": 5000 * k, "words_heaps": 5000 * k}
+                for k in (1, 10, 30)},
+            "cpus": 2, "cpu": "test", "w2v_workers": 2, "commit": "abcdef0" * 6, "python": "3", "seed": 0, "minutes": 1}
+
+
+def test_analysis_fits_the_bytes_per_couple_and_checks_streaming():
+    s = fake_scale()
+    a = s["analysis"]
+    assert a["per_couple"]["couples"]["bytes_per_unit"] == pytest.approx(1024, rel=1e-6)
+    assert a["per_couple"]["couples"]["intercept_mb"] == pytest.approx(100, abs=0.1)
+    assert a["growth"]["extraction"]["10x"] == pytest.approx(31 / 30.1, abs=1e-3)
+    assert a["streaming_ok"] and a["extraction_speedup"]["10x"] == 2.0
+
+
+def test_scale_doc_projects_from_the_rates_and_names_the_bounding_stage(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "scale.json").write_text(json.dumps(fake_scale()))
+    rates = {"cpus": 16, "cpu": "box", "copies": 30, "commit": "1234567" * 6, "python": "3", "tokens": 10 ** 6,
+             "xml_bytes": 10 ** 7, "compressed_bytes": 2.5 * 10 ** 6,
+             "extraction": {"1": {"xml_mb_per_s": 5.0}, "16": {"xml_mb_per_s": 80.0}},
+             "word2vec": {"16": {"tokens_per_s": 10 ** 6}}, "docfreq": {"tokens_per_s": 4 * 10 ** 6, "workers": 16},
+             "couples": {"tokens_per_s": 10 ** 6, "tokens_per_related": 50.0}}
+    (results / "rates-16cpu.json").write_text(json.dumps(rates))
+    out = tmp_path / "SCALE.md"
+    assert scale_doc.main(["--results", str(results), "--out", str(out), "--dump-gb", "1"]) == 0
+    text = out.read_text()
+    # 1 GB of bz2 at the synthetic ratio 4 is 4 GB of XML: 50 s at 80 MB/s; 0.4G tokens at 1M/s: 400 s
+    assert "| extraction | 4 GB of XML | 80.0 MB/s (16 workers) |" in text and "| 50 s |" in text
+    assert "| word2vec | 0.40G tokens, 1 epoch |" in text and "| 7 min |" in text
+    assert "**scoring** bounds the total" in text  # 3 x 6.8M couples at 140 couples/s
+    assert "not measured on a GPU" in text and "Streaming stages" in text
