@@ -261,7 +261,7 @@ scale: $(STAMP) $(OVOS_WHEEL)
 GPU_PATH = PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}
 scale-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 	$(GPU_PATH) $(PY) benchmarks/bench_fit_scale.py --form quadratic --out benchmarks/results/fit-scale-gpu.json
-	$(GPU_PATH) $(PY) benchmarks/bench_rates.py --copies 30 --w2v-workers 4,$$(nproc) --work $(DATA)/scale \
+	$(GPU_PATH) $(PY) benchmarks/bench_rates.py --copies 30 --w2v-workers $$(nproc) --work $(DATA)/scale \
 	    $(if $(wildcard $(OVOS_WHEEL)),--ovos $(OVOS_WHEEL))
 	$(GPU_PATH) $(SCALE_DOC)
 
