@@ -120,7 +120,8 @@ def main(argv=None) -> int:
         "search_epoch_s": rate(search), "final_epoch_s": rate(final),
         "host_peak_mb": {"data": round(host_data_mb, 1), "prepared": round(host_prepared_mb, 1), "end": round(peak_host_mb(), 1)},
         "device_peak_mb": None if peak_device_mb() is None else round(peak_device_mb(), 1),
-        "backend": backend, "devices": jax.device_count(), "jax": jax.__version__, "numpy": np.__version__,
+        "backend": backend, "accelerator": jax.devices()[0].device_kind if backend != "cpu" else None,
+        "devices": jax.device_count(), "jax": jax.__version__, "numpy": np.__version__,
         "commit": git_commit(), **hardware(),
     }
     write_json(out, result)

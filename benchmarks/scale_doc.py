@@ -3,7 +3,7 @@
     python benchmarks/scale_doc.py [--results benchmarks/results] [--out docs/SCALE.md] [--dump-gb 20]
 
 Reads ``scale.json`` (:mod:`bench_scale`, required), the ``rates-<N>cpu.json`` of the box with
-the most cores (:mod:`bench_rates`), ``fit-scale-gpu.json`` and ``fit-scale-cpu.json``
+the most cores (:mod:`bench_rates`), ``fit-scale-gpu.json``, ``fit-scale-cpu.json`` and ``fit-scale-cpu-quadratic.json``
 (:mod:`bench_fit_scale`) where present, and ``extract.json`` (gensim's real dump excerpt: XML
 bytes and tokens). Every number of the page comes from those files or from the paper's sizes
 below; ``make scale`` and ``make scale-gpu`` rewrite it.
@@ -33,7 +33,8 @@ SHORTEN = {
                 "paragraphs: the vectors need far fewer than 4 billion tokens, and df and the couples still read all",
     "df": "more cores (the counting workers)",
     "couples": "the two settings in parallel (two processes; each reads only its prefix)",
-    "training": "a bigger GPU batch of runs (already one call for the 50 runs) or fewer kappas in the grid",
+    "training": "several GPUs: the kappa search splits its 50 runs over every device JAX sees (README, \"On a GPU\"), "
+                "or fewer kappas in the grid",
     "scoring": "scoring the three columns in parallel processes, or the baselines on the GPU (they run on the CPU "
                "in one process)",
 }
@@ -68,6 +69,21 @@ def _rates(results: str) -> tuple[dict, str]:
     if best is None:
         raise SystemExit(f"error: {results}: no rates-*cpu.json (run make scale)")
     return best, f"{best['cpus']} cores ({best.get('cpu', '?')}), {best['copies']}x synthetic dump, commit {best['commit'][:7]}"
+
+
+def marginal(before: dict, big: dict, stage: str, count: str) -> float:
+    """Bytes of peak RSS per unit of ``count`` between two sizes' runs."""
+    d_mb = big["stages"][stage]["max_process_rss_mb"] - before["stages"][stage]["max_process_rss_mb"]
+    return d_mb * 2 ** 20 / max(1, big["counts"][count] - before["counts"][count])
+
+
+def seconds_line(scale: dict, stage: str, count: str) -> tuple[float, float]:
+    """Least-squares seconds = a + b x ``count`` of ``stage`` through every size: (a, b); a at least 0."""
+    import numpy as np
+
+    runs = scale["runs"].values()
+    b, a = np.polyfit([r["counts"][count] for r in runs], [r["stages"][stage]["seconds"] for r in runs], 1)
+    return max(float(a), 0.0), float(b)
 
 
 def projection(scale: dict, rates: dict, where: str, gpu: dict | None, extract: dict | None, dump_gb: float) -> dict:
@@ -118,15 +134,16 @@ def projection(scale: dict, rates: dict, where: str, gpu: dict | None, extract: 
             f"({gpu['form']})", f"{gpu['search_epoch_s']:.2f} s per search epoch, {gpu['final_epoch_s']:.2f} s per run epoch",
             f"{gpu.get('accelerator', gpu['backend'])}, commit {gpu['commit'][:7]}; epochs: the {scale['sizes'][-1]}x run",
             PAPER["settings"] * (gpu["prepare_s"] + search + final))
-    sc = stages["scoring"]["seconds"] / counts["scored_couples"]
+    fixed, per = seconds_line(scale, "scoring", "scored_couples")
     add("scoring", f"{PAPER['score_columns']} columns x {PAPER['scored_couples'] / 1e6:.1f}M couples",
-        f"{1 / sc:.0f} couples/s", f"this box ({scale['cpus']} cores), the {scale['sizes'][-1]}x run: an upper bound",
-        PAPER["score_columns"] * PAPER["scored_couples"] * sc)
+        f"{1 / per:.0f} couples/s after {fixed:.0f} s", f"this box ({scale['cpus']} cores), the line through "
+        f"{', '.join(f'{k}x' for k in scale['sizes'])}: an upper bound",
+        PAPER["score_columns"] * (fixed + PAPER["scored_couples"] * per))
     return {"xml_bytes": xml, "tokens": tokens, "ratio": ratio, "tokens_per_byte": tokens_per_byte,
             "text_source": text_source, "lines": lines}
 
 
-def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fit: dict | None, proj: dict, dump_gb: float) -> str:
+def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: list[dict], proj: dict, dump_gb: float) -> str:
     a = scale["analysis"]
     sizes = [f"{k}x" for k in scale["sizes"]]
     total = sum(x["seconds"] for x in proj["lines"])
@@ -173,33 +190,44 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fit: dict
     ok = "met" if a["streaming_ok"] else "NOT met"
     out += ["", f"**Streaming stages** (peak RSS at 10x over 1x, target at most 1.5): "
             + ", ".join(f"{k} {v}" for k, v in a["streaming_10x_growth"].items()) + f": {ok}.", ""]
-    out += ["**Stages whose state grows with their couples**: a least-squares line through the sizes, "
-            "peak RSS = a + b x couples, and what it gives at the paper's size. The embedding table grows with "
-            f"the vocabulary on top of it: {PAPER['vocabulary'] / 1e6:.1f}M words x {PAPER['dim']} floats = "
+    out += ["**Stages whose state grows with their couples**: bytes per couple between the two largest sizes "
+            "(where every fixed cost, a block of 65,536 scored couples say, is already paid: a line through all "
+            "sizes would charge those to the couples), and the peak that gives at the paper's size, from the "
+            "largest size's. The embedding table grows with the vocabulary on top of it: "
+            f"{PAPER['vocabulary'] / 1e6:.1f}M words x {PAPER['dim']} floats = "
             f"{PAPER['vocabulary'] * PAPER['dim'] * 4 / 2 ** 30:.1f} GB per copy, counted twice (the host's and "
             "the JAX array).", "",
-            "| stage | bytes per couple (b) | a | couples at the paper's size | projected peak |", "|---|---:|---:|---:|---:|"]
+            "| stage | bytes per couple | peak at the largest size | couples at the paper's size | projected peak |",
+            "|---|---:|---:|---:|---:|"]
     table_mb = 2 * PAPER["vocabulary"] * PAPER["dim"] * 4 / 2 ** 20
     paper_n = {"couples": 2 * PAPER["related"], "train_couples": PAPER["train_couples"],
                "scored_couples": PAPER["scored_couples"]}
+    big, before = scale["runs"][sizes[-1]], scale["runs"][sizes[-2]]
     for name, fit in a["per_couple"].items():
-        n = paper_n[fit["of"]]
-        peak = fit["intercept_mb"] + fit["bytes_per_unit"] * n / 2 ** 20 + (table_mb if name != "couples" else 0)
+        key, n = fit["of"], paper_n[fit["of"]]
+        per = marginal(before, big, name, key)
+        top = big["stages"][name]["max_process_rss_mb"]
+        peak = top + per * (n - big["counts"][key]) / 2 ** 20 + (table_mb if name != "couples" else 0)
         flag = "" if peak <= MEMORY_GB * 1024 else f" (over {MEMORY_GB} GB)"
-        out.append(f"| {name} | {fit['bytes_per_unit']:,.0f} per {fit['of']} | {_mb(fit['intercept_mb'])} | "
-                   f"{n / 1e6:.1f}M | {_mb(peak)}{flag} |")
-    for name, fit in a["per_word"].items():
-        peak = fit["intercept_mb"] + fit["bytes_per_unit"] * PAPER["vocabulary"] / 2 ** 20
-        out.append(f"| {name} | {fit['bytes_per_unit']:,.0f} per vocabulary word | {_mb(fit['intercept_mb'])} | "
-                   f"{PAPER['vocabulary'] / 1e6:.1f}M words | {_mb(peak)} |")
-    out.append("")
-    if cpu_fit:
-        out += [f"**The paper's training size on the CPU path, measured**: {cpu_fit['couples'] / 1e6:.0f}M training "
-                f"couples and a {cpu_fit['vocab'] / 1e6:.1f}M x {cpu_fit['dim']} table, `prepare` with the default "
-                f"form ({cpu_fit['form']}: the quadratic form would take {cpu_fit['quad_bytes'] / 1e9:.1f} GB, over the "
-                f"{cpu_fit['gram_budget'] / 1e9:.0f} GB budget) and the kappa search ({len(cpu_fit['grid'])} kappa x 5 "
-                f"folds, {cpu_fit['epochs'][-1]} epoch: memory, not time): host peak "
-                f"{_mb(cpu_fit['host_peak_mb']['end'])} on {cpu_fit.get('cpu', '?')} (commit {cpu_fit['commit'][:7]}).", ""]
+        out.append(f"| {name} | {per:,.0f} per {key} | {_mb(top)} | {n / 1e6:.1f}M | {_mb(peak)}{flag} |")
+    for name in a["per_word"]:
+        per = marginal(before, big, name, "vocabulary")
+        top = big["stages"][name]["max_process_rss_mb"]
+        peak = top + per * (PAPER["vocabulary"] - big["counts"]["vocabulary"]) / 2 ** 20
+        out.append(f"| {name} | {per:,.0f} per vocabulary word | {_mb(top)} | {PAPER['vocabulary'] / 1e6:.1f}M words | "
+                   f"{_mb(peak)} |")
+    out += ["", f"word2vec's own arrays at the paper's vocabulary: input and output vectors, 2 x "
+            f"{PAPER['vocabulary'] / 1e6:.1f}M x {PAPER['dim']} float32 = "
+            f"{2 * PAPER['vocabulary'] * PAPER['dim'] * 4 / 2 ** 30:.1f} GB, plus gensim's raw count of every distinct "
+            "word before the min_count cut (Heaps' law puts a whole dump's at tens of millions).", ""]
+    for fit in cpu_fits:
+        out += [f"**The paper's training size on the CPU path, measured** (`--form {fit['form_asked']}`): "
+                f"{fit['couples'] / 1e6:.0f}M training couples and a {fit['vocab'] / 1e6:.1f}M x {fit['dim']} table, "
+                f"`prepare` ({fit['form']}; the quadratic form takes {fit['quad_bytes'] / 1e9:.1f} GB, over the "
+                f"{fit['gram_budget'] / 1e9:.0f} GB that `auto` allows it) and the kappa search ({len(fit['grid'])} kappa "
+                f"x 5 folds, {fit['epochs'][-1]} epoch: memory, not time) and a final run: host peak "
+                f"{_mb(fit['host_peak_mb']['end'])} ({'within' if fit['host_peak_mb']['end'] <= MEMORY_GB * 1024 else 'over'} "
+                f"{MEMORY_GB} GB), on {fit.get('cpu', '?')} (commit {fit['commit'][:7]}).", ""]
     if gpu:
         out += [f"**The same on the GPU** ({gpu.get('accelerator', gpu['backend'])}): {gpu['couples'] / 1e6:.0f}M couples "
                 f"as the {gpu['form']} ({gpu['quad_bytes'] / 1e9:.1f} GB), the {gpu['kappa_runs']}-run search in one call: "
@@ -227,8 +255,8 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fit: dict
             f"- rates: {where}, Python {rates['python']}."]
     if gpu:
         out.append(f"- GPU: {gpu.get('accelerator')}, JAX {gpu['jax']}, commit {gpu['commit']}.")
-    if cpu_fit:
-        out.append(f"- CPU training size: {cpu_fit.get('cpu')}, JAX {cpu_fit['jax']}, commit {cpu_fit['commit']}.")
+    for fit in cpu_fits:
+        out.append(f"- CPU training size ({fit['form_asked']}): {fit.get('cpu')}, JAX {fit['jax']}, commit {fit['commit']}.")
     return "\n".join(out) + "\n"
 
 
@@ -243,10 +271,11 @@ def main(argv=None) -> int:
         raise SystemExit(f"error: {args.results}/scale.json: missing (run make scale)")
     rates, where = _rates(args.results)
     gpu = _load(os.path.join(args.results, "fit-scale-gpu.json"))
-    cpu_fit = _load(os.path.join(args.results, "fit-scale-cpu.json"))
+    cpu_fits = [f for f in (_load(os.path.join(args.results, n)) for n in ("fit-scale-cpu.json",
+                                                                          "fit-scale-cpu-quadratic.json")) if f]
     extract = _load(os.path.join(args.results, "extract.json"))
     proj = projection(scale, rates, where, gpu, extract, args.dump_gb)
-    write_text(args.out, render(scale, rates, where, gpu, cpu_fit, proj, args.dump_gb))
+    write_text(args.out, render(scale, rates, where, gpu, cpu_fits, proj, args.dump_gb))
     print(f"-> {args.out}")
     return 0
 

@@ -31,6 +31,8 @@ from repro.textmetric import couple_scores
 EPS = float(np.finfo(np.float32).eps)  # fse's guard in uSIF's a = (1 - alpha) / (alpha Z + EPS)
 BLOCK = 65_536
 """Couples whose text vectors are held at once when scoring (2 x 65,536 x d float64: 400 MB at d = 400)."""
+LEARNED_CHUNK = 8192
+"""Texts the learned weights encode per call (their gathered embeddings: 8,192 x 30 x 400 float32, 400 MB)."""
 COMPONENT_TEXTS = 100_000
 """Training texts the common components are fitted on: all of them up to this many, else a
 seeded uniform sample of this many (a whole dump has 6M; the top 5 directions of 400 need far
@@ -111,10 +113,14 @@ class Peer(NamedTuple):
 
     def means(self, table, tokens, lengths) -> np.ndarray:
         """(B, d) text vectors before the common components are removed."""
-        if self.name == "learned":
+        if self.name == "learned":  # in chunks: JAX gathers (rows, width, d) embeddings at once
             from repro.model import represent
 
-            return np.asarray(represent(self.weights, table, tokens, lengths, allow_empty=True), np.float64)
+            out = np.empty((len(lengths), np.shape(table)[1]), np.float64)
+            for s in range(0, len(lengths), LEARNED_CHUNK):
+                e = s + LEARNED_CHUNK
+                out[s:e] = np.asarray(represent(self.weights, table, tokens[s:e], lengths[s:e], allow_empty=True))
+            return out
         return weighted_means(table, tokens, lengths, self.weights)
 
     def vectors(self, table, tokens, lengths) -> np.ndarray:

@@ -134,4 +134,33 @@ def test_scale_doc_projects_from_the_rates_and_names_the_bounding_stage(tmp_path
     assert "| extraction | 4 GB of XML | 80.0 MB/s (16 workers) |" in text and "| 50 s |" in text
     assert "| word2vec | 0.40G tokens, 1 epoch |" in text and "| 7 min |" in text
     assert "**scoring** bounds the total" in text  # 3 x 6.8M couples at 140 couples/s
+    assert "| scoring | 3 columns x 6.8M couples | 140 couples/s after 0 s |" in text
     assert "not measured on a GPU" in text and "Streaming stages" in text
+
+
+def test_scale_doc_with_the_gpu_and_cpu_training_measurements(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "scale.json").write_text(json.dumps(fake_scale()))
+    rates = {"cpus": 2, "cpu": "here", "copies": 10, "commit": "1234567" * 6, "python": "3", "tokens": 10 ** 6,
+             "xml_bytes": 10 ** 7, "compressed_bytes": 2.5 * 10 ** 6,
+             "extraction": {"1": {"xml_mb_per_s": 5.0}, "2": {"xml_mb_per_s": 9.0}},
+             "word2vec": {"2": {"tokens_per_s": 10 ** 5}}, "docfreq": {"tokens_per_s": 10 ** 6, "workers": 2},
+             "couples": {"tokens_per_s": 10 ** 6, "tokens_per_related": 50.0}}
+    (results / "rates-2cpu.json").write_text(json.dumps(rates))
+    fit = {"couples": 3_000_000, "vocab": 2_200_000, "dim": 400, "form": "QuadForm", "form_asked": "quadratic",
+           "quad_bytes": 10.8e9, "gram_budget": 4e9, "kappa_runs": 50, "grid": [10.0] * 10, "epochs": [1, 5],
+           "prepare_s": 4.0, "search_s": {"1": 5.0, "5": 7.0}, "final_s": {"1": 2.0, "5": 4.0}, "search_epoch_s": 0.5,
+           "final_epoch_s": 0.5, "host_peak_mb": {"end": 8000.0}, "device_peak_mb": 24000.0, "backend": "gpu",
+           "accelerator": "GPU X", "jax": "0", "commit": "7654321" * 6, "cpu": "box"}
+    (results / "fit-scale-gpu.json").write_text(json.dumps(fit))
+    (results / "fit-scale-cpu.json").write_text(json.dumps(dict(fit, form="Gathered", form_asked="auto", epochs=[1],
+                                                                grid=[320.0], host_peak_mb={"end": 30000.0})))
+    out = tmp_path / "SCALE.md"
+    assert scale_doc.main(["--results", str(results), "--out", str(out)]) == 0
+    text = out.read_text()
+    # 8x the 2 cores' rates, said so; the search: 5 s + 29 epochs x 0.5 s; two runs: 2 x 2 s + 58 x 0.5 s
+    assert "scaled linearly from 2 to 16 cores (an assumption)" in text
+    assert "(`--form auto`)" in text and "over 24 GB" in text and "device peak 23.44 GB" in text
+    training = next(line for line in text.splitlines() if line.startswith("| training |"))
+    assert training.endswith(f"| {round(2 * (4.0 + 5.0 + 29 * 0.5 + 2 * 2.0 + 58 * 0.5) / 60)} min |")
