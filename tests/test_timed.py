@@ -27,6 +27,11 @@ def test_generated_outputs_do_not_make_the_commit_dirty(tmp_path):
     git("init", "-q")
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "t.md").write_text("a\n")
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "results" / "scale.json").write_text("{}\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "SCALE.md").write_text("a\n")
+    (tmp_path / "docs" / "FIDELITY.md").write_text("a\n")
     (tmp_path / "code.py").write_text("x = 1\n")
     git("add", "-A")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
@@ -34,6 +39,12 @@ def test_generated_outputs_do_not_make_the_commit_dirty(tmp_path):
     assert len(head) == 40
     (tmp_path / "results" / "t.md").write_text("b\n")
     assert git_commit(str(tmp_path)) == head  # a regenerated table is not a code change
+    (tmp_path / "benchmarks" / "results" / "scale.json").write_text("{\"a\": 1}\n")
+    (tmp_path / "docs" / "SCALE.md").write_text("b\n")
+    assert git_commit(str(tmp_path)) == head  # nor a benchmark's results and the page made from them
+    (tmp_path / "docs" / "FIDELITY.md").write_text("b\n")
+    assert git_commit(str(tmp_path)) == head + "+dirty"  # other documents are written by hand
+    (tmp_path / "docs" / "FIDELITY.md").write_text("a\n")
     (tmp_path / "code.py").write_text("x = 2\n")
     assert git_commit(str(tmp_path)) == head + "+dirty"
 
