@@ -181,10 +181,32 @@ def _article_chunks(pages, counts: _Counts, chunk_chars: int | None = None):
         yield chunk
 
 
-def clean_chunk(args) -> list[tuple[str, str, list[str]]]:
-    """Worker: (chunk of (id, title, wikitext), min_tokens) -> [(id, title, paragraphs)]."""
+class Cleaned(NamedTuple):
+    """A batch of cleaned articles as the output's TSV lines, formatted by the worker (so the
+    parent only writes), with what the summary counts."""
+
+    text: str  # "article_id<TAB>paragraph\n" lines, articles in order
+    titles: list[str]
+    paragraphs: int
+    tokens: int
+    with_paragraphs: int  # articles with at least one paragraph
+
+
+def _format(batch) -> Cleaned:
+    """[(id, title, paragraphs)] -> :class:`Cleaned`: the one writer of the output's lines."""
+    lines, n_tok, with_par = [], 0, 0
+    for pid, _, paragraphs in batch:
+        with_par += bool(paragraphs)
+        for p in paragraphs:
+            lines.append(f"{pid}\t{p}\n")
+            n_tok += p.count(" ") + 1
+    return Cleaned("".join(lines), [title for _, title, _ in batch], len(lines), n_tok, with_par)
+
+
+def clean_chunk(args) -> Cleaned:
+    """Worker: (chunk of (id, title, wikitext), min_tokens) -> the chunk's articles cleaned."""
     chunk, min_tokens = args
-    return [(pid, title, article_paragraphs(text, min_tokens)) for pid, title, text in chunk]
+    return _format([(pid, title, article_paragraphs(text, min_tokens)) for pid, title, text in chunk])
 
 
 # ---- multistream dumps: streams of about 100 pages, decompressed and parsed by the workers -----
@@ -224,9 +246,9 @@ def _read_range(path: str, start: int, end: int) -> bytes:
         return bz2.decompress(f.read(end - start))
 
 
-def clean_stream(args) -> tuple[tuple[int, int, int, int], list[tuple[str, str, list[str]]]]:
+def clean_stream(args) -> tuple[tuple[int, int, int, int], Cleaned]:
     """Worker: one page stream of a multistream dump, (path, start, end, header, min_tokens) ->
-    ((pages, redirects, other namespaces, articles), [(id, title, paragraphs)]). ``header`` is the
+    ((pages, redirects, other namespaces, articles), its articles cleaned). ``header`` is the
     dump's first stream (the root element's start and ``<siteinfo>``): the stream's pages are
     parsed inside it, exactly as the serial parser sees them."""
     path, start, end, header, min_tokens = args
@@ -237,23 +259,17 @@ def clean_stream(args) -> tuple[tuple[int, int, int, int], list[tuple[str, str, 
     counts = _Counts()
     out = []
     for chunk in _article_chunks(iter_pages(io.BytesIO(header + body + b"</mediawiki>")), counts, chunk_chars=1 << 62):
-        out += clean_chunk((chunk, min_tokens))
-    return (counts.pages, counts.redirects, counts.other_namespace, counts.articles), out
+        out += [(pid, title, article_paragraphs(text, min_tokens)) for pid, title, text in chunk]
+    return (counts.pages, counts.redirects, counts.other_namespace, counts.articles), _format(out)
 
 
-def _write(batch, fout, titles: set | None, totals: tuple[int, int, int]) -> tuple[int, int, int]:
-    """Write a batch of cleaned articles ``[(id, title, paragraphs)]`` as TSV lines, note their
-    titles, and return the running (paragraphs, tokens, articles with any) with the batch's added."""
-    n_par, n_tok, with_par = totals
-    for pid, title, paragraphs in batch:
-        if titles is not None:
-            titles.add(title)
-        with_par += bool(paragraphs)
-        for p in paragraphs:
-            fout.write(f"{pid}\t{p}\n")
-            n_tok += p.count(" ") + 1
-        n_par += len(paragraphs)
-    return n_par, n_tok, with_par
+def _write(batch: Cleaned, fout, titles: set | None, totals: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Write a :class:`Cleaned` batch, note its titles, and return the running (paragraphs,
+    tokens, articles with any) with the batch's added."""
+    fout.write(batch.text)
+    if titles is not None:
+        titles.update(batch.titles)
+    return totals[0] + batch.paragraphs, totals[1] + batch.tokens, totals[2] + batch.with_paragraphs
 
 
 def _run_multistream(dump: str, index: str, fout, workers: int, min_tokens: int, counts: _Counts,
