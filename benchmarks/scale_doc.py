@@ -209,14 +209,18 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
         top = big["stages"][name]["max_process_rss_mb"]
         peak = top + per * (n - big["counts"][key]) / 2 ** 20 + (table_mb if name != "couples" else 0)
         flag = "" if peak <= MEMORY_GB * 1024 else f" (over {MEMORY_GB} GB)"
-        out.append(f"| {name} | {per:,.0f} per {key} | {_mb(top)} | {n / 1e6:.1f}M | {_mb(peak)}{flag} |")
+        label = f"{name} (quadratic form)" if name in ("kappa_search", "contrastive") else name
+        out.append(f"| {label} | {per:,.0f} per {key} | {_mb(top)} | {n / 1e6:.1f}M | {_mb(peak)}{flag} |")
     for name in a["per_word"]:
         per = marginal(before, big, name, "vocabulary")
         top = big["stages"][name]["max_process_rss_mb"]
         peak = top + per * (PAPER["vocabulary"] - big["counts"]["vocabulary"]) / 2 ** 20
         out.append(f"| {name} | {per:,.0f} per vocabulary word | {_mb(top)} | {PAPER['vocabulary'] / 1e6:.1f}M words | "
                    f"{_mb(peak)} |")
-    out += ["", f"word2vec's own arrays at the paper's vocabulary: input and output vectors, 2 x "
+    out += ["", "The training rows are the quadratic form's, the form `auto` takes at every size here; at the "
+            "paper's size `auto` takes the gather form, and the quadratic form is `TRAIN_FORM=quadratic`: both "
+            "are measured at that size below.", "",
+            f"word2vec's own arrays at the paper's vocabulary: input and output vectors, 2 x "
             f"{PAPER['vocabulary'] / 1e6:.1f}M x {PAPER['dim']} float32 = "
             f"{2 * PAPER['vocabulary'] * PAPER['dim'] * 4 / 2 ** 30:.1f} GB, plus gensim's raw count of every distinct "
             "word before the min_count cut (Heaps' law puts a whole dump's at tens of millions).", ""]
