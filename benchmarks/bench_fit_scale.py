@@ -10,9 +10,9 @@ unit-length table, and times, through the project's own code path:
 
 * ``prepare`` (the data form, chosen by ``--form``; "auto" keeps the quadratic form while it
   fits :data:`repro.forms.GRAM_BUDGET`, else the gather form);
-* the kappa search (:func:`repro.crossval.select_kappa`, the 10 kappas x 5 folds of
-  :data:`repro.settings.KAPPA_GRID`, or ``--grid``) and the final run (:func:`repro.train.train`), each
-  with ``max_epochs`` at the two values of ``--epochs``: the difference of the two times over
+* :func:`repro.fit.fit`: the kappa search (the 10 kappas x 5 folds of
+  :data:`repro.settings.KAPPA_GRID`, or ``--grid``) and the final run with the kappa it chose, each
+  timed by ``fit`` itself, with ``max_epochs`` at the two values of ``--epochs``: the difference of the two times over
   the difference of the epochs is the time per epoch, compile time cancelled.
 
 Reports the host's peak resident memory and, on a GPU, the device's peak bytes; writes JSON
@@ -35,11 +35,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from repro import forms, settings  # noqa: E402
-from repro.crossval import select_kappa  # noqa: E402
+from repro.fit import fit  # noqa: E402
 from repro.pairset import PairSet  # noqa: E402
 from repro.provenance import git_commit, hardware  # noqa: E402
 from repro.store import write_json  # noqa: E402
-from repro.train import TrainConfig, prepare, train  # noqa: E402
+from repro.train import prepare  # noqa: E402
 
 
 def synthetic(related: int, vocab: int, dim: int, seed: int = 0) -> tuple[np.ndarray, PairSet]:
@@ -82,7 +82,6 @@ def main(argv=None) -> int:
                     "(one value: no rate, memory only)")
     ap.add_argument("--grid", default=",".join(f"{k:g}" for k in settings.KAPPA_GRID),
                     help="kappa grid of the search (default: the project's)")
-    ap.add_argument("--kappa", type=float, default=320.0, help="kappa of the final run")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     epochs = [int(x) for x in args.epochs.split(",")]
@@ -100,12 +99,9 @@ def main(argv=None) -> int:
     host_prepared_mb = peak_host_mb()
 
     search, final = {}, {}
-    for e in epochs:
-        config = TrainConfig(max_epochs=e)
-        s, _ = timed(lambda: select_kappa(prepared, grid, folds=5, config=config).weights)
-        search[e] = s
-        s, _ = timed(lambda: train(prepared, config, args.kappa).weights)
-        final[e] = s
+    for e in epochs:  # through repro.fit, the one way: its own clock times the search and the final run
+        result = fit(prepared, "median", grid=grid, folds=5, max_epochs=e)
+        search[e], final[e] = result.seconds["kappa_cv"], result.seconds["train"]
         print(f"max_epochs {e}: kappa search {search[e]:.2f} s, final run {final[e]:.2f} s", flush=True)
     runs = len(grid) * 5
     e1, e2 = epochs[0], epochs[-1]
