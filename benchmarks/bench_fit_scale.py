@@ -83,11 +83,24 @@ def main(argv=None) -> int:
     ap.add_argument("--grid", default=",".join(f"{k:g}" for k in settings.KAPPA_GRID),
                     help="kappa grid of the search (default: the project's)")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--failed", type=int, default=None, metavar="EXIT",
+                    help="record that a run with these arguments exited with EXIT (137: killed, for memory) "
+                         "instead of running")
     args = ap.parse_args(argv)
-    epochs = [int(x) for x in args.epochs.split(",")]
-    grid = [float(x) for x in args.grid.split(",")]
     backend = jax.default_backend()
     out = args.out or os.path.join(HERE, "results", f"fit-scale-{backend}.json")
+    if args.failed is not None:
+        couples = 2 * args.related
+        with open("/proc/meminfo") as f:
+            total_kb = int(next(line for line in f if line.startswith("MemTotal:")).split()[1])
+        write_json(out, {"failed": args.failed, "killed": args.failed in (137, -9), "related": args.related,
+                         "couples": couples, "vocab": args.vocab, "dim": args.dim, "form_asked": args.form,
+                         "quad_bytes": couples * settings.setting("wikivar").n_max ** 2 * 4,
+                         "memory_gb": round(total_kb / 2 ** 20, 1), "backend": backend, "commit": git_commit(), **hardware()})
+        print(f"recorded: --form {args.form} at {couples} couples exited with {args.failed} -> {out}")
+        return 0
+    epochs = [int(x) for x in args.epochs.split(",")]
+    grid = [float(x) for x in args.grid.split(",")]
 
     t = time.perf_counter()
     table, pairs = synthetic(args.related, args.vocab, args.dim)

@@ -225,6 +225,14 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
             f"{2 * PAPER['vocabulary'] * PAPER['dim'] * 4 / 2 ** 30:.1f} GB, plus gensim's raw count of every distinct "
             "word before the min_count cut (Heaps' law puts a whole dump's at tens of millions).", ""]
     for fit in cpu_fits:
+        if fit.get("failed") is not None:
+            why = "killed, for memory" if fit.get("killed") else f"failed with exit code {fit['failed']}"
+            out += [f"**The paper's training size on the CPU path with `--form {fit['form_asked']}`**: "
+                    f"{fit['couples'] / 1e6:.0f}M training couples ({fit['quad_bytes'] / 1e9:.1f} GB as the quadratic "
+                    f"form) and a {fit['vocab'] / 1e6:.1f}M x {fit['dim']} table: {why} on this {fit['memory_gb']:g} GB "
+                    f"box ({fit.get('cpu', '?')}, commit {fit['commit'][:7]}). Keep `TRAIN_FORM=auto` (the gather form) "
+                    "on such a box; the quadratic form is for a GPU, or a CPU box with more memory.", ""]
+            continue
         out += [f"**The paper's training size on the CPU path, measured** (`--form {fit['form_asked']}`): "
                 f"{fit['couples'] / 1e6:.0f}M training couples and a {fit['vocab'] / 1e6:.1f}M x {fit['dim']} table, "
                 f"`prepare` ({fit['form']}; the quadratic form takes {fit['quad_bytes'] / 1e9:.1f} GB, over the "
@@ -260,7 +268,8 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
     if gpu:
         out.append(f"- GPU: {gpu.get('accelerator')}, JAX {gpu['jax']}, commit {gpu['commit']}.")
     for fit in cpu_fits:
-        out.append(f"- CPU training size ({fit['form_asked']}): {fit.get('cpu')}, JAX {fit['jax']}, commit {fit['commit']}.")
+        out.append(f"- CPU training size ({fit['form_asked']}): {fit.get('cpu')}, JAX {fit.get('jax', '-')}, "
+                   f"commit {fit['commit']}.")
     return "\n".join(out) + "\n"
 
 
