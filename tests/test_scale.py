@@ -156,9 +156,13 @@ def test_scale_doc_with_the_gpu_and_cpu_training_measurements(tmp_path):
     (results / "fit-scale-gpu.json").write_text(json.dumps(fit))
     (results / "fit-scale-cpu.json").write_text(json.dumps(dict(fit, form="Gathered", form_asked="auto", epochs=[1],
                                                                 grid=[320.0], host_peak_mb={"end": 30000.0})))
+    (results / "fit-scale-cpu-quadratic.json").write_text(json.dumps(
+        {"failed": 137, "killed": True, "couples": 3_000_000, "vocab": 2_200_000, "dim": 400, "form_asked": "quadratic",
+         "quad_bytes": 10.8e9, "memory_gb": 23.5, "commit": "89abcde" * 6, "cpu": "here"}))
     out = tmp_path / "SCALE.md"
     assert scale_doc.main(["--results", str(results), "--out", str(out)]) == 0
     text = out.read_text()
+    assert "killed, for memory on this 23.5 GB box" in text and "(quadratic, here" not in text
     # 8x the 2 cores' rates, said so; the search: 5 s + 29 epochs x 0.5 s; two runs: 2 x 2 s + 58 x 0.5 s
     assert "scaled linearly from 2 to 16 cores (an assumption)" in text
     assert "(`--form auto`)" in text and "over 24 GB" in text and "device peak 23.44 GB" in text
