@@ -117,16 +117,22 @@ def test_analysis_fits_the_bytes_per_couple_and_checks_streaming():
     assert a["streaming_ok"] and a["extraction_speedup"]["10x"] == 2.0
 
 
-def test_scale_doc_projects_from_the_rates_and_names_the_bounding_stage(tmp_path):
+def fake_results(tmp_path, cpus: int, extraction: float, w2v: float, docfreq: float):
+    """A results folder: fake_scale() and one box's rates (tokens per XML byte 0.1, bz2 ratio 4)."""
     results = tmp_path / "results"
     results.mkdir()
     (results / "scale.json").write_text(json.dumps(fake_scale()))
-    rates = {"cpus": 16, "cpu": "box", "copies": 30, "commit": "1234567" * 6, "python": "3", "tokens": 10 ** 6,
+    rates = {"cpus": cpus, "cpu": "box", "copies": 30, "commit": "1234567" * 6, "python": "3", "tokens": 10 ** 6,
              "xml_bytes": 10 ** 7, "compressed_bytes": 2.5 * 10 ** 6,
-             "extraction": {"1": {"xml_mb_per_s": 5.0}, "16": {"xml_mb_per_s": 80.0}},
-             "word2vec": {"16": {"tokens_per_s": 10 ** 6}}, "docfreq": {"tokens_per_s": 4 * 10 ** 6, "workers": 16},
+             "extraction": {"1": {"xml_mb_per_s": 5.0}, str(cpus): {"xml_mb_per_s": extraction}},
+             "word2vec": {str(cpus): {"tokens_per_s": w2v}}, "docfreq": {"tokens_per_s": docfreq, "workers": cpus},
              "couples": {"tokens_per_s": 10 ** 6, "tokens_per_related": 50.0}}
-    (results / "rates-16cpu.json").write_text(json.dumps(rates))
+    (results / f"rates-{cpus}cpu.json").write_text(json.dumps(rates))
+    return results
+
+
+def test_scale_doc_projects_from_the_rates_and_names_the_bounding_stage(tmp_path):
+    results = fake_results(tmp_path, cpus=16, extraction=80.0, w2v=10 ** 6, docfreq=4 * 10 ** 6)
     out = tmp_path / "SCALE.md"
     assert scale_doc.main(["--results", str(results), "--out", str(out), "--dump-gb", "1"]) == 0
     text = out.read_text()
@@ -139,15 +145,7 @@ def test_scale_doc_projects_from_the_rates_and_names_the_bounding_stage(tmp_path
 
 
 def test_scale_doc_with_the_gpu_and_cpu_training_measurements(tmp_path):
-    results = tmp_path / "results"
-    results.mkdir()
-    (results / "scale.json").write_text(json.dumps(fake_scale()))
-    rates = {"cpus": 2, "cpu": "here", "copies": 10, "commit": "1234567" * 6, "python": "3", "tokens": 10 ** 6,
-             "xml_bytes": 10 ** 7, "compressed_bytes": 2.5 * 10 ** 6,
-             "extraction": {"1": {"xml_mb_per_s": 5.0}, "2": {"xml_mb_per_s": 9.0}},
-             "word2vec": {"2": {"tokens_per_s": 10 ** 5}}, "docfreq": {"tokens_per_s": 10 ** 6, "workers": 2},
-             "couples": {"tokens_per_s": 10 ** 6, "tokens_per_related": 50.0}}
-    (results / "rates-2cpu.json").write_text(json.dumps(rates))
+    results = fake_results(tmp_path, cpus=2, extraction=9.0, w2v=10 ** 5, docfreq=10 ** 6)
     fit = {"couples": 3_000_000, "vocab": 2_200_000, "dim": 400, "form": "QuadForm", "form_asked": "quadratic",
            "quad_bytes": 10.8e9, "gram_budget": 4e9, "kappa_runs": 50, "grid": [10.0] * 10, "epochs": [1, 5],
            "prepare_s": 4.0, "search_s": {"1": 5.0, "5": 7.0}, "final_s": {"1": 2.0, "5": 4.0}, "search_epoch_s": 0.5,
