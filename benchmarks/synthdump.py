@@ -38,7 +38,6 @@ import os
 import re
 import sys
 from collections import Counter
-from multiprocessing import get_context
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -49,6 +48,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from repro.data import wikidump  # noqa: E402
 from repro.data.clean import article_paragraphs  # noqa: E402
 from repro.data.ovos import read_ovos  # noqa: E402
+from repro.data.parallel import mp_context  # noqa: E402
 from repro.store import atomic_file  # noqa: E402
 
 PAGES_PER_STREAM = 100  # as Wikipedia's multistream dumps
@@ -160,7 +160,7 @@ def make(copies: int, out: str, ovos: str | None = None, seed: int = 0, workers:
     os.makedirs(out, exist_ok=True)
     dump, index = os.path.join(out, DUMP_NAME), os.path.join(out, INDEX_NAME)
     workers = max(1, min(workers or os.cpu_count() or 1, copies))
-    ctx = get_context("fork")
+    ctx = mp_context()  # forked, unless threads (JAX's, in the tests) make forking unsafe
     offset = 0
     with atomic_file(dump, "wb") as fd, atomic_file(index, "wb") as fi, bz2.open(fi, "wt", encoding="utf-8") as ix:
         head = bz2.compress(header, 9)
