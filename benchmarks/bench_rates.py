@@ -29,7 +29,8 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 import synthdump  # noqa: E402
-from bench_scale import _dump, _read, xml_bytes  # noqa: E402
+from bench_extract import xml_bytes  # noqa: E402
+from bench_scale import _dump, _read  # noqa: E402
 from measure import measured  # noqa: E402
 from repro.provenance import git_commit, hardware  # noqa: E402
 from repro.store import write_json  # noqa: E402

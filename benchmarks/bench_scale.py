@@ -45,6 +45,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 import synthdump  # noqa: E402
+from bench_extract import xml_bytes  # noqa: E402
 from measure import measured  # noqa: E402
 from repro.provenance import git_commit, hardware  # noqa: E402
 from repro.store import write_json  # noqa: E402
@@ -203,17 +204,6 @@ def main(argv=None) -> int:
         print(f"{name}: {fit['bytes_per_unit']:.0f} bytes per {fit['of']} + {fit['intercept_mb']} MB")
     print(f"-> {args.out}")
     return 0
-
-
-def xml_bytes(path: str) -> int:
-    """Uncompressed size of a bz2 dump (all its streams)."""
-    import bz2
-
-    n = 0
-    with bz2.open(path) as f:
-        while block := f.read(1 << 22):
-            n += len(block)
-    return n
 
 
 if __name__ == "__main__":

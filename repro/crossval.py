@@ -21,7 +21,7 @@ import numpy as np
 
 from repro import metrics, settings
 from repro.jitting import jit
-from repro.scoring import _distances
+from repro.scoring import _distances, padded_chunks
 from repro.train import Prepared, TrainConfig, _check_config, make_trainer
 
 KAPPAS_PER_CALL = {"cpu": 2}
@@ -84,15 +84,10 @@ def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK
     """
     w, table = jnp.asarray(w), jnp.asarray(table)
     (k, folds, _), held = w.shape, a.shape[1]
-    size = min(chunk, held)
     out = np.empty((k, folds, held), np.float32)
     for f in range(folds):
-        for s in range(0, held, size):
-            part = [np.asarray(x[f, s:s + size]) for x in (a, b, len_a, len_b)]
-            n = part[0].shape[0]
-            if n < size:
-                part = [np.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1)) for x in part]
-            out[:, f, s:s + n] = np.asarray(_held_out_chunk(w[:, f], table, *map(jnp.asarray, part)))[:, :n]
+        for s, n, part in padded_chunks([x[f] for x in (a, b, len_a, len_b)], chunk):
+            out[:, f, s:s + n] = np.asarray(_held_out_chunk(w[:, f], table, *part))[:, :n]
     return out
 
 

@@ -129,12 +129,20 @@ class Peer(NamedTuple):
     def pair_scores(self, table, pairs, block: int = BLOCK) -> np.ndarray:
         """(P,) cosine similarity of every couple's two texts, ``block`` couples at a time (memory
         bounded by the block, not by P; the scores do not depend on it)."""
-        out = np.empty(pairs.size, np.float64)
-        for s in range(0, pairs.size, block):
-            e = s + block
-            out[s:e] = couple_scores(self.vectors(table, pairs.a[s:e], pairs.len_a[s:e]),
-                                     self.vectors(table, pairs.b[s:e], pairs.len_b[s:e]), "cosine")
-        return out
+        return _scores_in_blocks(self, [self.components], table, pairs, block)[0]
+
+
+def _scores_in_blocks(peer: Peer, components: list, table, pairs, block: int) -> np.ndarray:
+    """(len(components), P) cosine scores of ``pairs`` under ``peer``'s word weighting with each of
+    ``components`` removed: every block's text vectors are computed once for all of them."""
+    out = np.empty((len(components), pairs.size), np.float64)
+    for s in range(0, pairs.size, block):
+        e = s + block
+        va = peer.means(table, pairs.a[s:e], pairs.len_a[s:e])
+        vb = peer.means(table, pairs.b[s:e], pairs.len_b[s:e])
+        for j, comps in enumerate(components):
+            out[j, s:e] = couple_scores(remove_components(va, comps), remove_components(vb, comps), "cosine")
+    return out
 
 
 NO_COMPONENTS = Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0))
@@ -229,14 +237,7 @@ def select(name: str, table, counts, train, validation, weights=None, block: int
         train_means = peer.means(table, tokens, lengths)
         fitted = [_fitted(peer, train_means, params["components"]) for _, params in entries]
         del train_means
-        scores = np.empty((len(entries), validation.size))
-        for s in range(0, validation.size, block):
-            e = s + block
-            va = peer.means(table, validation.a[s:e], validation.len_a[s:e])
-            vb = peer.means(table, validation.b[s:e], validation.len_b[s:e])
-            for j, f in enumerate(fitted):
-                scores[j, s:e] = couple_scores(remove_components(va, f.components),
-                                               remove_components(vb, f.components), "cosine")
+        scores = _scores_in_blocks(peer, [f.components for f in fitted], table, validation, block)
         for j, (i, _) in enumerate(entries):
             results[i] = (fitted[j], float(metrics.split(scores[j], validation.label, scores[j], validation.label).error))
     best = min(results, key=lambda i: (results[i][1], i))

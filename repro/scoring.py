@@ -19,6 +19,20 @@ def _distances(w, table, a, b, la, lb, kind):
 _distances_jit = jit(_distances, static_argnums=6)
 
 
+def padded_chunks(arrays, chunk: int):
+    """Yield (start, n, parts): the rows start..start+n of every host array in ``arrays`` (one
+    length P), on the device, ``chunk`` at a time; when P > ``chunk`` the last part is padded
+    with zeros to ``chunk`` rows, so one compiled shape serves every call (drop its rows past n)."""
+    total = len(arrays[0])
+    size = max(1, min(chunk, total))  # no rows: no parts
+    for s in range(0, total, size):
+        part = [np.asarray(x[s:s + size]) for x in arrays]
+        n = part[0].shape[0]
+        if n < size:
+            part = [np.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1)) for x in part]
+        yield s, n, [jnp.asarray(x) for x in part]
+
+
 def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int = 8192) -> np.ndarray:
     """(P,) distances d(t(a), t(b)) of every couple; memory bounded by ``chunk``.
 
@@ -29,11 +43,7 @@ def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int
     table = jnp.asarray(check_table(table))
     check_pairs(pairs, vocab_size=table.shape[0])
     out = np.empty(pairs.size, np.float64)
-    for s in range(0, pairs.size, chunk):
-        part = [jnp.asarray(np.asarray(x)[s:s + chunk]) for x in pairs[:4]]
-        n = part[0].shape[0]
-        if n < chunk and pairs.size > chunk:  # pad the tail so one compiled shape serves all
-            part = [jnp.pad(x, [(0, chunk - n)] + [(0, 0)] * (x.ndim - 1)) for x in part]
+    for s, n, part in padded_chunks([np.asarray(x) for x in pairs[:4]], chunk):
         out[s:s + n] = np.asarray(_distances_jit(w, table, *part, kind))[:n]
     return out
 

@@ -257,10 +257,9 @@ def clean_stream(args) -> tuple[tuple[int, int, int, int], Cleaned]:
     if closing >= 0:  # the last stream closes the root element
         body = body[:closing]
     counts = _Counts()
-    out = []
-    for chunk in _article_chunks(iter_pages(io.BytesIO(header + body + b"</mediawiki>")), counts, chunk_chars=1 << 62):
-        out += [(pid, title, article_paragraphs(text, min_tokens)) for pid, title, text in chunk]
-    return (counts.pages, counts.redirects, counts.other_namespace, counts.articles), _format(out)
+    pages = iter_pages(io.BytesIO(header + body + b"</mediawiki>"))
+    articles = [page for chunk in _article_chunks(pages, counts) for page in chunk]
+    return (counts.pages, counts.redirects, counts.other_namespace, counts.articles), clean_chunk((articles, min_tokens))
 
 
 def _write(batch: Cleaned, fout, titles: set | None, totals: tuple[int, int, int]) -> tuple[int, int, int]:
