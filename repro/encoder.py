@@ -41,6 +41,7 @@ import warnings
 import numpy as np
 
 from repro import gathersum
+from repro.encodings import Components, fit_components, remove_components
 from repro.ranklookup import RankLookup
 from repro.checks import check_weights
 from repro.errors import InputError
@@ -190,12 +191,17 @@ class Encoder:
         if self.weights_ is None:
             raise ValueError("encoder: no weights yet (call fit, pass weights=, or use Encoder.pretrained)")
 
-    def _encode(self, tokens: list, desc: str) -> tuple[np.ndarray, np.ndarray]:
-        """(vectors, known-word counts) of token lists, in one step with at most one progress bar."""
+    def _encode(self, tokens: list, desc: str, components: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(vectors, known-word counts) of token lists, in one step with at most one progress bar:
+        the one encoding path of every public method, the common components removed (unless
+        ``components=False``)."""
         if not tokens:
             return np.zeros((0, self.dim), np.float32), np.zeros(0, np.int32)
-        return gathersum.encode(tokens, self._lookup, self._table, self._coef_for, chunk=self.chunk,
-                                progress=self.progress, workers=self.workers, desc=desc)
+        vectors, lengths = gathersum.encode(tokens, self._lookup, self._table, self._coef_for, chunk=self.chunk,
+                                            progress=self.progress, workers=self.workers, desc=desc)
+        if components and self.components_ is not None:
+            vectors = remove_components(vectors, self.components_).astype(np.float32)
+        return vectors, lengths
 
     def transform(self, texts) -> np.ndarray:
         """(n, d) float32 text vectors t(C) (paper, eq. 3). ``texts``: raw strings (cleaned and
@@ -210,21 +216,17 @@ class Encoder:
         message = _empty_message(lengths, "texts")
         if message:
             warnings.warn(EmptyTextWarning(message), stacklevel=2)
-        if self.components_ is not None:
-            from repro.peers import remove_components
-
-            vectors = remove_components(vectors, self.components_).astype(np.float32)
         return vectors
 
     def fit_components(self, texts, k: int = 1) -> "Encoder":
         """Remove, from every later vector, the first ``k`` common components of ``texts``' vectors
         (the top singular vectors, not centred), as SIF does (Arora et al., 2017; beyond the
-        paper, :mod:`repro.peers`). Fit them on training texts; ``k=0`` removes none. The
-        components are saved with the encoder."""
-        from repro.peers import fit_components
-
-        self.components_ = None
-        x = self.transform(texts)
+        paper, :mod:`repro.peers`). Fit them on training texts, each distinct text once (a text
+        repeated in the list counts once, as :func:`repro.peers.training_texts` counts them);
+        ``k=0`` removes none. The components are saved with the encoder."""
+        self._check_fitted()
+        tokens = list({tuple(t): None for t in self._tokens(texts)})  # distinct, in first-seen order
+        x, _ = self._encode([list(t) for t in tokens], "encode", components=False)
         self.components_ = fit_components(x, int(k)) if k else None
         return self
 
@@ -359,8 +361,6 @@ class Encoder:
         enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings)
         enc.provenance_ = meta.get("provenance", {})
         if "components" in arrays:
-            from repro.peers import Components
-
             c = Components(arrays["components"], arrays["component_values"], arrays["component_scales"])
             if c.vectors.ndim != 2 or c.vectors.shape[1] != enc.dim or c.scales.shape != (c.vectors.shape[0],):
                 raise InputError(path, f"components of shape {c.vectors.shape} for {enc.dim}-d vectors")

@@ -5,36 +5,69 @@ from __future__ import annotations
 import numpy as np
 
 from repro import metrics
-from repro.settings import GROUPS, LABELS, METHODS
+from repro.settings import GROUPS, LABELS, METHODS, PEERS, row_metric, score_key
+
+
+def table_scores(z, metric: str, methods=METHODS) -> dict:
+    """The scores of a score file (:func:`repro.store.load_scores`) that the table of ``metric``
+    reads, keyed ``<split>_<method>`` (each row under :func:`repro.settings.row_metric`), with the
+    labels and bootstrap groups."""
+    out = {k: z[k] for k in z if k.endswith("_label") or k.endswith("_group")}
+    for split in ("validation", "test"):
+        for m in methods:
+            out[f"{split}_{m}"] = z[score_key(split, m, row_metric(m, metric))]
+    return out
+
+
+def _paired(wrong_a, wrong_b, labels, groups) -> dict:
+    """The paired cluster bootstrap of split error a - b on the same test couples, as plain floats."""
+    d = metrics.paired_bootstrap(wrong_a, wrong_b, labels, groups)
+    return {"difference": float(d.difference), "low": float(d.low), "high": float(d.high),
+            "p_value": float(d.p_value)}
 
 
 def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -> dict:
-    """Per method: split error, threshold, JS divergence, error counts, the binomial test p-value
-    of ``reference`` against it (paper, section 5.3) and the exact McNemar p-value on the same
-    test couples (the paired test)."""
+    """Per method: split error, threshold, JS divergence, error counts, the 95% intervals of the
+    split error (exact binomial; cluster bootstrap over the test couples' units), the binomial
+    test p-value of ``reference`` against it (paper, section 5.3), the exact McNemar p-value on
+    the same test couples, and paired cluster-bootstrap differences of split error against
+    ``reference`` and against the best row (the lowest split error; ``reference`` also against the
+    best peer). Couples of one unit (``test_group``: an article, a component of related tweets)
+    are resampled together; without groups every couple is its own unit."""
     rows, wrong = {}, {}
+    labels = scores["test_label"]
+    groups = scores.get("test_group")
     for m in methods:
         sp = metrics.split(scores[f"validation_{m}"], scores["validation_label"],
-                           scores[f"test_{m}"], scores["test_label"])
-        js = metrics.js_divergence(scores[f"validation_{m}"], scores[f"test_{m}"], scores["test_label"])
+                           scores[f"test_{m}"], labels)
+        js = metrics.js_divergence(scores[f"validation_{m}"], scores[f"test_{m}"], labels)
         n = sp.n_related + sp.n_unrelated
         wrong[m] = sp.wrong
         rows[m] = {"split_error": sp.error, "threshold": sp.threshold, "js": js,
-                   "test_errors": sp.errors, "test_pairs": n, "split_error_ci95": metrics.binomial_ci(sp.errors, n)}
-        if "test_group" in scores:  # couples that share tweets: resample their components
-            rows[m]["split_error_boot95"] = metrics.group_bootstrap_ci(sp.wrong, scores["test_label"],
-                                                                       scores["test_group"])
-            rows[m]["test_groups"] = int(np.unique(scores["test_group"]).size)
+                   "test_errors": sp.errors, "test_pairs": n, "split_error_ci95": metrics.binomial_ci(sp.errors, n),
+                   "split_error_boot95": metrics.cluster_bootstrap_ci(sp.wrong, labels, groups)}
+    units = metrics.bootstrap_units(labels, groups)
+    best = min(methods, key=lambda m: (rows[m]["split_error"], methods.index(m)))
     ref = rows.get(reference)
     for m, r in rows.items():
+        r["boot_units"] = {"related": int(units[1]), "unrelated": int(units[2])}
+        r["best"] = m == best
+        r["boot_diff_vs_best"] = None if m == best else _paired(wrong[m], wrong[best], labels, groups)
         r["p_value_vs_" + reference] = None if (ref is None or m == reference) else metrics.binomial_test(
             r["test_errors"], r["test_pairs"], ref["test_errors"], ref["test_pairs"])
         if ref is not None and m != reference:
             p, only_m, only_ref = metrics.mcnemar_test(wrong[m], wrong[reference])
             r["mcnemar_p_vs_" + reference] = p
             r["mcnemar_discordant_vs_" + reference] = {"only_this_wrong": only_m, f"only_{reference}_wrong": only_ref}
+            r["boot_diff_vs_" + reference] = _paired(wrong[m], wrong[reference], labels, groups)
         else:
             r["mcnemar_p_vs_" + reference] = None
+            r["boot_diff_vs_" + reference] = None
+    peers = [m for m in PEERS if m in rows]
+    if ref is not None and peers:
+        top = min(peers, key=lambda m: (rows[m]["split_error"], peers.index(m)))
+        ref["best_peer"] = top
+        ref["boot_diff_vs_best_peer"] = _paired(wrong[reference], wrong[top], labels, groups)
     return rows
 
 
@@ -85,17 +118,62 @@ def markdown(results: dict, titles: dict, ci: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _points(d: dict) -> str:
+    """A paired difference in percentage points with its interval: ``+1.23 (-0.50 to +2.96)``."""
+    return f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})"
+
+
 def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_median") -> str:
-    """Two-tailed p-values of ``reference`` against every other row: the paper's binomial test
-    and the exact McNemar test on the couples where the two disagree."""
+    """Every row against ``reference``: the paper's binomial test and the exact McNemar test
+    (both take the test couples as independent), and the paired cluster bootstrap (the same
+    resamples of the couples' units for both rows): the difference of split error, this row minus
+    ``reference``, in points with its 95% interval, and its two-sided p-value."""
     settings = list(results)
-    lines = ["| Method | " + " | ".join(f"{titles[s]}: {t}" for s in settings for t in ("binomial", "McNemar")) + " |",
-             "|---|" + "---:|---:|" * len(settings)]
+    kinds = ("binomial", "McNemar", "paired difference, points (95%)", "bootstrap p")
+    lines = ["| Method | " + " | ".join(f"{titles[s]}: {t}" for s in settings for t in kinds) + " |",
+             "|---|" + "---:|" * (len(kinds) * len(settings))]
     for m in METHODS:
         if m == reference:
             continue
-        cells = [f"{results[s][m][k + reference]:.2g}" for s in settings for k in ("p_value_vs_", "mcnemar_p_vs_")]
+        cells = []
+        for s in settings:
+            r = results[s][m]
+            d = r["boot_diff_vs_" + reference]
+            cells += [f"{r['p_value_vs_' + reference]:.2g}", f"{r['mcnemar_p_vs_' + reference]:.2g}",
+                      _points(d), f"{d['p_value']:.2g}"]
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def findings(results_by_metric: dict, titles: dict, reference: str = "learned_median") -> str:
+    """The verdicts the numbers give, one line per column and metric: the best row (lowest split
+    error), the rows level with it (their paired 95% interval against it contains 0), and
+    ``reference`` against the best peer. Written from the results, never by hand."""
+    names = {"euclidean": "Euclidean (the paper's)", "cosine": "cosine"}
+    lines = []
+    for metric, results in results_by_metric.items():
+        for s, rows in results.items():
+            best = next(m for m, r in rows.items() if r["best"])
+            level = [m for m, r in rows.items() if not r["best"]
+                     and r["boot_diff_vs_best"]["low"] <= 0.0 <= r["boot_diff_vs_best"]["high"]]
+            text = (f"- **{titles[s]}, {names.get(metric, metric)}:** best row {LABELS[best]} "
+                    f"({100 * rows[best]['split_error']:.2f}%); ")
+            text += ("level with it (paired 95% interval of the difference contains 0): "
+                     + ", ".join(LABELS[m] for m in level) if level else "every other row is worse (paired 95% "
+                     "interval of the difference above 0)") + ". "
+            ref = rows.get(reference, {})
+            if ref.get("best_peer"):
+                d = ref["boot_diff_vs_best_peer"]
+                peer = LABELS[ref["best_peer"]].split(" (")[0]
+                if d["high"] < 0:
+                    verdict = f"better than {peer}, the best peer"
+                elif d["low"] > 0:
+                    verdict = f"worse than {peer}, the best peer"
+                else:
+                    verdict = f"level with {peer}, the best peer"
+                text += (f"{LABELS[reference]}: {verdict} ({100 * ref['split_error']:.2f}% against "
+                         f"{100 * rows[ref['best_peer']]['split_error']:.2f}%, difference {_points(d)} points).")
+            lines.append(text)
     return "\n".join(lines) + "\n"
 
 

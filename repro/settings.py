@@ -104,6 +104,25 @@ BASELINES = METHODS[:8]  # section 5.1, computed by repro.baselines
 LEARNED = tuple(f"learned_{loss}" for loss in LOSSES)  # sections 3 and 5.2
 PEERS = ("sif", "usif")  # what users compare with (repro.peers), not in the paper
 BEYOND = ("learned_median_cc",)  # the learned weights with the peers' common-component removal
+#: The tables' metrics (:mod:`repro.textmetric`): ``euclidean``, the paper's protocol (minus the
+#: Euclidean distance for every row, except tf-idf, which the paper scores by the cosine: its
+#: :data:`OWN_METRIC`), and ``cosine`` for every row. Every row is scored under both.
+TABLE_METRICS = ("euclidean", "cosine")
+#: Rows whose own convention the Euclidean (paper's) table keeps.
+OWN_METRIC = {"tfidf": "cosine"}
+
+
+def row_metric(method: str, table_metric: str) -> str:
+    """The metric row ``method`` is scored by in the table of ``table_metric``."""
+    return OWN_METRIC.get(method, table_metric) if table_metric == "euclidean" else table_metric
+
+
+def score_key(split: str, method: str, metric: str) -> str:
+    """The key of a score file (:func:`repro.store.save_scores`) holding ``method``'s scores of the
+    ``split`` couples under ``metric``."""
+    return f"{split}_{method}@{metric}"
+
+
 #: Row groups, separated by rules in the LaTeX table as in the paper (not in the paper: last).
 GROUPS = (("tfidf",), ("mean", "max", "minmax"), ("mean_top30", "max_top30", "minmax_top30", "mean_idf"), LEARNED,
           PEERS + BEYOND)

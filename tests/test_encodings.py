@@ -1,0 +1,105 @@
+"""repro.encodings, the one scoring surface: every kind of row by hand or against its reference,
+both metrics, components, chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from repro import baselines, encodings
+from repro.encodings import Encoding
+from repro.model import represent
+from repro.pairset import PairSet
+from repro.textmetric import couple_scores
+
+
+def _case(seed=0, vocab=40, dim=6, n=50, width=7):
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(vocab, dim)).astype(np.float32)
+    idf = rng.uniform(0.5, 5.0, vocab)
+
+    def rows():
+        lengths = rng.integers(0, width + 1, n).astype(np.int32)
+        tokens = np.zeros((n, width), np.int32)
+        for i, k in enumerate(lengths):
+            tokens[i, :k] = rng.integers(0, vocab, k)
+        return tokens, lengths
+
+    (a, la), (b, lb) = rows(), rows()
+    return table, idf, PairSet(a, b, la, lb, (rng.random(n) < 0.5).astype(np.int8))
+
+
+def test_word_weighted_mean_by_hand():
+    table = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]], np.float32)
+    tokens, lengths = np.array([[0, 1, 1], [2, 0, 0], [0, 0, 0]]), np.array([3, 1, 0])
+    v = encodings.text_vectors(Encoding("word", np.array([2.0, 1.0, 0.5])), table, tokens, lengths)
+    np.testing.assert_allclose(v, [[2 / 3, 4 / 3], [1.5, 2.0], [0.0, 0.0]], rtol=1e-6)
+    assert v.dtype == np.float64
+
+
+def test_rank_encoding_is_represent():
+    table, _, pairs = _case()
+    w = np.linspace(1.0, 0.1, 5).astype(np.float32)
+    v = encodings.text_vectors(Encoding("rank", w), table, pairs.a, pairs.len_a, chunk=16)
+    np.testing.assert_array_equal(v, np.asarray(represent(w, table, pairs.a, pairs.len_a, allow_empty=True), np.float64))
+
+
+@pytest.mark.parametrize("method", baselines.METHODS)
+def test_every_baseline_under_both_metrics_equals_its_vectors(method):
+    table, idf, pairs = _case(seed=1)
+    enc = Encoding(method, idf if method in baselines.IDF_METHODS else None)
+    s = encodings.couple_scores(enc, table, pairs, chunk=16)  # (1, 2, P), chunks padded
+    assert s.shape == (1, 2, pairs.size)
+    if method == "tfidf":
+        va = baselines.tfidf_vectors(pairs.a, pairs.len_a, idf).toarray()
+        vb = baselines.tfidf_vectors(pairs.b, pairs.len_b, idf).toarray()
+        np.testing.assert_allclose(s[0, 1], baselines.tfidf_cosine(pairs.a, pairs.len_a, pairs.b, pairs.len_b, idf),
+                                   rtol=1e-12, atol=1e-12)
+    else:
+        va = baselines.text_vectors(method, table, pairs.a, pairs.len_a, idf)
+        vb = baselines.text_vectors(method, table, pairs.b, pairs.len_b, idf)
+        np.testing.assert_array_equal(s[0, 0], baselines.baseline_pair_scores(method, table, pairs, idf))
+    np.testing.assert_allclose(s[0, 0], couple_scores(va, vb, "euclidean"), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(s[0, 1], couple_scores(va, vb, "cosine"), rtol=1e-9, atol=1e-9)
+
+
+def test_components_sets_and_chunks():
+    table, _, pairs = _case(seed=2)
+    w = np.full(table.shape[0], 0.5)
+    enc = Encoding("word", w)
+    texts = encodings.text_vectors(enc, table, pairs.a, pairs.len_a)
+    sets = [encodings.NO_COMPONENTS, encodings.fit_components(texts, 1), encodings.fit_components(texts, 2, "share")]
+    s = encodings.couple_scores(enc, table, pairs, components=sets, chunk=7)
+    for i, comps in enumerate(sets):
+        ra = encodings.remove_components(texts, comps)
+        rb = encodings.remove_components(encodings.text_vectors(enc, table, pairs.b, pairs.len_b), comps)
+        np.testing.assert_allclose(s[i, 0], couple_scores(ra, rb, "euclidean"), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(s[i, 1], couple_scores(ra, rb, "cosine"), rtol=1e-6, atol=1e-7)
+    # one set on the encoding itself is the same as passing it
+    np.testing.assert_allclose(encodings.scores(enc._replace(components=sets[1]), table, pairs, "cosine"), s[1, 1],
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_bad_input_named():
+    table, idf, pairs = _case(seed=3)
+    with pytest.raises(ValueError, match="kind"):
+        encodings.couple_scores(Encoding("bm25"), table, pairs)
+    with pytest.raises(ValueError, match="weights"):
+        encodings.couple_scores(Encoding("word", np.ones(3)), table, pairs)
+    with pytest.raises(ValueError, match="metric"):
+        encodings.couple_scores(Encoding("mean"), table, pairs, metrics=("manhattan",))
+    with pytest.raises(ValueError, match="tf-idf"):
+        encodings.couple_scores(Encoding("tfidf", idf, encodings.fit_components(np.eye(3, 2), 1)), table, pairs)
+
+
+def test_the_table_is_checked_once_per_entry_point(monkeypatch):
+    table, _, pairs = _case(seed=4)
+    calls = []
+    real = encodings.check_table
+    monkeypatch.setattr(encodings, "check_table", lambda t, *a, **k: calls.append(1) or real(t, *a, **k))
+    encodings.couple_scores(Encoding("word", np.ones(table.shape[0])), table, pairs, chunk=5)
+    assert len(calls) == 1
+    wrapped = encodings.Table(table)
+    encodings.couple_scores(Encoding("mean"), wrapped, pairs, chunk=5)
+    encodings.text_vectors(Encoding("mean"), wrapped, pairs.a, pairs.len_a, chunk=5)
+    assert len(calls) == 2  # a Table is checked when made, not again
