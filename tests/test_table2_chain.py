@@ -153,3 +153,23 @@ def test_make_table2_bad_input(workspace, case):
     errors = [line for line in out.stderr.splitlines() if line.startswith("error: ")]
     assert out.returncode != 0 and len(errors) == 1 and str(path) in errors[0], out.stderr[-2000:]
     assert not (root / f"results-{case}").exists()
+
+
+def test_cue_sentence_under_table2_and_older_summaries_without_cues():
+    from experiments.tables import _twitter_setting_lines
+
+    tw = {"counts": {"test": {"related": 10, "unrelated": 10, "components": 7, "related_clusters": 4,
+                              "largest_cluster_related": 5}},
+          "dropped_empty_text": {"related": 1, "unrelated": 2}}
+    old = _twitter_setting_lines("Twitter, news accounts", tw)
+    assert "test 10 + 10 (7, 4, 5)" in old[0] and "3 dropped" in old[0]
+    assert not any("What the column measures" in line for line in old)
+    cues = {"manual_retweet_share": {"related": 0.8, "related_test": 0.75},
+            "answer_token_share": {"related": 0.2, "unrelated": 0.0}, "top5_component_share_test": 0.8123,
+            "mean_known_words": {"related": 13.5, "unrelated": 9.21}}
+    lines = _twitter_setting_lines("Twitter, news accounts", {**tw, "cues": cues})
+    assert lines[2] == ("What the column measures: 80% of related couples involve a manual retweet (75% of the test "
+                        "ones), 20% share a tweet-chat answer token (unrelated: 0%), the five largest clusters hold "
+                        "81% of the related test couples; related texts have 13.5 known words, unrelated 9.2.")
+    no_flags = _twitter_setting_lines("t", {**tw, "cues": {**cues, "manual_retweet_share": None}})
+    assert no_flags[2].startswith("What the column measures: 20% share a tweet-chat answer token")
