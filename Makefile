@@ -165,12 +165,17 @@ figures: $(RESULTS)/figure2.png
 	@echo "Figures: $(RESULTS)/figure2.{png,pdf} $(RESULTS)/figure3.{png,pdf}"
 
 # ---- Table 2: tweets (paper section 4.2), Wikipedia vectors and idf -----------------------------
-# Two columns: twitter_news (the news accounts of experiments/news_accounts.txt, the paper's
-# setting) and twitter (every tweet of the sources). kappa is the wikivar median model's, as the
+# Three columns: twitter_news (the news accounts of experiments/news_accounts.txt, the paper's
+# setting), twitter_news_nort (the same without manual retweets "RT @user: ...", which the authors'
+# code kept) and twitter (every tweet of the sources). kappa is the wikivar median model's, as the
 # paper keeps it from the Wikipedia experiments (section 5.4); TWITTER_KAPPA=cv searches it on the
-# tweets instead. TWEET_OPTIONS passes more options to `repro tweets` (e.g. --drop-manual-retweets).
-TWITTER := twitter_news twitter
+# tweets instead. TWEET_ARGS_<column> are each column's own options of `repro tweets`;
+# TWEET_OPTIONS passes more options to every column's (e.g. --drop-mentions).
+TWITTER := twitter_news twitter_news_nort twitter
 NEWS_ACCOUNTS := experiments/news_accounts.txt
+TWEET_ARGS_twitter_news := --accounts $(NEWS_ACCOUNTS)
+TWEET_ARGS_twitter_news_nort := --accounts $(NEWS_ACCOUNTS) --drop-manual-retweets
+TWEET_ARGS_twitter :=
 TWEET_ID := $(DATA)/.tweets-$(shell echo '$(TWEETS)|$(TWEET_WINDOW_MIN)|$(TWEET_OPTIONS)' | md5sum | cut -c1-8)
 $(TWEET_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.tweets-* && touch $@
@@ -179,7 +184,7 @@ TWEET_COUPLES := $(foreach s,$(TWITTER),$(DATA)/$(s)/couples.jsonl)
 $(TWEET_COUPLES): $(DATA)/%/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(NEWS_ACCOUNTS) $(call deps,repro.data.tweetpairs)
 	$(TIMED) tweets-$* -- $(PY) -m repro tweets --out $@ --cache $(DATA)/tweet-sources --seed $(SEED) \
 	    --window-min $(TWEET_WINDOW_MIN) $(if $(TWEETS),--tweets $(TWEETS)) \
-	    $(if $(filter twitter_news,$*),--accounts $(NEWS_ACCOUNTS)) $(TWEET_OPTIONS)
+	    $(TWEET_ARGS_$*) $(TWEET_OPTIONS)
 
 TWEET_SPLITS := $(foreach s,$(TWITTER),$(DATA)/$(s)/summary.json)
 $(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vectors.npy $(DATA)/df.npz \

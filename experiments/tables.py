@@ -137,6 +137,30 @@ def _twitter_lines(prov: dict) -> list[str]:
     return lines
 
 
+def _count(x) -> str:
+    return f"{x:,}" if isinstance(x, int) else "?"
+
+
+def _percent(x) -> str:
+    return "?%" if x is None else f"{100 * x:.0f}%"
+
+
+def cue_line(cues: dict) -> str:
+    """One sentence from a tweetsets summary's ``cues`` (:mod:`repro.data.tweetsets`): what tells
+    the column's related couples from its unrelated ones besides meaning."""
+    manual = cues.get("manual_retweet_share")
+    answer = cues.get("answer_token_share") or {}
+    words = cues.get("mean_known_words") or {}
+    known = lambda x: "?" if x is None else f"{x:.1f}"  # noqa: E731
+    return ("What the column measures: "
+            + (f"{_percent(manual.get('related'))} of related couples involve a manual retweet "
+               f"({_percent(manual.get('related_test'))} of the test ones), " if manual else "")
+            + f"{_percent(answer.get('related'))} share a tweet-chat answer token (unrelated: "
+            f"{_percent(answer.get('unrelated'))}), the five largest clusters hold "
+            f"{_percent(cues.get('top5_component_share_test'))} of the related test couples; related texts have "
+            f"{known(words.get('related'))} known words, unrelated {known(words.get('unrelated'))}.")
+
+
 def _twitter_setting_lines(title: str, tw: dict) -> list[str]:
     reading = ((tw.get("tweets") or {}).get("reading")) or {}
     pairing = ((tw.get("tweets") or {}).get("pairing")) or {}
@@ -144,21 +168,25 @@ def _twitter_setting_lines(title: str, tw: dict) -> list[str]:
     c = tw["counts"]
     comp = (pairing.get("splits") or {}).get("largest_component") or {}
     by_source = reading.get("kept_by_source") or {}
-    lines = [f"{title}: {reading.get('records', '?'):,} tweets read, {reading.get('kept', '?'):,} kept (English, "
+    lines = [f"{title}: {_count(reading.get('records'))} tweets read, {_count(reading.get('kept'))} kept (English, "
              f"no duplicates, retweets as their original)"
              + (" (" + ", ".join(f"{k} {v:,}" for k, v in by_source.items()) + ")" if by_source else "")
-             + f", {pairing.get('duplicate_texts', 0):,} more with a token list seen before dropped, "
-             f"{pairing.get('manual_retweets', 0):,} manual retweets "
+             + f", {_count(pairing.get('duplicate_texts', 0))} more with a token list seen before dropped, "
+             f"{_count(pairing.get('manual_retweets', 0))} manual retweets "
              + ("dropped" if rules.get("drop_manual_retweets") else "kept")
-             + f", {pairing.get('with_enough_words', '?'):,} with at least 5 words; "
-             f"{pairing.get('related', '?'):,} related couples within {rules.get('window_s', 900) / 60:g} minutes"
+             + f", {_count(pairing.get('with_enough_words'))} with at least 5 words; "
+             f"{_count(pairing.get('related'))} related couples within {rules.get('window_s', 900) / 60:g} minutes"
              + (" (fixed buckets)" if rules.get("buckets") else "")
              + f", cut into tweet-disjoint splits by connected component (the largest: {comp.get('couples', '?')} "
              f"couples of {comp.get('tweets', '?')} tweets; {tw.get('tweets_shared_across_splits', '?')} tweets in two "
              "splits), unrelated ones drawn within each split. "
-             "Couples per split (related + unrelated, components): " + ", ".join(
-                 f"{k} {v['related']} + {v['unrelated']} ({v.get('components', '?')})" for k, v in c.items())
+             "Couples per split (related + unrelated; bootstrap units, of them clusters of related couples, "
+             "related couples in the largest): " + ", ".join(
+                 f"{k} {v['related']} + {v['unrelated']} ({v.get('components', '?')}, {v.get('related_clusters', '?')}, "
+                 f"{v.get('largest_cluster_related', '?')})" for k, v in c.items())
              + f"; {sum(tw['dropped_empty_text'].values())} dropped for a text without a Wikipedia word.", ""]
+    if tw.get("cues"):
+        lines += [cue_line(tw["cues"]), ""]
     notes = (tw.get("tweets") or {}).get("notes") or []
     if notes:
         lines += [f"{title}, sources: " + "; ".join(notes) + ".", ""]

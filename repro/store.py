@@ -381,10 +381,10 @@ def read_texts(path: str, fmt: str = "auto") -> list:
     return texts
 
 
-def read_couples(path: str, labels: bool, fields: tuple = ()):
+def read_couples(path: str, labels: bool, fields: tuple = (), optional: tuple = ()):
     """((text_a, text_b) list, labels or None) of a couples file; ``labels=True`` requires them.
     With ``fields`` (JSON lines only, e.g. ``("ids", "split")``), a third value: one dict of those
-    fields per couple, each required."""
+    fields per couple, each required, and of the ``optional`` ones (None where a line lacks one)."""
     lines = _lines(path)
     couples, ys, extra = [], [], []
     jsonl = _is_jsonl(path, "auto")
@@ -401,7 +401,7 @@ def read_couples(path: str, labels: bool, fields: tuple = ()):
             missing = [f for f in fields if f not in obj]
             if missing:
                 raise InputError(path, f"line {i}: no {', '.join(missing)}")
-            extra.append({f: obj[f] for f in fields})
+            extra.append({**{f: obj[f] for f in fields}, **{f: obj.get(f) for f in optional}})
         else:
             parts = s.split("\t")
             if len(parts) not in (2, 3):

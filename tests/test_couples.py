@@ -46,7 +46,7 @@ def test_a_dominant_group_keeps_both_classes_on_the_same_texts():
     rng = np.random.default_rng(0)
     groups_of_pairs = np.array([7] * 60 + list(range(20)))  # group 7 holds 60 of 80 couples
     packed, lengths, groups = texts(80, groups_of_pairs)
-    splits, counts, dropped = couples.make_splits(packed, lengths, groups, rng, by="pair")
+    splits, counts, dropped, _ = couples.make_splits(packed, lengths, groups, rng, by="pair")
     assert sum(dropped.values()) > 0
     for name, ps in splits.items():
         check_split(ps, groups)
@@ -58,7 +58,7 @@ def test_splits_are_disjoint_and_in_proportion(by):
     rng = np.random.default_rng(3)
     groups_of_pairs = rng.integers(0, 200, size=3000)
     packed, lengths, groups = texts(3000, groups_of_pairs)
-    splits, counts, dropped = couples.make_splits(packed, lengths, groups, np.random.default_rng(1), by=by)
+    splits, counts, dropped, _ = couples.make_splits(packed, lengths, groups, np.random.default_rng(1), by=by)
     assert list(splits) == ["train", "test", "validation"] and sum(dropped.values()) == 0
     seen_text, seen_group = {}, collections.defaultdict(set)
     for name, ps in splits.items():
@@ -95,3 +95,52 @@ def test_too_few_couples_or_groups():
         couples.make_splits(packed, lengths, groups, np.random.default_rng(0), by="group")
     with pytest.raises(ValueError, match="by"):
         couples.make_splits(packed, lengths, groups, np.random.default_rng(0), by="article")
+
+
+def test_cluster_counts_by_hand():
+    clusters, labels = np.array([5, 5, 2, 9, 5, 2, 5]), np.array([1, 1, 1, 0, 0, 0, 1])
+    assert couples.cluster_counts(clusters, labels) == {"related_clusters": 2, "largest_cluster_related": 3}
+    assert couples.cluster_counts(np.array([4]), np.array([0])) == {"related_clusters": 0, "largest_cluster_related": 0}
+
+
+@pytest.mark.parametrize("by", couples.SPLIT_BY)
+def test_clusters_are_the_group_of_text_a(by):
+    """A related couple's cluster is its article; an unrelated one's is text a's article, which
+    holds related couples of the same split: no fresh id is needed and no two articles merge."""
+    groups_of_pairs = np.array([3, 3, 3, 8, 8, 1, 1, 1, 1, 6, 4, 4, 9, 9, 9, 2, 2, 0, 0, 0, 5, 7, 7, 7])
+    packed, lengths, groups = texts(len(groups_of_pairs), groups_of_pairs)
+    splits, counts, _, clusters = couples.make_splits(packed, lengths, groups, np.random.default_rng(2), by=by)
+    assert list(clusters) == list(splits)
+    for name, ps in splits.items():
+        a, b, rel = text_ids(ps, "a"), text_ids(ps, "b"), ps.label == 1
+        got = clusters[name]
+        assert got.dtype == np.int64 and got.shape == ps.label.shape and (got >= 0).all()
+        assert (got == groups[a]).all() and (got[rel] == groups[b[rel]]).all()
+        assert set(got[~rel].tolist()) <= set(got[rel].tolist())  # text a's article has related couples here
+        sizes = collections.Counter(groups[a[rel]].tolist())
+        assert counts[name]["related_clusters"] == len(sizes) == counts[name]["groups"]
+        assert counts[name]["largest_cluster_related"] == max(sizes.values())
+
+
+# Digests of make_splits' couples (and of the next draw of its rng) on this input, computed
+# before the clusters were added: the clusters take no random draw, so the couples stay the
+# same bytes. numpy's Generator streams are stable; a numpy that changed them would fail here.
+BEFORE_CLUSTERS = {"group": ("46f5579ab8a5bd77", 870296557), "pair": ("107a4de27831064b", 371580640)}
+
+
+@pytest.mark.parametrize("by", couples.SPLIT_BY)
+def test_couples_are_the_bytes_they_were_before_the_clusters(by):
+    import hashlib
+
+    n = 40
+    groups = np.repeat(np.arange(n) // 3, 2)
+    lengths = np.full(2 * n, 3, np.int32)
+    packed = np.arange(2 * n * 4, dtype=np.int32).reshape(2 * n, 4)
+    rng = np.random.default_rng(7)
+    splits = couples.make_splits(packed, lengths, groups, rng, by=by)[0]
+    h = hashlib.sha256()
+    for name in sorted(splits):
+        for arr in splits[name]:
+            h.update(name.encode())
+            h.update(np.ascontiguousarray(arr).tobytes())
+    assert (h.hexdigest()[:16], int(rng.integers(1 << 30))) == BEFORE_CLUSTERS[by]

@@ -84,3 +84,24 @@ def test_forms_and_metrics_reach_the_weights():
     """The audit's case: touching the data forms or metrics.py must re-run the kappa search."""
     files = set(deps.files("experiments.train_weights"))
     assert {"repro/forms.py", "repro/metrics.py", "repro/crossval.py", "repro/fit.py"} <= files
+
+
+def test_each_table2_column_gets_its_own_tweets_options():
+    """make -n table2: both news columns keep the news accounts, only the nort column drops manual
+    retweets, and every column's models and scores follow from the patterns (nothing run)."""
+    out = subprocess.run(["make", "-n", "DATA=/nonexistent-probe", "PY=python", "STAMP=", "TWEET_OPTIONS=--drop-mentions",
+                          "table2"], cwd=ROOT, capture_output=True, text=True).stdout.replace("\\\n", " ")
+    lines = [" ".join(line.split()) for line in out.splitlines()]
+    tweets = {m.group(1): line for line in lines if (m := re.search(r"-m repro tweets --out \S+/(\w+)/couples.jsonl", line))}
+    assert list(tweets) == ["twitter_news", "twitter_news_nort", "twitter"]
+    accounts = "--accounts experiments/news_accounts.txt"
+    assert accounts in tweets["twitter_news"] and "--drop-manual-retweets" not in tweets["twitter_news"]
+    assert accounts in tweets["twitter_news_nort"] and "--drop-manual-retweets" in tweets["twitter_news_nort"]
+    assert accounts not in tweets["twitter"] and "--drop-manual-retweets" not in tweets["twitter"]
+    assert all(line.endswith("--drop-mentions") for line in tweets.values())  # TWEET_OPTIONS: every column
+    for s in tweets:
+        assert any(f"tweetsets --couples /nonexistent-probe/{s}/couples.jsonl" in line and f"--setting {s} " in line
+                   for line in lines)
+        for loss in ("contrastive", "median"):
+            assert any(f"--setting {s} --loss {loss} " in line and f"models/{s}-{loss}.npz" in line for line in lines)
+        assert any(f"experiments.score --data /nonexistent-probe --setting {s} " in line for line in lines)

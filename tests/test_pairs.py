@@ -140,8 +140,9 @@ def test_pair_sets(tmp_path, capsys, setting, split_by):
     args = ["--paragraphs", str(par), "--vocab", str(voc), "--df", str(dfp), "--setting", setting, "--seed", "5",
             "--out", str(out), "--split-by", split_by]
     assert run(pairs.main, args) == 0
-    assert sorted(os.listdir(out)) == ["summary.json", "test.npz", "train.npz", "validation.npz"]
+    assert sorted(os.listdir(out)) == ["groups.npz", "summary.json", "test.npz", "train.npz", "validation.npz"]
     summary = json.loads((out / "summary.json").read_text())
+    groups = store.load_groups(str(out / "groups.npz"), {k: v["total"] for k, v in summary["counts"].items()})
     rank = idf_order_rank(words, idf(df, n))
     article = lambda text: {words[i].split("_")[0] for i in text}  # noqa: E731
     width = 20 if setting == "wiki20" else 30
@@ -164,6 +165,11 @@ def test_pair_sets(tmp_path, capsys, setting, split_by):
             assert len(article(x)) == 1 and len(article(y)) == 1  # a text stays in one article
             assert (article(x) == article(y)) == (label == 1)  # related: same article; unrelated: different
         rel = ps.label == 1
+        # every couple's bootstrap cluster is its text a's article: one id per article, one article per id
+        id_of = {}
+        for x, g in zip(ta, groups[name].tolist()):
+            assert id_of.setdefault(next(iter(article(x))), g) == g
+        assert len(set(id_of.values())) == len(id_of) == summary["counts"][name]["related_clusters"]
         assert rel.sum() == (~rel).sum() == summary["counts"][name]["related"]
         # both classes hold the same texts; no text in two splits
         rel_texts = collections.Counter([t for t, r in zip(ta, rel) if r] + [t for t, r in zip(tb, rel) if r])
@@ -319,8 +325,8 @@ def test_whole_chain_is_byte_identical_for_one_seed(tmp_path, capsys):
     assert sorted(first) == sorted([
         "df.npz", "paragraphs.json", "paragraphs.tsv",
         "w2v/summary.json", "w2v/vectors.npy", "w2v/vocab.txt",
-        "wiki20/summary.json", "wiki20/test.npz", "wiki20/train.npz", "wiki20/validation.npz",
-        "wikivar/summary.json", "wikivar/test.npz", "wikivar/train.npz", "wikivar/validation.npz",
+        "wiki20/groups.npz", "wiki20/summary.json", "wiki20/test.npz", "wiki20/train.npz", "wiki20/validation.npz",
+        "wikivar/groups.npz", "wikivar/summary.json", "wikivar/test.npz", "wikivar/train.npz", "wikivar/validation.npz",
     ])
     assert first == second
     s = json.loads(first["wiki20/summary.json"])

@@ -23,6 +23,9 @@ COMMON = ["the", "a", "of", "and", "in", "to", "is", "on", "for", "with", "new",
           "after", "over", "people", "report", "week", "first"]
 
 
+COLUMNS = ("twitter_news", "twitter_news_nort", "twitter")
+
+
 def v1(i, text, t, author="someone"):
     stamp = time.strftime("%a %b %d %H:%M:%S +0000 %Y", time.gmtime(t))
     return {"id_str": str(i), "text": text, "created_at": stamp, "lang": "en", "user": {"screen_name": author}}
@@ -96,15 +99,24 @@ def test_make_table2_end_to_end(workspace):
     with open(res / "table2.csv") as f:
         rows = list(csv.DictReader(f))
     assert [r["method"] for r in rows][-4:] == ["learned_median", "sif", "usif", "learned_median_cc"] and len(rows) == 13
-    assert list(rows[0]) == ["method", "twitter_news_split_error", "twitter_news_js", "twitter_split_error", "twitter_js"]
+    assert list(rows[0]) == ["method", "twitter_news_split_error", "twitter_news_js", "twitter_news_nort_split_error",
+                             "twitter_news_nort_js", "twitter_split_error", "twitter_js"]
     prov = json.loads((res / "table2.json").read_text())
-    news, every = prov["pairs"]["twitter_news"], prov["pairs"]["twitter"]
-    for tw in (news, every):
+    news, nort, every = (prov["pairs"][s] for s in COLUMNS)
+    for tw in (news, nort, every):
         assert tw["tweets"]["reading"]["records"] == 160 and tw["tweets"]["reading"]["malformed"] == 1
         assert tw["counts"]["train"]["related"] == tw["counts"]["train"]["unrelated"] > 0
         assert tw["tweets_shared_across_splits"] == 0
-    assert news["tweets"]["reading"]["kept"] == 80 and every["tweets"]["reading"]["kept"] == 160
-    for setting in ("twitter_news", "twitter"):
+    assert news["tweets"]["reading"]["kept"] == nort["tweets"]["reading"]["kept"] == 80
+    assert every["tweets"]["reading"]["kept"] == 160
+    # the per-column options of `repro tweets`: only the nort column drops manual retweets (none here)
+    assert [tw["tweets"]["rules"]["drop_manual_retweets"] for tw in (news, nort, every)] == [False, True, False]
+    assert nort["counts"] == news["counts"]
+    for tw in (news, nort, every):  # the cues of every column, with the tweets stage's flags
+        cues = tw["cues"]
+        assert cues["manual_retweet_share"] == {"related": 0.0, "related_test": 0.0}
+        assert 0 < cues["top5_component_share_test"] <= 1 and cues["mean_known_words"]["related"] > 0
+    for setting in COLUMNS:
         for m, r in prov["results"][setting].items():
             for key in ("split_error_ci95", "split_error_boot95"):
                 lo, hi = r[key]
@@ -117,8 +129,8 @@ def test_make_table2_end_to_end(workspace):
                 where.setdefault(tid, set()).add(x["split"])
         assert len(where) > 40 and all(len(v) == 1 for v in where.values())
     models = prov["models"]
-    assert set(models) == {f"{s}-{l}" for s in ("twitter_news", "twitter") for l in ("contrastive", "median")}
-    for s in ("twitter_news", "twitter"):  # kappa as the paper keeps it: the wikivar median model's
+    assert set(models) == {f"{s}-{l}" for s in COLUMNS for l in ("contrastive", "median")}
+    for s in COLUMNS:  # kappa as the paper keeps it: the wikivar median model's
         assert models[f"{s}-median"]["kappa"] == 640.0 and models[f"{s}-median"]["kappa_source"] == "model"
     text = (res / "table2.md").read_text()
     assert "95% CI" in text and "bootstrap 95%" in text
@@ -133,7 +145,7 @@ def test_make_table2_kappa_by_cross_validation_on_request(workspace):
     out = make(root, data, stamp, str(path), "results-cv", "TWITTER_KAPPA=cv")
     assert out.returncode == 0, out.stderr[-3000:]
     prov = json.loads((root / "results-cv" / "table2.json").read_text())
-    for s in ("twitter_news", "twitter"):
+    for s in COLUMNS:
         m = prov["models"][f"{s}-median"]
         assert m["kappa_source"] == "cv" and m["kappa"] in m["cv_grid"]
 
@@ -153,3 +165,31 @@ def test_make_table2_bad_input(workspace, case):
     errors = [line for line in out.stderr.splitlines() if line.startswith("error: ")]
     assert out.returncode != 0 and len(errors) == 1 and str(path) in errors[0], out.stderr[-2000:]
     assert not (root / f"results-{case}").exists()
+
+
+def test_cue_sentence_under_table2_and_older_summaries_without_cues():
+    from experiments.tables import _twitter_setting_lines
+
+    tw = {"counts": {"test": {"related": 10, "unrelated": 10, "components": 7, "related_clusters": 4,
+                              "largest_cluster_related": 5}},
+          "dropped_empty_text": {"related": 1, "unrelated": 2}}
+    old = _twitter_setting_lines("Twitter, news accounts", tw)
+    assert "test 10 + 10 (7, 4, 5)" in old[0] and "3 dropped" in old[0]
+    assert not any("What the column measures" in line for line in old)
+    cues = {"manual_retweet_share": {"related": 0.8, "related_test": 0.75},
+            "answer_token_share": {"related": 0.2, "unrelated": 0.0}, "top5_component_share_test": 0.8123,
+            "mean_known_words": {"related": 13.5, "unrelated": 9.21}}
+    lines = _twitter_setting_lines("Twitter, news accounts", {**tw, "cues": cues})
+    assert lines[2] == ("What the column measures: 80% of related couples involve a manual retweet (75% of the test "
+                        "ones), 20% share a tweet-chat answer token (unrelated: 0%), the five largest clusters hold "
+                        "81% of the related test couples; related texts have 13.5 known words, unrelated 9.2.")
+    no_flags = _twitter_setting_lines("t", {**tw, "cues": {**cues, "manual_retweet_share": None}})
+    assert no_flags[2].startswith("What the column measures: 20% share a tweet-chat answer token")
+
+
+def test_three_columns_and_the_papers_table_has_only_its_own():
+    from experiments.tables import paper_markdown, titles
+
+    assert tuple(titles(2)) == COLUMNS
+    header = paper_markdown(2).splitlines()[0]
+    assert header == "| Method | Twitter, news accounts: split error | JS |"

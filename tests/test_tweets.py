@@ -451,6 +451,12 @@ def test_duplicate_texts_kept_once_and_manual_retweets_optional():
     assert out.counts["related"] == 2  # a-b and a-rt (the copies are gone; b-rt share 6 of 11 words)
     dropped = make_couples([a, *copies, b, rt], PairRules(drop_manual_retweets=True))
     assert dropped.counts["related"] == 1 and dropped.counts["manual_retweets_dropped"] == 1
+    # with splits, every couple says which of its tweets is a manual retweet (what tweetsets counts)
+    split = make_couples([a, *copies, b, rt], splits=True)
+    flags = [x["manual_rt"] for x in split.related_info]
+    assert sorted(flags) == [[False, False], [False, True]]  # a-b, and a-rt in time order
+    assert all(x["manual_rt"] == [False, False] for x in make_couples([a, b, rt], PairRules(drop_manual_retweets=True),
+                                                                      splits=True).related_info)
 
 
 def test_command_without_couples_fails_and_writes_nothing(tmp_path, capsys):

@@ -16,6 +16,10 @@ split's unrelated couples from that split's own texts:
   texts, no such pairing exists: that group's surplus related couples are dropped *before*
   the matching, so that the classes stay balanced and still hold the same texts.
 * Labels: 1 related, 0 unrelated. The rows of a split are shuffled.
+* **Clusters** (the units a bootstrap resamples, ``groups.npz``): a related couple's is the
+  group both texts come from; an unrelated couple's is the group of its text a, which always
+  holds related couples of the split (the split's texts are those of its related couples).
+  :func:`cluster_counts` counts them. No random draw: the couples are the same with or without.
 
 Every random choice comes from the ``numpy.random.Generator`` passed in.
 """
@@ -117,8 +121,17 @@ def _assign(pair_groups: np.ndarray, by: str, rng: np.random.Generator) -> list[
     return [pair_order[split_of_pair[pair_order] == k] for k in range(len(SPLITS))]
 
 
+def cluster_counts(clusters: np.ndarray, labels: np.ndarray) -> dict:
+    """Counts of one split's (P,) cluster ids given its (P,) labels (1 related, 0 unrelated):
+    ``related_clusters`` (distinct ids among related couples) and ``largest_cluster_related``
+    (related couples in the largest of them; 0 without related couples)."""
+    rel = np.asarray(clusters)[np.asarray(labels) == 1]
+    sizes = np.unique(rel, return_counts=True)[1]
+    return {"related_clusters": int(sizes.size), "largest_cluster_related": int(sizes.max(initial=0))}
+
+
 def make_splits(packed: np.ndarray, lengths: np.ndarray, groups: np.ndarray, rng: np.random.Generator,
-                by: str = "group") -> tuple[dict[str, PairSet], dict, dict]:
+                by: str = "group") -> tuple[dict[str, PairSet], dict, dict, dict]:
     """Train, test and validation couples from 2P packed texts (texts 2k, 2k+1 related).
 
     Args:
@@ -126,7 +139,8 @@ def make_splits(packed: np.ndarray, lengths: np.ndarray, groups: np.ndarray, rng
         (both texts of a related couple share theirs).
       by: "group" (whole groups per split, the default) or "pair".
     Returns:
-      ({split: PairSet}, {split: counts}, {split: related couples dropped for balance}).
+      ({split: PairSet}, {split: counts}, {split: related couples dropped for balance},
+      {split: (P,) int64 cluster of every couple: the group of its text a}).
     Raises:
       ValueError when there are fewer related couples than splits, or when a split's texts
       all come from one group.
@@ -137,13 +151,14 @@ def make_splits(packed: np.ndarray, lengths: np.ndarray, groups: np.ndarray, rng
     if n_rel < len(SPLITS):
         raise ValueError(f"{n_rel} related couple(s), at least {len(SPLITS)} needed (one per split)")
     pair_groups = np.asarray(groups)[0::2]
-    out, counts, dropped = {}, {}, {}
+    groups = np.asarray(groups)
+    out, counts, dropped, clusters = {}, {}, {}, {}
     for (name, _), rel in zip(SPLITS, _assign(pair_groups, by, rng)):
         kept = balance_groups(rel, pair_groups, rng)
         dropped[name] = int(rel.size - kept.size)
         rel = kept
         items = np.stack([2 * rel, 2 * rel + 1], axis=1).reshape(-1)  # this split's texts
-        matched, lost = match_unrelated(np.asarray(groups)[items], rng)
+        matched, lost = match_unrelated(groups[items], rng)
         if len(matched) == 0:
             raise ValueError(f"every text of the {name} split comes from one group")
         assert lost == 0, "balance_groups leaves a pairing across groups"
@@ -154,6 +169,8 @@ def make_splits(packed: np.ndarray, lengths: np.ndarray, groups: np.ndarray, rng
         shuffle = rng.permutation(len(labels))
         a_idx, b_idx, labels = a_idx[shuffle], b_idx[shuffle], labels[shuffle]
         out[name] = PairSet(packed[a_idx], packed[b_idx], lengths[a_idx].copy(), lengths[b_idx].copy(), labels)
+        clusters[name] = groups[a_idx].astype(np.int64)
         counts[name] = {"related": int(labels.sum()), "unrelated": int((labels == 0).sum()),
-                        "total": int(len(labels)), "groups": int(len(np.unique(pair_groups[rel])))}
-    return out, counts, dropped
+                        "total": int(len(labels)), "groups": int(len(np.unique(pair_groups[rel]))),
+                        **cluster_counts(clusters[name], labels)}
+    return out, counts, dropped, clusters

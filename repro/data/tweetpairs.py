@@ -43,7 +43,7 @@ each to the split furthest below its share of the related couples in the paper's
 15,000 : 20,000 : 13,645 (:func:`paper_split_sizes`); tweets in no related couple are spread
 over the splits in the same proportions at random. Unrelated couples are then drawn among each
 split's own tweets, as many as it has related ones. Every couple records its two tweet ids and
-its split.
+its split and whether each tweet is a manual retweet (``"manual_rt": [bool, bool]``).
 
 Command line: ``python -m repro tweets --out couples.jsonl [--tweets FILE ...]``;
 ``--help`` lists the rest.
@@ -83,7 +83,7 @@ class PairRules(NamedTuple):
 
 class Couples(NamedTuple):
     """Token-list couples of each class, and the counts behind them; with splits, one
-    ``{"ids": [id_a, id_b], "split": name}`` per couple of each class."""
+    ``{"ids": [id_a, id_b], "split": name, "manual_rt": [bool, bool]}`` per couple of each class."""
 
     related: list
     unrelated: list
@@ -342,8 +342,13 @@ def make_couples(tweets: Sequence, rules: PairRules = PairRules(), n_unrelated: 
         unrel_split += [k] * len(pairs)
         draws, asked = draws + d, asked + want
     ids = [_tweet_id(c, k) for k, c in enumerate(cleaned)]
-    rel_info = [{"ids": [ids[i], ids[j]], "split": SPLIT_NAMES[k]} for (i, j), k in zip(rel, rel_split)]
-    unrel_info = [{"ids": [ids[i], ids[j]], "split": SPLIT_NAMES[k]} for (i, j), k in zip(unrel, unrel_split)]
+    rt = [is_manual_retweet(c.tokens) for c in cleaned]
+
+    def records(pairs, where):
+        return [{"ids": [ids[i], ids[j]], "split": SPLIT_NAMES[k], "manual_rt": [rt[i], rt[j]]}
+                for (i, j), k in zip(pairs, where)]
+
+    rel_info, unrel_info = records(rel, rel_split), records(unrel, unrel_split)
     counts.update(unrelated=len(unrel), unrelated_asked=asked, unrelated_draws=draws, splits=info,
                   tweets_shared_across_splits=shared_across_splits(rel_info + unrel_info))
     return Couples([strip_shared(cleaned[i], cleaned[j]) for i, j in rel],

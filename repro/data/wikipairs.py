@@ -5,7 +5,10 @@
                           [--split-by group|pair]
 
 Writes ``train.npz``, ``test.npz`` and ``validation.npz`` (:func:`repro.store.save_pairs`) into
-``--out``, then, last, ``summary.json`` (counts per split and class, setting, seed, sizes).
+``--out``, ``groups.npz`` (per split, every couple's cluster: the article of its text a, which for
+a related couple is the article of both; the units of a bootstrap over articles), then, last,
+``summary.json`` (counts per split and class, with ``related_clusters`` and
+``largest_cluster_related``, setting, seed, sizes).
 
 Rules (paper 4.1, the original ``extract_pairs.py``, and docs/FIDELITY.md):
 
@@ -151,9 +154,10 @@ def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: n
 
 
 def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by: str = "group",
-          progress: bool | None = None, max_related: int | None = None) -> tuple[dict[str, PairSet], dict]:
-    """All three splits of one setting, and the summary (no file written). ``max_related``:
-    keep the first that many related couples in corpus order (default: all)."""
+          progress: bool | None = None, max_related: int | None = None) -> tuple[dict[str, PairSet], dict, dict]:
+    """All three splits of one setting, each couple's cluster (its text a's article: the
+    bootstrap's unit) per split, and the summary (no file written). ``max_related``: keep the
+    first that many related couples in corpus order (default: all)."""
     rng = np.random.default_rng(seed)
     cfg = settings.setting(setting)
     flat, lengths, arts, stats = collect_windows(paragraphs, vocab.index, setting, rng, progress, max_related)
@@ -162,7 +166,7 @@ def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by:
         raise InputError(paragraphs, f"corpus too small: no paragraph holds two {setting} windows of in-vocabulary words")
     packed = pack_texts(flat, lengths, vocab.rank, cfg.width)
     try:
-        out, counts, dropped = couples.make_splits(packed, lengths, arts, rng, by=split_by)
+        out, counts, dropped, clusters = couples.make_splits(packed, lengths, arts, rng, by=split_by)
     except ValueError as err:
         raise InputError(paragraphs, f"corpus too small: {str(err).replace('group', 'article')}") from None
     summary = {
@@ -183,7 +187,7 @@ def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by:
         "corpus": stats,
         "paragraphs_file": os.path.abspath(paragraphs),
     }
-    return out, summary
+    return out, clusters, summary
 
 
 def main(argv=None) -> int:
@@ -207,11 +211,11 @@ def main(argv=None) -> int:
     if not os.path.isfile(args.paragraphs):
         raise InputError(args.paragraphs, "no such file")
     try:
-        splits, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by,
+        splits, clusters, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by,
                                 max_related=args.max_related)
     except UnicodeDecodeError as err:
         raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
-    store.save_splits(args.out, splits, summary)
+    store.save_splits(args.out, splits, summary, groups=clusters)
     c = summary["counts"]
     print(f"pairs {args.setting}: {summary['related_pairs_found']} related pairs from "
           f"{summary['corpus']['paragraphs_with_pairs']} paragraphs of {summary['corpus']['articles_with_pairs']} articles; "
