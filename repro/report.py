@@ -8,11 +8,21 @@ from repro import metrics
 from repro.settings import GROUPS, LABELS, METHODS
 
 
+def paired_row(wrong, wrong_reference, labels, groups=None) -> dict:
+    """The paired bootstrap of a row against the reference row on the same test couples
+    (:func:`repro.metrics.paired_bootstrap`, clusters of related couples resampled whole when
+    ``groups`` is given): {"difference", "low", "high", "p_value"} as floats, the difference
+    being this row's split error minus the reference's."""
+    d = metrics.paired_bootstrap(wrong, wrong_reference, labels, groups)
+    return {"difference": d.difference, "low": d.low, "high": d.high, "p_value": d.p_value}
+
+
 def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -> dict:
     """Per method: split error, threshold, JS divergence, error counts, the binomial test p-value
-    of ``reference`` against it (paper, section 5.3) and the exact McNemar p-value on the same
-    test couples (the paired test)."""
+    of ``reference`` against it (paper, section 5.3), the exact McNemar p-value on the same
+    test couples (the paired test) and the paired bootstrap of the difference (:func:`paired_row`)."""
     rows, wrong = {}, {}
+    groups = scores.get("test_group")
     for m in methods:
         sp = metrics.split(scores[f"validation_{m}"], scores["validation_label"],
                            scores[f"test_{m}"], scores["test_label"])
@@ -21,10 +31,10 @@ def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -
         wrong[m] = sp.wrong
         rows[m] = {"split_error": sp.error, "threshold": sp.threshold, "js": js,
                    "test_errors": sp.errors, "test_pairs": n, "split_error_ci95": metrics.binomial_ci(sp.errors, n)}
-        if "test_group" in scores:  # couples that share tweets: resample their components
-            rows[m]["split_error_boot95"] = metrics.group_bootstrap_ci(sp.wrong, scores["test_label"],
-                                                                       scores["test_group"])
-            rows[m]["test_groups"] = int(np.unique(scores["test_group"]).size)
+        if groups is not None:  # clusters of related couples: resample them whole
+            rows[m]["split_error_boot95"] = metrics.cluster_bootstrap_ci(sp.wrong, scores["test_label"], groups)
+            rows[m]["boot_units_related"] = metrics.bootstrap_units(scores["test_label"], groups)[1]
+            rows[m]["test_groups"] = int(np.unique(groups).size)
     ref = rows.get(reference)
     for m, r in rows.items():
         r["p_value_vs_" + reference] = None if (ref is None or m == reference) else metrics.binomial_test(
@@ -33,6 +43,7 @@ def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -
             p, only_m, only_ref = metrics.mcnemar_test(wrong[m], wrong[reference])
             r["mcnemar_p_vs_" + reference] = p
             r["mcnemar_discordant_vs_" + reference] = {"only_this_wrong": only_m, f"only_{reference}_wrong": only_ref}
+            r["boot_diff_vs_" + reference] = paired_row(wrong[m], wrong[reference], scores["test_label"], groups)
         else:
             r["mcnemar_p_vs_" + reference] = None
     return rows
