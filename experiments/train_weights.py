@@ -8,8 +8,8 @@ the training split (all folds and kappas in batched runs), unless ``--kappa`` gi
 ``--kappa-from`` takes it from another model's file; then Algorithm 1 trains the weights on
 the whole training split. The model file names its loss and where kappa came from. When the
 setting's folder has a ``groups.npz`` with a ``train`` array (the cluster of every training
-couple), the cross-validation folds keep whole clusters, and the model file says so
-(``cv_folds``: "grouped" or "couples").
+couple) and at least as many clusters of related couples as folds, the cross-validation
+folds keep whole clusters, and the model file says so (``cv_folds``: "grouped" or "couples").
 """
 
 from __future__ import annotations
@@ -85,6 +85,11 @@ def main(argv=None):
     _, table = load_corpus(args.data)
     pairs = load_split(args.data, args.setting, "train")
     groups = train_groups(args.data, args.setting, pairs.size)
+    clusters = 0 if groups is None else np.unique(groups[pairs.label == 1]).size
+    if groups is not None and clusters < args.folds:
+        print(f"note: {clusters} cluster(s) of related training couples cannot fill {args.folds} folds: "
+              "cross-validation folds of single couples", file=sys.stderr)
+        groups = None
     t0 = time.perf_counter()
     prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form)
     prepare_seconds = time.perf_counter() - t0
