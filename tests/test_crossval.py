@@ -38,7 +38,8 @@ def clustered(seed, clusters=60, unrelated=900):
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 21, clusters)
     rel_groups = np.repeat(rng.permutation(1000)[:clusters], sizes)
-    unrel_groups = np.where(rng.random(unrelated) < 1 / 3, rng.choice(rel_groups, unrelated), 5000 + np.arange(unrelated))
+    unrel_groups = np.where(rng.random(unrelated) < 1 / 3, rng.choice(rel_groups, unrelated),
+                            5000 + np.arange(unrelated))
     labels = np.r_[np.ones(rel_groups.size, int), np.zeros(unrelated, int)]
     order = rng.permutation(labels.size)  # classes and clusters interleaved
     return labels[order], np.r_[rel_groups, unrel_groups][order]
