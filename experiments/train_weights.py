@@ -6,7 +6,10 @@ The training split is prepared once (its data form built once), then :func:`repr
 runs: for the median loss kappa comes from five-fold cross-validation with a grid search on
 the training split (all folds and kappas in batched runs), unless ``--kappa`` gives it or
 ``--kappa-from`` takes it from another model's file; then Algorithm 1 trains the weights on
-the whole training split. The model file names its loss and where kappa came from.
+the whole training split. The model file names its loss and where kappa came from. When the
+setting's folder has a ``groups.npz`` with a ``train`` array (the cluster of every training
+couple) and at least as many clusters of related couples as folds, the cross-validation
+folds keep whole clusters, and the model file says so (``cv_folds``: "grouped" or "couples").
 """
 
 from __future__ import annotations
@@ -31,6 +34,21 @@ def _grid(text: str) -> list[float]:
         return [float(k) for k in text.split(",")]
     except ValueError:
         raise InputError("--kappa-grid", f"not a list of numbers: {text!r}") from None
+
+
+def train_groups(data: str, setting: str, n: int):
+    """The (n,) clusters of the setting's training couples from its ``groups.npz``, or None when
+    there is no such file or it has no ``train`` array."""
+    path = Layout(data).pairs_groups(setting)
+    if not os.path.isfile(path):
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "train" not in z.files:
+                return None
+    except (OSError, ValueError, EOFError) as err:
+        raise InputError(path, f"cannot read groups file ({err})") from None
+    return store.load_groups(path, {"train": n})["train"]
 
 
 def main(argv=None):
@@ -66,12 +84,18 @@ def main(argv=None):
 
     _, table = load_corpus(args.data)
     pairs = load_split(args.data, args.setting, "train")
+    groups = train_groups(args.data, args.setting, pairs.size)
+    clusters = 0 if groups is None else np.unique(groups[pairs.label == 1]).size
+    if groups is not None and clusters < args.folds:
+        print(f"note: {clusters} cluster(s) of related training couples cannot fill {args.folds} folds: "
+              "cross-validation folds of single couples", file=sys.stderr)
+        groups = None
     t0 = time.perf_counter()
     prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form)
     prepare_seconds = time.perf_counter() - t0
     try:
         result = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,
-                     seed=args.seed, batch_related=args.batch_related, distance=args.distance,
+                     seed=args.seed, batch_related=args.batch_related, groups=groups, distance=args.distance,
                      max_epochs=args.max_epochs)
     except ValueError as err:
         raise InputError(Layout(args.data).pairs(args.setting, "train"), str(err)) from None
@@ -82,8 +106,10 @@ def main(argv=None):
               file=sys.stderr)
     if result.cv is not None:
         cv = result.cv
-        extra.update(cv_grid=cv.grid, cv_errors=cv.errors, cv_epochs=cv.epochs)
-        print(f"kappa by {args.folds}-fold CV: {cv.kappa:g} (mean held-out split error per kappa: "
+        extra.update(cv_grid=cv.grid, cv_errors=cv.errors, cv_epochs=cv.epochs,
+                     cv_folds="couples" if groups is None else "grouped")
+        print(f"kappa by {args.folds}-fold CV, folds of {'clusters' if groups is not None else 'couples'}: "
+              f"{cv.kappa:g} (mean held-out split error per kappa: "
               + ", ".join(f"{k:g}: {e:.4f}" for k, e in zip(cv.grid, cv.errors.mean(axis=1))) + ")")
     print(f"{args.setting} {args.loss}: {result.epochs} epochs, final mean loss "
           f"{result.history[-1]:.5f}, weights {np.array2string(result.weights, precision=3)}")

@@ -43,23 +43,89 @@ class CVResult(NamedTuple):
     weights: np.ndarray  # (K, F, n_max) the weights of every run
 
 
-def fold_indices(labels, folds: int, seed: int):
+def fold_indices(labels, folds: int, seed: int, groups=None):
     """Per-class folds: (train_rel, train_unrel, held_out) index arrays, each (F, ...).
 
-    Each class is shuffled from ``seed`` and cut into ``folds`` equal parts (a remainder
-    of fewer than ``folds`` couples is left out), so every fold has the same shapes.
+    ``groups=None``: each class is shuffled from ``seed`` and cut into ``folds`` equal parts
+    (a remainder of fewer than ``folds`` couples is left out), so every fold has the same
+    shapes. With ``groups`` (P,) int (the cluster of every related couple: its article, or its
+    component of related tweet couples; any id for an unrelated couple), whole clusters go to
+    one fold (:func:`_grouped_folds`): couples of one article are not independent, and a
+    held-out fold that shares articles with its training folds would flatter every kappa.
     """
+    if groups is not None:
+        return _grouped_folds(np.asarray(labels), folds, seed, groups)
     rng = np.random.default_rng(seed)
     parts = []
     for cls in (1, 0):
         idx = rng.permutation(np.flatnonzero(np.asarray(labels) == cls))
         size = idx.size // folds
         parts.append(idx[: size * folds].reshape(folds, size))
-    rel, unrel = parts
+    return _train_and_held(*parts, folds)
+
+
+def _train_and_held(rel, unrel, folds: int):
+    """(F, m) related and (F, n) unrelated fold members -> (train_rel (F, (F-1) m) int32,
+    train_unrel (F, (F-1) n) int32, held_out (F, m + n))."""
     train_rel = np.stack([np.concatenate(np.delete(rel, f, axis=0)) for f in range(folds)])
     train_unrel = np.stack([np.concatenate(np.delete(unrel, f, axis=0)) for f in range(folds)])
     held_out = np.concatenate([rel, unrel], axis=1)  # (F, rel + unrel)
     return train_rel.astype(np.int32), train_unrel.astype(np.int32), held_out
+
+
+def _grouped_folds(labels, folds: int, seed: int, groups):
+    """:func:`fold_indices` with whole clusters per fold.
+
+    The distinct groups of the related couples, shuffled from ``seed``, are dealt largest first,
+    each to the fold with the fewest related couples so far (ties in the shuffled order, to the
+    lowest fold); related couples follow their group. An unrelated couple whose group is one of
+    those goes with it; the others, shuffled, fill the folds with the fewest unrelated couples.
+    Then each fold keeps, per class, as many couples as the smallest fold has (a random choice
+    of its own), so every fold has the same shapes, as the batched trainer needs.
+    """
+    groups = np.asarray(groups)
+    if groups.shape != labels.shape or not np.issubdtype(groups.dtype, np.integer):
+        raise ValueError(f"groups must be a (P,) integer array like labels {labels.shape}, "
+                         f"got {groups.dtype} {groups.shape}")
+    rng = np.random.default_rng(seed)
+    rel, unrel = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+    uniq, inv, counts = np.unique(groups[rel], return_inverse=True, return_counts=True)
+    if uniq.size < folds:
+        raise ValueError(f"groups: {uniq.size} clusters of related couples cannot fill {folds} folds")
+    order = rng.permutation(uniq.size)
+    order = order[np.argsort(-counts[order], kind="stable")]  # largest first, ties shuffled
+    fold_of, load = np.empty(uniq.size, np.int64), [0] * folds
+    for g in order.tolist():
+        f = load.index(min(load))
+        fold_of[g] = f
+        load[f] += int(counts[g])
+    rel_fold = fold_of[inv.ravel()]
+    pos = np.minimum(np.searchsorted(uniq, groups[unrel]), uniq.size - 1)
+    known = uniq[pos] == groups[unrel]
+    unrel_fold = np.where(known, fold_of[pos], -1)
+    rest = rng.permutation(np.flatnonzero(~known))
+    unrel_fold[rest] = np.repeat(np.arange(folds), _fill(np.bincount(unrel_fold[known], minlength=folds), rest.size))
+    parts = []
+    for idx, fold in ((rel, rel_fold), (unrel, unrel_fold)):
+        members = [rng.permutation(idx[fold == f]) for f in range(folds)]
+        size = min(m.size for m in members)
+        parts.append(np.stack([m[:size] for m in members]))
+    return _train_and_held(*parts, folds)
+
+
+def _fill(have, n: int) -> np.ndarray:
+    """(F,) how many of ``n`` more items each fold takes so that the counts ``have`` (F,) end as
+    even as possible: every fold is raised to a common level L (the highest that ``n`` can pay
+    for), and the items left over go one each to the lowest-numbered folds at L."""
+    have = np.asarray(have, np.int64)
+    lo, hi = int(have.min()), int(have.max()) + n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if np.maximum(0, mid - have).sum() <= n else (lo, mid - 1)
+    add = np.maximum(0, lo - have)
+    at_level = np.flatnonzero(have + add == lo)
+    add[at_level[: n - int(add.sum())]] += 1
+    return add
 
 
 HELD_OUT_CHUNK = 8192
@@ -92,9 +158,10 @@ def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK
 
 
 def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5,
-                 config: TrainConfig = TrainConfig(), seed: int = 0) -> CVResult:
+                 config: TrainConfig = TrainConfig(), seed: int = 0, groups=None) -> CVResult:
     """Grid search of the median loss's kappa with ``folds``-fold cross-validation on the
-    prepared training couples (``config.loss`` must be "median")."""
+    prepared training couples (``config.loss`` must be "median"); with ``groups`` (P,) the
+    clusters of the related couples, whole clusters per fold (:func:`fold_indices`)."""
     if config.loss != "median":
         raise ValueError(f"loss: kappa is the median loss's; the {config.loss!r} loss has none to select")
     _check_config(config)
@@ -104,7 +171,7 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     if folds < 2:
         raise ValueError(f"folds must be at least 2, got {folds}")
     pairs, data, table, n_max = prepared.pairs, prepared.form, prepared.table, prepared.n_max
-    tr_rel, tr_unrel, held = fold_indices(pairs.label, folds, seed)
+    tr_rel, tr_unrel, held = fold_indices(pairs.label, folds, seed, groups)
     if min(tr_rel.shape[1], tr_unrel.shape[1]) < config.batch_related:
         raise ValueError(
             f"pairs: {tr_rel.shape[1]} related and {tr_unrel.shape[1]} unrelated couples per training fold; "
@@ -165,8 +232,13 @@ def _batched_trainer(config: TrainConfig, n_max: int):
     return jit(whole, in_shardings=(replicated, runs, runs, runs, runs), out_shardings=runs)
 
 
+TIE_RTOL = 1e-9
+"""Mean held-out errors within this relative distance of the lowest one tie: means of the same
+fold errors summed in another order differ in the last digits."""
+
+
 def best_kappa(grid, mean_errors) -> float:
-    """The kappa of the lowest mean held-out error; among ties the smallest kappa, in whatever
-    order the grid is given."""
+    """The kappa of the lowest mean held-out error; among ties (within a relative
+    :data:`TIE_RTOL` of the lowest) the smallest kappa, in whatever order the grid is given."""
     grid, mean_errors = np.asarray(grid), np.asarray(mean_errors)
-    return float(grid[mean_errors == mean_errors.min()].min())
+    return float(grid[np.isclose(mean_errors, mean_errors.min(), rtol=TIE_RTOL, atol=0)].min())

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from repro import settings
-from repro.crossval import CVResult, select_kappa
+from repro.crossval import CVResult, fold_indices, select_kappa
 from repro.train import Prepared, TrainConfig, fitting_batch, train
 
 KAPPA_SOURCES = ("cv", "given", "model", "none")
@@ -46,7 +46,7 @@ class FitResult(NamedTuple):
 
 
 def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *, kappa_source: str | None = None,
-        grid=settings.KAPPA_GRID, folds: int = 5, seed: int = 0, batch_related: int = 50,
+        grid=settings.KAPPA_GRID, folds: int = 5, seed: int = 0, batch_related: int = 50, groups=None,
         **config) -> FitResult:
     """Learn the weights on the prepared couples (paper, section 5.2).
 
@@ -60,6 +60,9 @@ def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *,
       seed: the folds and every batch draw flow from it.
       batch_related: the couples of each class per batch wanted (the paper's 50); fewer when
         a class (or, with cross-validation, a class in a training fold) is smaller.
+      groups: (P,) int, the cluster of every related training couple (its article, or its
+        component of related tweet couples): the cross-validation folds then keep whole
+        clusters (:func:`repro.crossval.fold_indices`). None: folds of single couples.
       config: other :class:`repro.train.TrainConfig` fields (``lam``, ``distance``,
         ``max_epochs``, ...).
     """
@@ -73,11 +76,17 @@ def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *,
         raise ValueError(f"kappa_source: {kappa_source!r} names where a given kappa came from ('given' or 'model')")
     search = loss == "median" and kappa is None
     batch = fitting_batch(prepared.labels, batch_related, folds if search else 0)
+    if search and groups is not None:  # grouped folds are trimmed to equal shapes: maybe smaller
+        tr_rel, tr_unrel, _ = fold_indices(prepared.labels, folds, seed, groups)
+        room = min(tr_rel.shape[1], tr_unrel.shape[1])
+        if room < 1:
+            raise ValueError(f"groups: the {folds} grouped folds leave no couple of a class to train on")
+        batch = min(batch, room)
     cfg = TrainConfig(loss=loss, batch_related=batch, **config)
     cv = None
     t0 = time.perf_counter()
     if search:
-        cv = select_kappa(prepared, grid, folds=folds, config=cfg, seed=seed)
+        cv = select_kappa(prepared, grid, folds=folds, config=cfg, seed=seed, groups=groups)
         kappa, kappa_source = cv.kappa, "cv"
     elif loss == "median":
         kappa, kappa_source = float(kappa), kappa_source or "given"

@@ -86,3 +86,20 @@ def test_fit_is_the_one_way_through_training():
     for path in ("repro/encoder.py", "experiments/train_weights.py"):
         assert re.search(r"\bfit\(prepared", callers[path]), path
     assert "enc.fit(" in callers["repro/commands/train.py"]
+
+
+def test_grouped_folds_reach_the_search_and_can_shrink_the_batch():
+    """30 related couples in clusters of 10, 5, 5, 5, 5 make 5 folds of 10, 5, 5, 5, 5, trimmed
+    to 5 each: training folds of 20 related couples, so batches of 20 instead of the 24 that
+    folds of single couples allow; the search runs on those grouped folds."""
+    table, pairs = signal_pairs(n_pairs=60, width=10, seed=3)
+    prepared = prepare(table, pairs)
+    rel = np.flatnonzero(prepared.labels == 1)
+    groups = np.arange(60) + 100  # the unrelated couples: ids of no cluster
+    groups[rel] = np.repeat([0, 1, 2, 3, 4], [10, 5, 5, 5, 5])
+    r = fit(prepared, grid=(40.0,), folds=5, max_epochs=3, groups=groups)
+    assert r.config.batch_related == 20
+    cv = crossval.select_kappa(prepared, (40.0,), folds=5, config=r.config, groups=groups)
+    np.testing.assert_array_equal(cv.errors, r.cv.errors)
+    plain = crossval.select_kappa(prepared, (40.0,), folds=5, config=r.config)
+    assert not np.array_equal(plain.errors, r.cv.errors)

@@ -112,26 +112,6 @@ def test_binomial_ci_is_the_exact_interval():
         metrics.binomial_ci(5, 3)
 
 
-def test_group_bootstrap_known_case():
-    """Two groups of 20 couples: A misclassifies its 10 related couples, B nothing. A resample
-    holds A twice (error 0.5, p 1/4), A and B (0.25, p 1/2) or B twice (0, p 1/4): the 95%
-    percentile interval is [0, 0.5]."""
-    labels = np.array(([1] * 10 + [0] * 10) * 2)
-    wrong = np.array([True] * 10 + [False] * 30)
-    groups = np.array([7] * 20 + [3] * 20)
-    lo, hi = metrics.group_bootstrap_ci(wrong, labels, groups, n_boot=4000, seed=1)
-    assert (lo, hi) == (0.0, 0.5)
-    assert metrics.group_bootstrap_ci(wrong, labels, groups, n_boot=4000, seed=1) == (lo, hi)  # seeded
-    # every couple its own group: close to the binomial interval of 10 errors in 40
-    lo1, hi1 = metrics.group_bootstrap_ci(wrong, labels, np.arange(40), n_boot=4000, seed=0)
-    b_lo, b_hi = metrics.binomial_ci(10, 40)
-    assert abs(lo1 - b_lo) < 0.06 and abs(hi1 - b_hi) < 0.06 and lo1 < 0.25 < hi1
-    # no error at all: the interval is the point 0
-    assert metrics.group_bootstrap_ci(np.zeros(40, bool), labels, groups) == (0.0, 0.0)
-    with pytest.raises(ValueError, match="both classes"):
-        metrics.group_bootstrap_ci(wrong[:10], labels[:10], groups[:10])
-
-
 def test_split_reports_which_test_couples_it_got_wrong():
     val_s, val_y = np.array([0.0, 0.2, 0.8, 1.0]), np.array([0, 0, 1, 1])
     test_s, test_y = np.array([0.1, 0.9, 0.95, 0.3]), np.array([0, 1, 0, 1])

@@ -1,0 +1,48 @@
+"""repro.report.evaluate's bootstrap keys: the cluster interval and the paired bootstrap of every
+row against the reference."""
+
+import numpy as np
+import pytest
+
+from repro import metrics, report
+
+
+def scores_of(groups: bool):
+    """Validation scores that split perfectly at 0.5; on test, the reference errs on related
+    cluster 0 (10 couples), the other row on clusters 0 and 1 (20 couples)."""
+    val = np.r_[np.zeros(20), np.ones(20)]
+    val_y = np.r_[np.zeros(20, int), np.ones(20, int)]
+    test_y = np.r_[np.ones(40, int), np.zeros(40, int)]
+    ref = np.r_[np.zeros(10), np.ones(30), np.zeros(40)]
+    other = np.r_[np.zeros(20), np.ones(20), np.zeros(40)]
+    s = {"validation_label": val_y, "test_label": test_y, "validation_learned_median": val, "validation_mean": val,
+         "test_learned_median": ref, "test_mean": other}
+    if groups:  # four related clusters of 10; the unrelated couples' ids say nothing
+        s["test_group"] = np.r_[np.arange(40) // 10, np.zeros(40, int)]
+    return s
+
+
+@pytest.mark.parametrize("groups", [True, False])
+def test_evaluate_pairs_every_row_with_the_reference(groups):
+    s = scores_of(groups)
+    rows = report.evaluate(s, methods=("learned_median", "mean"))
+    ref, other = rows["learned_median"], rows["mean"]
+    assert ref["split_error"] == 0.125 and other["split_error"] == 0.25
+    d = other["boot_diff_vs_learned_median"]
+    assert set(d) == {"difference", "low", "high", "p_value"} and all(type(v) is float for v in d.values())
+    assert d["difference"] == 0.125
+    g = s.get("test_group")
+    wrong_ref, wrong_other = np.arange(80) < 10, np.arange(80) < 20
+    want = metrics.paired_bootstrap(wrong_other, wrong_ref, s["test_label"], g)
+    assert (d["low"], d["high"], d["p_value"]) == (want.low, want.high, want.p_value)
+    assert "boot_diff_vs_learned_median" not in ref
+    if groups:
+        # the rows differ on cluster 1 only: a resample's difference is 0.5 * 10 k / 40 with
+        # k ~ Binomial(4, 1/4) draws of it; k = 0 with p (3/4)^4, so low = 0 and p = 2 (3/4)^4
+        assert ref["boot_units_related"] == other["boot_units_related"] == 4
+        assert ref["split_error_boot95"] == metrics.cluster_bootstrap_ci(wrong_ref, s["test_label"], g)
+        assert d["low"] == 0.0 and d["high"] in (0.25, 0.375)
+        assert d["p_value"] == pytest.approx(2 * 0.75 ** 4, abs=0.05)
+    else:
+        assert "split_error_boot95" not in ref and "boot_units_related" not in ref
+        assert d["low"] > 0 and d["p_value"] < 0.01  # 10 independent discordant couples of 40
