@@ -35,14 +35,16 @@ def test_evaluate_pairs_every_row_with_the_reference(groups):
     wrong_ref, wrong_other = np.arange(80) < 10, np.arange(80) < 20
     want = metrics.paired_bootstrap(wrong_other, wrong_ref, s["test_label"], g)
     assert (d["low"], d["high"], d["p_value"]) == (want.low, want.high, want.p_value)
-    assert "boot_diff_vs_learned_median" not in ref
+    assert ref["boot_diff_vs_learned_median"] is None
     if groups:
         # the rows differ on cluster 1 only: a resample's difference is 0.5 * 10 k / 40 with
         # k ~ Binomial(4, 1/4) draws of it; k = 0 with p (3/4)^4, so low = 0 and p = 2 (3/4)^4
-        assert ref["boot_units_related"] == other["boot_units_related"] == 4
+        assert ref["boot_units"]["related"] == other["boot_units"]["related"] == 4
         assert ref["split_error_boot95"] == metrics.cluster_bootstrap_ci(wrong_ref, s["test_label"], g)
         assert d["low"] == 0.0 and d["high"] in (0.25, 0.375)
         assert d["p_value"] == pytest.approx(2 * 0.75 ** 4, abs=0.05)
     else:
-        assert "split_error_boot95" not in ref and "boot_units_related" not in ref
+        # every couple its own unit: the 40 related couples, and the interval a couple bootstrap's
+        assert ref["boot_units"]["related"] == 40
+        assert ref["split_error_boot95"] == metrics.cluster_bootstrap_ci(wrong_ref, s["test_label"], None)
         assert d["low"] > 0 and d["p_value"] < 0.01  # 10 independent discordant couples of 40
