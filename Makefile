@@ -216,7 +216,7 @@ table2: $(RESULTS)/table2.md
 .SECONDARY: $(TWEET_SPLITS) $(TWEET_COUPLES)
 
 # ---- the STS Benchmark (not in the paper): the peers' yardstick -------------------------------------
-$(RESULTS)/sts.md: $(STAMP) $(call deps,experiments.sts)
+$(RESULTS)/sts.md: $(STAMP) repro/weights/wikivar-median.npz $(call deps,experiments.sts)
 	$(TIMED) sts -- $(PY) -m experiments.sts --cache $(DATA)/sts --results $(RESULTS) --seed $(SEED) \
 	    $(if $(filter results,$(RESULTS)),--readme README.md)
 

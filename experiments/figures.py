@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from repro import settings, store  # noqa: E402
+from repro import report, settings, store  # noqa: E402
 from repro.errors import run  # noqa: E402
 from repro.layout import Layout  # noqa: E402
 
@@ -107,7 +107,8 @@ def main(argv=None):
     ap.add_argument("--results", required=True)
     args = ap.parse_args(argv)
     layout = Layout(args.data)
-    scores = store.load_scores(layout.scores("wiki20"), ("mean", "learned_median"))
+    scores = report.table_scores(store.load_scores(layout.scores("wiki20"), ("mean@euclidean", "learned_median@euclidean")),
+                                 "euclidean", ("mean", "learned_median"))
     weights = {loss: store.load_model(layout.model("wiki20", loss))["weights"] for loss in settings.LOSSES}
     os.makedirs(args.results, exist_ok=True)
     out = save(figure2(scores, "Wikipedia, 20 words"), args.results, "figure2")

@@ -19,7 +19,7 @@ uSIF):
 * weights learned by :func:`repro.fit.fit` on the train pairs, turned into couples by two
   thresholds on the gold score (related at or above ``hi``, unrelated at or below ``lo``, the
   pairs between left out); (lo, hi) is chosen on dev (Pearson, without removal) from
-  :data:`THRESHOLDS`. kappa is the shipped model's (320, from the Wikipedia search), as Table 2
+  :data:`THRESHOLDS`. kappa is the shipped model's (from the Wikipedia search, recorded in its file), as Table 2
   keeps it (paper, section 5.4).
 """
 
@@ -110,7 +110,7 @@ def findings(results: dict) -> str:
     level = [label[k] for k in label if k != best
              and results[k[0]][k[1]]["test"]["vs_best"]["low"] <= 0 <= results[k[0]][k[1]]["test"]["vs_best"]["high"]]
     out = [f"- **STS Benchmark test, Pearson:** best row {label[best]} ({results[best[0]][best[1]]['test']['pearson']:.1f}); "
-           + ("level with it (paired 95% interval contains 0): " + ", ".join(level) if level
+           + ("level with it (paired 95% interval contains 0): " + "; ".join(level) if level
               else "every other row is below it (paired 95% interval below 0)") + "."]
     for removal in ("without", "with"):
         d = results["shipped"][removal]["test"]["vs_best_peer"]

@@ -90,7 +90,8 @@ def _kappa_note(m: dict) -> str:
     """How a model's kappa was had, for the table's notes (nothing for the contrastive loss)."""
     if m["kappa"] is None:
         return ""
-    how = {"cv": "by 5-fold CV", "given": "given", "model": f"from {m.get('kappa_model', 'another model')}"}
+    folds = {"grouped": " of whole clusters", "couples": " of couples"}.get(m.get("cv_folds"), "")
+    how = {"cv": f"by 5-fold CV (folds{folds})" if folds else "by 5-fold CV", "given": "given", "model": f"from {m.get('kappa_model', 'another model')}"}
     return f", kappa {m['kappa']:g} {how.get(m['kappa_source'], m['kappa_source'])}"
 
 

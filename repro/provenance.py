@@ -72,6 +72,8 @@ def model_summary(z: dict) -> dict:
     }
     if "kappa_model" in z:
         out["kappa_model"] = str(z["kappa_model"])
+    if "cv_folds" in z:
+        out["cv_folds"] = str(z["cv_folds"])
     if "batch_related" in z:
         out["batch_related"] = int(z["batch_related"])
     if "cv_grid" in z:

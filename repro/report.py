@@ -140,6 +140,12 @@ def _points(d: dict) -> str:
     return f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})"
 
 
+def _bootstrap_p(p: float, n_boot: int = 2000) -> str:
+    """A bootstrap p-value as printed: below its resolution 1 / n_boot it is "< 0.0005" (2,000
+    resamples), not 0."""
+    return f"< {1 / n_boot:.2g}" if p < 1 / n_boot else f"{p:.2g}"
+
+
 def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_median") -> str:
     """Every row against ``reference``: the paper's binomial test and the exact McNemar test
     (both take the test couples as independent), and the paired cluster bootstrap (the same
@@ -157,7 +163,7 @@ def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_medi
             r = results[s][m]
             d = r["boot_diff_vs_" + reference]
             cells += [f"{r['p_value_vs_' + reference]:.2g}", f"{r['mcnemar_p_vs_' + reference]:.2g}",
-                      _points(d), f"{d['p_value']:.2g}"]
+                      _points(d), _bootstrap_p(d["p_value"])]
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -176,7 +182,7 @@ def findings(results_by_metric: dict, titles: dict, reference: str = "learned_me
             text = (f"- **{titles[s]}, {names.get(metric, metric)}:** best row {LABELS[best]} "
                     f"({100 * rows[best]['split_error']:.2f}%); ")
             text += ("level with it (paired 95% interval of the difference contains 0): "
-                     + ", ".join(LABELS[m] for m in level) if level else "every other row is worse (paired 95% "
+                     + "; ".join(LABELS[m] for m in level) if level else "every other row is worse (paired 95% "
                      "interval of the difference above 0)") + ". "
             ref = rows.get(reference, {})
             if ref.get("best_peer"):

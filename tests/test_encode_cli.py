@@ -197,3 +197,36 @@ def test_metric_cosine_from_the_command_line(files, tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["similarity", "a", "b", *base, "--metric", "dot"])
     assert "invalid choice: 'dot'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_every_scoring_path_removes_the_common_components(files, tmp_path, capsys, metric):
+    """An encoder saved after fit_components: similarity, evaluate and the commands encode,
+    similarity and evaluate all score the vectors that transform gives (the components removed),
+    not the plain model's."""
+    from repro import metrics
+    from repro.textmetric import couple_scores
+
+    corpus = (files / "corpus.txt").read_text().splitlines()
+    enc = Encoder.pretrained(str(files / "vec.txt"), corpus=corpus, metric=metric)
+    pairs = [line.split("\t") for line in (files / "couples.tsv").read_text().splitlines()]
+    a, b, labels = [p[0] for p in pairs], [p[1] for p in pairs], np.array([int(p[2]) for p in pairs])
+    plain = enc.similarity(a, b)
+    enc.fit_components(a + b, k=2)
+    want = couple_scores(enc.transform(a), enc.transform(b), metric)
+    assert np.abs(want - plain).max() > 1e-3  # the components matter here
+    np.testing.assert_allclose(enc.similarity(a, b), want, rtol=1e-6, atol=1e-6)
+    model = str(tmp_path / "cc.npz")
+    enc.save(model)
+
+    texts = tmp_path / "a.txt"
+    texts.write_text("\n".join(a) + "\n")
+    assert cli.main(["encode", str(texts), "--model", model, "--out", str(tmp_path / "a.npy")]) == 0
+    np.testing.assert_allclose(np.load(tmp_path / "a.npy"), enc.transform(a), rtol=1e-6, atol=1e-7)
+    out = str(tmp_path / "s.txt")
+    assert cli.main(["similarity", "--couples", str(files / "couples.tsv"), "--model", model, "--out", out]) == 0
+    np.testing.assert_allclose(np.loadtxt(out), want, rtol=1e-5, atol=1e-6)
+    capsys.readouterr()
+    assert cli.main(["evaluate", "--couples", str(files / "couples.tsv"), "--model", model]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert abs(result["split_error"] - metrics.split_error(want, labels, want, labels)[0]) < 1e-9

@@ -103,3 +103,42 @@ def test_the_table_is_checked_once_per_entry_point(monkeypatch):
     encodings.couple_scores(Encoding("mean"), wrapped, pairs, chunk=5)
     encodings.text_vectors(Encoding("mean"), wrapped, pairs.a, pairs.len_a, chunk=5)
     assert len(calls) == 2  # a Table is checked when made, not again
+
+
+def test_the_tables_path_through_peers_select_is_short(monkeypatch):
+    """Follow the embedding table through peers.select (every call of a repro function that holds
+    it): at most 6 module visits and 2 returns to a module left before, and one check of the whole
+    table (at 8129641 it went peers -> baselines -> checks -> baselines -> peers ... : 36 visits)."""
+    import sys
+
+    from repro import peers
+
+    table, idf, val = _case(seed=5, n=30)
+    train = _case(seed=6, n=40)[2]
+    counts = np.arange(1, table.shape[0] + 1)
+    peers.select("sif", table, counts, train, val)  # compiled once before the trace
+    held, visits = {id(table)}, []
+
+    def follow(frame, event, arg):
+        mod = frame.f_globals.get("__name__", "")
+        if event != "call" or not mod.startswith("repro"):
+            return
+        found = False
+        for v in list(frame.f_locals.values()):
+            if isinstance(v, encodings.Table):
+                held.add(id(v))
+            found = found or id(v) in held
+        if found and (not visits or visits[-1] != mod):
+            visits.append(mod)
+
+    checks = []
+    real = encodings.check_table
+    monkeypatch.setattr(encodings, "check_table", lambda t, *a, **k: checks.append(1) or real(t, *a, **k))
+    sys.setprofile(follow)
+    try:
+        peers.select("sif", table, counts, train, val)
+    finally:
+        sys.setprofile(None)
+    returns = sum(m in visits[:i] for i, m in enumerate(visits))
+    assert visits[0] == "repro.peers" and len(visits) <= 6 and returns <= 2, visits
+    assert len(checks) == 1

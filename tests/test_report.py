@@ -48,3 +48,25 @@ def test_evaluate_pairs_every_row_with_the_reference(groups):
         assert ref["boot_units"]["related"] == 40
         assert ref["split_error_boot95"] == metrics.cluster_bootstrap_ci(wrong_ref, s["test_label"], None)
         assert d["low"] > 0 and d["p_value"] < 0.01  # 10 independent discordant couples of 40
+
+
+def test_best_row_and_the_reference_against_the_best_peer():
+    """Three rows on 40 related couples in 4 clusters: sif errs on cluster 0, the reference on
+    clusters 0 and 1, the mean on clusters 0 to 2; sif is best, the reference is compared with it."""
+    s = scores_of(True)
+    s["test_sif"] = np.r_[np.zeros(10), np.ones(30), np.zeros(40)]
+    s["test_learned_median"] = np.r_[np.zeros(20), np.ones(20), np.zeros(40)]
+    s["test_mean"] = np.r_[np.zeros(30), np.ones(10), np.zeros(40)]
+    s["validation_sif"] = s["validation_mean"]
+    rows = report.evaluate(s, methods=("mean", "learned_median", "sif"))
+    assert [m for m, r in rows.items() if r["best"]] == ["sif"] and rows["sif"]["boot_diff_vs_best"] is None
+    assert rows["learned_median"]["best_peer"] == "sif"
+    d = rows["learned_median"]["boot_diff_vs_best_peer"]
+    assert d["difference"] == pytest.approx(0.125) and d == rows["learned_median"]["boot_diff_vs_best"]
+    assert rows["mean"]["boot_diff_vs_best"]["difference"] == pytest.approx(0.25)
+    text = report.findings({"euclidean": {"wiki20": rows}}, {"wiki20": "Wikipedia, 20 words"})
+    # four clusters: a resample may skip the clusters where two rows differ, so no row is surely worse
+    low = rows["learned_median"]["boot_diff_vs_best"]["low"]
+    assert "best row SIF (peer, not in the paper) (12.50%)" in text
+    assert ("Learned weights, median" in text.split("level with it")[1]) == (low <= 0)
+    assert "Learned weights, median: " + ("level with" if low <= 0 else "worse than") + " SIF, the best peer" in text

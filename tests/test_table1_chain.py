@@ -10,7 +10,7 @@ import pytest
 from experiments import figures, score, tables as table1, train_weights
 from repro.data import docfreq, embeddings, wikidump
 from repro.data import wikipairs as pairs
-from repro import store
+from repro import report, store
 from repro.errors import run
 from repro.layout import Layout
 from repro.settings import LOSSES, METHODS
@@ -128,7 +128,8 @@ def test_figures_show_the_models_weights_and_every_test_couple(chain):
         x, y = lines[f"{loss} loss"].get_data()
         assert list(x) == list(range(1, 21))
         np.testing.assert_allclose(np.asarray(y) * np.abs(w).max(), w, rtol=1e-6)  # the weights, scaled by their max
-    scores = store.load_scores(layout.scores("wiki20"), ("mean", "learned_median"))
+    scores = report.table_scores(store.load_scores(layout.scores("wiki20"), ("mean@euclidean", "learned_median@euclidean")),
+                                 "euclidean", ("mean", "learned_median"))
     related = scores["test_label"] == 1
     fig = figures.figure2(scores, "Wikipedia, 20 words")
     for ax in fig.axes:

@@ -18,7 +18,7 @@ split then get the same size (the smaller class's, the surplus of the other drop
 Writes ``train.npz``, ``validation.npz``, ``test.npz``, ``groups.npz`` and, last, ``summary.json``.
 
 **Clusters** (``groups.npz``, one id per couple of each split: the units of the bootstrap
-interval of :func:`repro.metrics.group_bootstrap_ci`; :func:`couple_groups`). The split's
+interval of :func:`repro.metrics.cluster_bootstrap_ci`; :func:`couple_groups`). The split's
 *related* couples are the edges of a graph on its tweets; a related couple's cluster is its
 connected component there. An unrelated couple takes the component of its tweet a when that
 tweet is in a related couple of the split, else the id of tweet a alone, used by no cluster
