@@ -191,7 +191,7 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
     out += ["", f"**Streaming stages** (peak RSS at 10x over 1x, target at most 1.5): "
             + ", ".join(f"{k} {v}" for k, v in a["streaming_10x_growth"].items()) + f": {ok}.", ""]
     out += ["**Stages whose state grows with their couples**: bytes per couple between the two largest sizes "
-            "(where every fixed cost, a block of 65,536 scored couples say, is already paid: a line through all "
+            "(where every fixed cost, a chunk of 8,192 encoded texts say, is already paid: a line through all "
             "sizes would charge those to the couples), and the peak that gives at the paper's size, from the "
             "largest size's. The embedding table grows with the vocabulary on top of it: "
             f"{PAPER['vocabulary'] / 1e6:.1f}M words x {PAPER['dim']} floats = "

@@ -99,8 +99,9 @@ def test_make_table2_end_to_end(workspace):
     with open(res / "table2.csv") as f:
         rows = list(csv.DictReader(f))
     assert [r["method"] for r in rows][-4:] == ["learned_median", "sif", "usif", "learned_median_cc"] and len(rows) == 13
-    assert list(rows[0]) == ["method", "twitter_news_split_error", "twitter_news_js", "twitter_news_nort_split_error",
-                             "twitter_news_nort_js", "twitter_split_error", "twitter_js"]
+    cols = ["twitter_news", "twitter_news_nort", "twitter"]
+    assert list(rows[0]) == ["method"] + [f"{s}_{m}" for s in cols for m in ("split_error", "js")] + [
+        f"{s}_cosine_{m}" for s in cols for m in ("split_error", "js")]
     prov = json.loads((res / "table2.json").read_text())
     news, nort, every = (prov["pairs"][s] for s in COLUMNS)
     for tw in (news, nort, every):
@@ -134,6 +135,10 @@ def test_make_table2_end_to_end(workspace):
         assert models[f"{s}-median"]["kappa"] == 640.0 and models[f"{s}-median"]["kappa_source"] == "model"
     text = (res / "table2.md").read_text()
     assert "95% CI" in text and "bootstrap 95%" in text
+    assert set(prov["results_cosine"]) == set(COLUMNS)
+    for s in COLUMNS:  # each peer's choice on validation, under each metric
+        assert set(prov["peer_choices"][s]) == {"sif", "usif", "learned_median_cc"}
+        assert set(prov["peer_choices"][s]["sif"]) == {"euclidean", "cosine"}
     readme = json.dumps(prov)
     assert "wikivar-median.npz" in readme
 
