@@ -42,7 +42,7 @@ W2V_EPOCHS    ?= 10
 # depend on thread timing (a full dump: use every core)
 W2V_WORKERS   ?= 1
 # pip extras of the install: test (pytest, import-linter), glove (the other vectors), dask (the
-# Dask recipe of README "Encoding texts" and its test); add cuda on a GPU box
+# Dask recipe of docs/ENCODING.md and its test); add cuda on a GPU box
 EXTRAS        ?= test,glove,dask
 TWEETS        ?=
 TWEET_WINDOW_MIN ?= 15

@@ -109,7 +109,7 @@ def provenance(args, results) -> dict:
         "pairs": {s: _optional_json(layout.pairs_summary(s)) for s in sources},
         "other_vectors": scores.get("other") and {k: v for k, v in scores["other"].items() if k != "seconds"},
         "models": models,
-        # the same bytes give the same table; word2vec's float arithmetic differs across CPUs (README)
+        # the same bytes give the same table; word2vec's float arithmetic differs across CPUs (docs/RESULTS.md, "Repeatability")
         "checksums": {os.path.relpath(p, args.data): store.sha256(p) for p in files if os.path.exists(p)},
         "scoring_seconds": {s: (v or {}).get("seconds") for s, v in scores.items()},
         "stage_seconds": {os.path.basename(p)[:-5]: read_json(p)["seconds"]

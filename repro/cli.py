@@ -1,6 +1,6 @@
 """The command line: ``python -m repro <command> [options]`` and the one error path of every command.
 
-Commands are the stages of the chain (docs/DATA.md, README "Layout"); each lives in its own
+Commands are the stages of the chain (docs/DATA.md, docs/LAYOUT.md); each lives in its own
 module and has ``--help``:
 
 ============  ======================================  =================================

@@ -230,7 +230,7 @@ def _batched_trainer(config: TrainConfig, n_max: int):
 
     Each run's arithmetic is the same on any number of devices, so the weights are bitwise those
     of one device (tested on 4 forced CPU devices). The same code serves several GPUs, and with
-    ``jax.distributed.initialize()`` the devices of several hosts (README, "On a GPU")."""
+    ``jax.distributed.initialize()`` the devices of several hosts (docs/GPU.md)."""
     devices = jax.devices()
     if len(devices) == 1:
         return jax.vmap(make_trainer(config, n_max), in_axes=(None, 0, 0, 0, 0))
