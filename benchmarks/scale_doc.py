@@ -33,7 +33,7 @@ SHORTEN = {
                 "paragraphs: the vectors need far fewer than 4 billion tokens, and df and the couples still read all",
     "df": "more cores (the counting workers)",
     "couples": "the two settings in parallel (two processes; each reads only its prefix)",
-    "training": "several GPUs: the kappa search splits its 50 runs over every device JAX sees (README, \"On a GPU\"), "
+    "training": "several GPUs: the kappa search splits its 50 runs over every device JAX sees (docs/GPU.md), "
                 "or fewer kappas in the grid",
     "scoring": "scoring the three columns in parallel processes, or the baselines on the GPU (they run on the CPU "
                "in one process)",
@@ -158,7 +158,7 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
            "## Projected wall time: a full English dump, 16 cores and one GPU", "",
            f"The dump: {dump_gb:g} GB of bz2, {proj['ratio']:.2f} times as much XML and {proj['tokens_per_byte']:.4f} "
            f"tokens per byte of XML, as in {proj['text_source']}: {proj['xml_bytes'] / 1e9:.0f} GB of XML and "
-           f"{proj['tokens'] / 1e9:.2f} billion tokens. The recipe is the README's (\"On a GPU\"), with "
+           f"{proj['tokens'] / 1e9:.2f} billion tokens. The recipe is docs/GPU.md's, with "
            "`W2V_EPOCHS=1 W2V_WORKERS=16 MAX_RELATED=4900000 TRAIN_FORM=quadratic`.", "",
            "| stage | work | rate | measured on | projected |", "|---|---|---|---|---:|"]
     for x in proj["lines"]:

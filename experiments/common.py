@@ -3,6 +3,8 @@ README blocks that make targets fill."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from repro import store
@@ -34,17 +36,26 @@ def short_commit(commit: str) -> str:
 
 class ReadmeBlock:
     """The text between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` of a README, checked when
-    opened (before a script writes anything) and replaced, atomically, by :meth:`fill`."""
+    opened (before a script writes anything) and replaced, atomically, by :meth:`fill`.
 
-    def __init__(self, path: str, name: str):
+    ``path`` is one file or a list of files (README.md and docs/RESULTS.md): the block is the one
+    of the first file that holds its markers."""
+
+    def __init__(self, path, name: str):
         from repro.errors import InputError
 
-        self.path = path
+        paths = [path] if isinstance(path, str) else list(path)
         self.start, self.end = readme_markers(name)
-        with open(path, encoding="utf-8") as f:
-            self.text = f.read()
-        if self.start not in self.text or self.end not in self.text:
-            raise InputError(path, f"no {self.start} ... {self.end} block to fill")
+        for self.path in paths:
+            with open(self.path, encoding="utf-8") as f:
+                self.text = f.read()
+            if self.start in self.text and self.end in self.text:
+                return
+        raise InputError(", ".join(paths), f"no {self.start} ... {self.end} block to fill")
+
+    def link(self, target: str) -> str:
+        """``target`` (a path from the current folder) as a link from this block's file."""
+        return os.path.relpath(target, os.path.dirname(os.path.abspath(self.path))).replace(os.sep, "/")
 
     def fill(self, block: str) -> None:
         """``block`` (which starts with the start marker and ends with the end marker) in place of the old one."""

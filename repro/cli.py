@@ -1,6 +1,6 @@
 """The command line: ``python -m repro <command> [options]`` and the one error path of every command.
 
-Commands are the stages of the chain (docs/DATA.md, README "Layout"); each lives in its own
+Commands are the stages of the chain (docs/DATA.md, docs/LAYOUT.md); each lives in its own
 module and has ``--help``:
 
 ============  ======================================  =================================
@@ -17,6 +17,7 @@ similarity    scores of two texts or of couples       :mod:`repro.commands.simil
 train         couples to an encoder (weights)         :mod:`repro.commands.train`
 evaluate      split error and JS of couples           :mod:`repro.commands.evaluate`
 vectors       a vectors file to the fast folder        :mod:`repro.commands.vectors`
+df            ``df.npz`` of a file of texts (``--df``)  :mod:`repro.commands.df`
 ============  ======================================  =================================
 
 The console script ``repro`` (setup.cfg) is the same command.
@@ -47,6 +48,7 @@ COMMANDS = {
     "train": ("repro.commands.train", "learn weights from labelled couples (an encoder file)"),
     "evaluate": ("repro.commands.evaluate", "split error and JS divergence of labelled couples"),
     "vectors": ("repro.commands.vectors", "convert word vectors once into a folder that loads in a second"),
+    "df": ("repro.commands.df", "document frequencies of a file of texts (the df file of --df)"),
 }
 
 

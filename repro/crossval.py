@@ -157,11 +157,18 @@ def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK
     return out
 
 
+def search_calls(grid_size: int) -> int:
+    """The batched calls of :func:`select_kappa` for a grid of ``grid_size`` kappas on this backend."""
+    g = min(KAPPAS_PER_CALL.get(jax.default_backend(), grid_size), grid_size)
+    return -(-grid_size // g)
+
+
 def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5,
-                 config: TrainConfig = TrainConfig(), seed: int = 0, groups=None) -> CVResult:
+                 config: TrainConfig = TrainConfig(), seed: int = 0, groups=None, step=None) -> CVResult:
     """Grid search of the median loss's kappa with ``folds``-fold cross-validation on the
     prepared training couples (``config.loss`` must be "median"); with ``groups`` (P,) the
-    clusters of the related couples, whole clusters per fold (:func:`fold_indices`)."""
+    clusters of the related couples, whole clusters per fold (:func:`fold_indices`).
+    ``step()``, if given, is called after each of the :func:`search_calls` batched calls (a progress bar)."""
     if config.loss != "median":
         raise ValueError(f"loss: kappa is the median loss's; the {config.loss!r} loss has none to select")
     _check_config(config)
@@ -177,8 +184,8 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
             f"pairs: {tr_rel.shape[1]} related and {tr_unrel.shape[1]} unrelated couples per training fold; "
             f"a batch needs {config.batch_related} of each")
     k, f = grid.size, folds
+    calls = search_calls(k)
     g = min(KAPPAS_PER_CALL.get(jax.default_backend(), k), k)
-    calls = -(-k // g)
     # the last call repeats the last kappa to keep one compiled shape; its extra runs are dropped
     kap = np.concatenate([grid, np.repeat(grid[-1:], calls * g - k)])
     # one key per fold, shared by every kappa: the kappas are compared on the same batches
@@ -193,6 +200,9 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
         w_c, _, _, ep_c = batched(data, rel, unrel, kappas, keys)
         ws.append(w_c[:runs])
         eps.append(ep_c[:runs])
+        if step is not None:  # the call done (JAX dispatches it asynchronously), then one step
+            ep_c.block_until_ready()
+            step()
     w = jnp.concatenate(ws)[: k * f].reshape(k, f, -1)
     epochs = jnp.concatenate(eps)[: k * f]
 
@@ -220,7 +230,7 @@ def _batched_trainer(config: TrainConfig, n_max: int):
 
     Each run's arithmetic is the same on any number of devices, so the weights are bitwise those
     of one device (tested on 4 forced CPU devices). The same code serves several GPUs, and with
-    ``jax.distributed.initialize()`` the devices of several hosts (README, "On a GPU")."""
+    ``jax.distributed.initialize()`` the devices of several hosts (docs/GPU.md)."""
     devices = jax.devices()
     if len(devices) == 1:
         return jax.vmap(make_trainer(config, n_max), in_axes=(None, 0, 0, 0, 0))

@@ -80,14 +80,23 @@ class DocFreq(NamedTuple):
     n_docs: int  # N, the number of documents
 
     @classmethod
-    def from_corpus(cls, texts: Iterable) -> "DocFreq":
-        """df of every word of ``texts`` (raw strings, cleaned by :func:`repro.text.tokenise`,
-        or token lists), one text being one document. ValueError for an empty corpus."""
+    def from_corpus(cls, texts: Iterable, tokenise=tokenise, progress: bool = False) -> "DocFreq":
+        """df of every word of ``texts`` (raw strings, split by ``tokenise``, by default the
+        paper's rule :func:`repro.text.tokenise`, or token lists), one text being one document.
+        ``progress``: one bar "count df" past a second, on a terminal (:mod:`repro.progress`).
+        ValueError for an empty corpus."""
+        from repro.progress import bar
+
         counts: Counter = Counter()
         n = 0
-        for t in texts:
-            counts.update(set(tokenise(t) if isinstance(t, str) else t))
-            n += 1
+        total = len(texts) if hasattr(texts, "__len__") else None
+        with bar(total, "count df", unit="text", show=progress) as shown:
+            for t in texts:
+                counts.update(set(tokenise(t) if isinstance(t, str) else t))
+                n += 1
+                if n % 1024 == 0:
+                    shown.update(1024)
+            shown.update(n % 1024)
         if n == 0:
             raise ValueError("corpus: no texts to count document frequencies in")
         words = sorted(counts)
@@ -108,6 +117,11 @@ class DocFreq(NamedTuple):
     def idf(self) -> np.ndarray:
         """(len(words),) float64 idf of every word (paper, eq. 1)."""
         return idf(self.df, self.n_docs)
+
+    def lists(self, words) -> np.ndarray:
+        """(len(words),) bool: which of ``words`` this table lists (the others get df = 1 by :meth:`onto`)."""
+        listed = set(self.words)
+        return np.fromiter((w in listed for w in words), bool, len(words))
 
     def onto(self, words) -> np.ndarray:
         """(len(words),) int64 df of other ``words``: a word this table does not list gets df = 1,

@@ -45,7 +45,7 @@ from repro.encodings import Components, fit_components, remove_components
 from repro.ranklookup import RankLookup
 from repro.checks import check_weights
 from repro.errors import InputError
-from repro.text import fingerprint, tokenise
+from repro.text import drops_letters, fingerprint, tokeniser as tokeniser_named
 from repro.textmetric import check_metric, couple_scores
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
@@ -68,6 +68,20 @@ class EmptyTextWarning(UserWarning):
     """Some texts had no word with a vector: their vectors are zero."""
 
 
+class TokeniserWarning(UserWarning):
+    """The paper's rule dropped letters outside a-z from some raw texts (``tokeniser="unicode"`` keeps them)."""
+
+
+class SparseDfWarning(UserWarning):
+    """Many encoded words are not in the df source: they get df = 1 and are ordered by spelling."""
+
+
+#: The share of encoded words (with a vector) unseen by the df source above which the encoder
+#: warns, once, when it has looked at :data:`DF_MIN_TOKENS` of them or more.
+DF_UNSEEN_SHARE = 0.2
+DF_MIN_TOKENS = 100
+
+
 def _vectors(vectors, lowercase: bool, progress: bool = False):
     """(words, (V, d) float32 matrix as stored, source path or None) by
     :func:`repro.vectors.load_word_vectors`; the encoder normalises them into its table itself."""
@@ -76,11 +90,11 @@ def _vectors(vectors, lowercase: bool, progress: bool = False):
     return words, matrix, path
 
 
-def _docfreq(df, corpus) -> DocFreq:
+def _docfreq(df, corpus, tokenise, progress: bool = False) -> DocFreq:
     if (df is None) == (corpus is None):
         raise ValueError("df: give exactly one of df (a df file, DocFreq or Vocabulary) and corpus (texts)")
     if corpus is not None:
-        return DocFreq.from_corpus(corpus)
+        return DocFreq.from_corpus(corpus, tokenise, progress=progress)
     if isinstance(df, DocFreq):
         return df
     if isinstance(df, Vocabulary):
@@ -111,20 +125,34 @@ class Encoder:
         :meth:`similarity`): one per step, only for a step longer than a second, on a terminal.
       metric: the default of :meth:`similarity`: "euclidean" (the paper's) or "cosine";
         recorded by :meth:`save`.
+      tokeniser: how raw strings (and a ``corpus``) are split: "paper" (the default, the
+        paper's rule that the tables and the shipped weights use: a-z, 0-9 and _, every number
+        ``0``; it warns once, :class:`TokeniserWarning`, when it drops letters of a raw text) or
+        "unicode" (letters of any script, numbers as written: :func:`repro.text.tokenise_unicode`).
+        Recorded by :meth:`save`.
     """
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = 30, normalize: bool = True,
                  lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None, progress: bool = False,
-                 metric: str = "euclidean"):
+                 metric: str = "euclidean", tokeniser: str = "paper"):
         metric = check_metric(metric)
+        tokenise = tokeniser_named(tokeniser)
         words, matrix, source = _vectors(vectors, lowercase, progress)
-        freq = _docfreq(df, corpus)
+        freq = _docfreq(df, corpus, tokenise, progress)
         self._setup(words, matrix, freq.onto(words), freq.n_docs, weights, n_max,
-                    dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source))
+                    dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source, tokeniser=tokeniser),
+                    unlisted=~freq.lists(words))
         self.chunk, self.workers, self.progress, self.metric = int(chunk), _workers(workers), bool(progress), metric
 
-    def _setup(self, words, matrix, df, n_docs, weights, n_max, settings) -> None:
+    def _setup(self, words, matrix, df, n_docs, weights, n_max, settings, unlisted=None) -> None:
         self.vocabulary = Vocabulary(words, df, n_docs)
+        self._tokenise = tokeniser_named(settings.setdefault("tokeniser", "paper"))
+        # the vector words the df source does not list (df = 1 by the authors' rule), by rank,
+        # with the sentinel row V (unknown words) never counted
+        self._unlisted = np.zeros(len(words), bool) if unlisted is None else np.asarray(unlisted, bool)
+        self._unlisted_rank = np.zeros(len(words) + 1, bool)
+        self._unlisted_rank[self.vocabulary.rank] = self._unlisted
+        self._warned = set()  # the warnings given once per encoder
         v, d = matrix.shape
         # rows in idf-rank order (unit length unless settings say otherwise, written in one pass
         # from the vectors as loaded, e.g. memory-mapped), and a zero row V for unknown words and padding
@@ -182,10 +210,46 @@ class Encoder:
     def _tokens(self, texts, name: str = "texts") -> list:
         if isinstance(texts, (str, bytes)):
             raise ValueError(f"{name}: expected a list of texts, got a single string")
+        if not isinstance(texts, list):
+            texts = list(texts)
         try:
-            return gathersum.as_token_lists(texts, tokenise)
+            tokens = gathersum.as_token_lists(texts, self._tokenise)
         except ValueError as err:
             raise ValueError(str(err).replace("texts", name, 1)) from None
+        if tokens is not texts and self.settings["tokeniser"] == "paper" and "letters" not in self._warned:
+            self._warn_dropped_letters(texts, tokens, name)
+        return tokens
+
+    def _warn_once(self, key: str, warning: Warning) -> None:
+        self._warned.add(key)
+        warnings.warn(warning, stacklevel=5)
+
+    def _warn_dropped_letters(self, texts: list, tokens: list, name: str) -> None:
+        """Warn once per encoder when the paper's rule dropped letters of some raw texts."""
+        hits = [i for i, t in enumerate(texts) if isinstance(t, str) and drops_letters(t)]
+        if hits:
+            first = texts[hits[0]]
+            shown = first if len(first) <= 40 else first[:37] + "..."
+            self._warn_once("letters", TokeniserWarning(
+                f"{len(hits)} of {len(texts)} {name} hold letters outside a-z, which the paper's tokeniser drops "
+                f"(first: {name}[{hits[0]}], {shown!r} -> {tokens[hits[0]][:8]}); tokeniser='unicode' "
+                "(--tokeniser unicode) keeps them"))
+
+    def _check_df_coverage(self, tokens: list) -> None:
+        """Warn once per encoder when many of the first chunk's words with a vector are not in
+        the df source (they get df = 1 and are ordered by their spelling, eq. 1 cannot tell them apart)."""
+        sample = tokens[:self.chunk]
+        ranks = self._lookup.ranks(sample)
+        known = ranks[ranks < self._lookup.sentinel]
+        if known.size < DF_MIN_TOKENS:
+            return
+        unseen = int(self._unlisted_rank[known].sum())
+        if unseen > DF_UNSEEN_SHARE * known.size:
+            self._warn_once("df", SparseDfWarning(
+                f"{unseen / known.size:.0%} of the encoded words with a vector ({unseen:,} of {known.size:,}"
+                f"{' in the first ' + format(len(sample), ',') + ' texts' if len(sample) < len(tokens) else ''}) "
+                f"are not in the df source ({self.vocabulary.n_docs:,} documents): they get df = 1 and are ordered "
+                "by spelling; count df on a larger corpus like these texts (tens of thousands: repro df)"))
 
     def _check_fitted(self) -> None:
         if self.weights_ is None:
@@ -197,6 +261,8 @@ class Encoder:
         ``components=False``)."""
         if not tokens:
             return np.zeros((0, self.dim), np.float32), np.zeros(0, np.int32)
+        if "df" not in self._warned:
+            self._check_df_coverage(tokens)
         vectors, lengths = gathersum.encode(tokens, self._lookup, self._table, self._coef_for, chunk=self.chunk,
                                             progress=self.progress, workers=self.workers, desc=desc)
         if components and self.components_ is not None:
@@ -295,7 +361,7 @@ class Encoder:
         prepared = prepare(self._table[:-1], pairs, self.n_max, name="couples")
         try:
             result = fit(prepared, loss, kappa, grid=settings.KAPPA_GRID if grid is None else grid, folds=folds,
-                         seed=seed, batch_related=batch_related, **config)
+                         seed=seed, batch_related=batch_related, progress=self.progress, **config)
         except ValueError as err:
             raise ValueError(f"couples: {err}") from None
         info: dict = {"loss": loss, "seed": seed, "couples": pairs.size, "dropped": dropped,
@@ -323,7 +389,8 @@ class Encoder:
         comps = {} if self.components_ is None else {"components": self.components_.vectors,
                                                       "component_values": self.components_.values,
                                                       "component_scales": self.components_.scales}
-        store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf, **comps), {
+        store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf,
+                                      df_unlisted=self._unlisted, **comps), {
             "n_max": self.n_max, "dim": self.dim, "vocab_size": len(v), "fingerprint": v.fingerprint(),
             "metric": self.metric,
             "oov": "unknown words dropped, not counted in n; a text with no known word is the zero vector",
@@ -334,7 +401,8 @@ class Encoder:
         """The encoder of :meth:`save`. ``vectors`` defaults to the path recorded at save time;
         InputError when they are not the vocabulary (fingerprint) or dimension it was saved for.
         ``options``: ``chunk``, ``workers``, ``progress`` as for the constructor, and ``metric``
-        (default: the one the file records; "euclidean" for files that record none)."""
+        (default: the one the file records; "euclidean" for files that record none), and
+        ``tokeniser`` (default: the one the file records; "paper" for files that record none)."""
         from repro import store
 
         arrays, meta = store.load_encoder(path)
@@ -347,6 +415,9 @@ class Encoder:
         source = vectors if vectors is not None else meta.get("vectors")
         if source is None:
             raise InputError(path, "saved from in-memory vectors: pass vectors= (the same words, in the same order)")
+        if vectors is None and not os.path.exists(source):
+            raise InputError(path, f"the vectors it was saved with, {source}, are gone (moved?): give them with "
+                                   "--vectors (vectors= in Python)")
         words, matrix, src = _vectors(source, lowercase=meta.get("lowercase", False),
                                       progress=bool(options.get("progress")))
         enc = cls.__new__(cls)
@@ -358,7 +429,16 @@ class Encoder:
             raise InputError(path, f"saved for {meta['dim']}-d vectors, but the vectors are {matrix.shape[1]}-d")
         settings = {"normalize": meta.get("normalize", True), "lowercase": meta.get("lowercase", False)}
         settings["vectors"] = src if src is not None else meta.get("vectors")
-        enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings)
+        settings["tokeniser"] = options.get("tokeniser") or meta.get("tokeniser", "paper")
+        try:
+            tokeniser_named(settings["tokeniser"])
+        except ValueError as err:
+            raise InputError(path, str(err)) from None
+        unlisted = arrays.get("df_unlisted")
+        if unlisted is not None and unlisted.shape != (len(words),):
+            raise InputError(path, f"df_unlisted of shape {unlisted.shape} for {len(words)} words")
+        enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings,
+                   unlisted=unlisted)
         enc.provenance_ = meta.get("provenance", {})
         if "components" in arrays:
             c = Components(arrays["components"], arrays["component_values"], arrays["component_scales"])

@@ -23,7 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from repro import settings
-from repro.crossval import CVResult, fold_indices, select_kappa
+from repro.crossval import CVResult, fold_indices, search_calls, select_kappa
+from repro.progress import bar
 from repro.train import Prepared, TrainConfig, fitting_batch, train
 
 KAPPA_SOURCES = ("cv", "given", "model", "none")
@@ -47,7 +48,7 @@ class FitResult(NamedTuple):
 
 def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *, kappa_source: str | None = None,
         grid=settings.KAPPA_GRID, folds: int = 5, seed: int = 0, batch_related: int = 50, groups=None,
-        **config) -> FitResult:
+        progress: bool = False, **config) -> FitResult:
     """Learn the weights on the prepared couples (paper, section 5.2).
 
     Args:
@@ -63,6 +64,8 @@ def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *,
       groups: (P,) int, the cluster of every related training couple (its article, or its
         component of related tweet couples): the cross-validation folds then keep whole
         clusters (:func:`repro.crossval.fold_indices`). None: folds of single couples.
+      progress: one bar "train" over the kappa search's calls and the final run, past a
+        second, on a terminal (:mod:`repro.progress`).
       config: other :class:`repro.train.TrainConfig` fields (``lam``, ``distance``,
         ``max_epochs``, ...).
     """
@@ -84,16 +87,20 @@ def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *,
         batch = min(batch, room)
     cfg = TrainConfig(loss=loss, batch_related=batch, **config)
     cv = None
-    t0 = time.perf_counter()
-    if search:
-        cv = select_kappa(prepared, grid, folds=folds, config=cfg, seed=seed, groups=groups)
-        kappa, kappa_source = cv.kappa, "cv"
-    elif loss == "median":
-        kappa, kappa_source = float(kappa), kappa_source or "given"
-    else:
-        kappa_source = "none"
-    t1 = time.perf_counter()
-    result = train(prepared, cfg, kappa, seed=seed)
-    t2 = time.perf_counter()
+    steps = (search_calls(len(np.atleast_1d(grid))) if search else 0) + 1
+    with bar(steps, "train", unit="step", show=progress) as shown:
+        t0 = time.perf_counter()
+        if search:
+            cv = select_kappa(prepared, grid, folds=folds, config=cfg, seed=seed, groups=groups,
+                              step=lambda: shown.update(1))
+            kappa, kappa_source = cv.kappa, "cv"
+        elif loss == "median":
+            kappa, kappa_source = float(kappa), kappa_source or "given"
+        else:
+            kappa_source = "none"
+        t1 = time.perf_counter()
+        result = train(prepared, cfg, kappa, seed=seed)
+        t2 = time.perf_counter()
+        shown.update(1)
     return FitResult(result.weights, result.history, result.etas, result.epochs, loss, kappa, kappa_source, cfg,
                      cv, {"kappa_cv": t1 - t0, "train": t2 - t1})

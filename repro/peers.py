@@ -1,5 +1,5 @@
 """The peers users compare with: SIF (Arora et al., 2017) and uSIF (Ethayarajh, 2018), on the same
-word vectors and token rows as the paper's methods. Not in the paper (README, "Against the peers").
+word vectors and token rows as the paper's methods. Not in the paper (docs/RESULTS.md, "Against the peers").
 
 Both weigh every word by its unigram probability p(w) (word counts of the corpus) and average:
 t = (1/n) sum_j f(p(w_j)) e_(j) over the n known words of a text, repeats included, then remove

@@ -1,6 +1,6 @@
 """Progress bars of the user-facing commands: one per step, only for steps that take a while.
 
-The rules (README "Encoding texts"), all here so that every step follows them:
+The rules (docs/ENCODING.md, "Progress bars"), all here so that every step follows them:
 
 * a bar is drawn only after the step has run for :data:`DELAY` seconds (tqdm's ``delay``), so a
   short step prints nothing at all;

@@ -18,12 +18,12 @@ def git_commit(root: str | None = None) -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
                               text=True, check=True).stdout.strip()
-        # the generated outputs (results/, the README's blocks, the shipped weights, the benchmarks'
-        # results and docs/SCALE.md) do not count: a table made right after another one, or a
+        # the generated outputs (results/, the generated blocks of README.md and docs/RESULTS.md, the
+        # shipped weights, the benchmarks' results and docs/SCALE.md) do not count: a table made right after another one, or a
         # benchmark after the one before it, is made by the same code
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
                                 ":!results", ":!README.md", ":!repro/weights", ":!benchmarks/results",
-                                ":!docs/SCALE.md"], cwd=root,
+                                ":!docs/SCALE.md", ":!docs/RESULTS.md"], cwd=root,
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

@@ -144,22 +144,33 @@ def write_npz(path: str, **arrays) -> None:
         _discard(tmp)
 
 
+def _a(what: str) -> str:
+    """``what`` with its article: "a df", "an encoder"."""
+    return ("an " if what[:1] in "aeiou" else "a ") + what
+
+
 def _open_npz(path: str, keys, what: str) -> dict:
     """Every array of an ``.npz`` (no pickles), after checking that ``keys`` are present."""
+    import zipfile
+
     import numpy as np
 
     if not os.path.isfile(path):
         raise InputError(path, "no such file")
+    if not zipfile.is_zipfile(path):
+        raise InputError(path, f"not {_a(what)} file (not a NumPy .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as z:
             missing = [k for k in keys if k not in z.files]
             if missing:
-                raise InputError(path, f"not a {what} file (missing {', '.join(missing)})")
+                raise InputError(path, f"not {_a(what)} file (missing {', '.join(missing)})")
             return {k: z[k] for k in z.files}
     except InputError:
         raise
-    except (OSError, ValueError, EOFError) as err:
-        raise InputError(path, f"cannot read {what} file ({err})") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        if "pickle" in str(err):  # NumPy's advice to unpickle: never taken here, never shown
+            raise InputError(path, f"not {_a(what)} file (it holds Python objects, which are never unpickled)") from None
+        raise InputError(path, f"cannot read {_a(what)} file ({err})") from None
 
 
 # ---- vocabulary and word vectors -------------------------------------------------------------
@@ -169,11 +180,7 @@ def read_vocab(path: str) -> list[str]:
     """Words of a ``vocab.txt``: one per line, UTF-8, unique, without spaces or tabs."""
     if not os.path.isfile(path):
         raise InputError(path, "no such file")
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"not UTF-8 text ({err.reason})") from None
+    text = read_utf8(path)
     words = text.split("\n")[:-1]
     if not words:
         raise InputError(path, "empty vocabulary")
@@ -346,16 +353,25 @@ def _json_text(value, path: str, line: int):
     raise InputError(path, f"line {line}: expected a string, a list of tokens or an object with \"text\"")
 
 
+def read_utf8(path: str) -> str:
+    """The text of a UTF-8 file; InputError naming the line and byte of the first bad byte."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise InputError(path, f"line {line}: not UTF-8 text ({err.reason} at byte {column} of the line)") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text  # as open()'s newlines
+
+
 def _lines(path: str) -> list[str]:
     if not os.path.exists(path):
         raise InputError(path, "no such file")
     if os.path.isdir(path):
         raise InputError(path, "is a directory")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().splitlines()
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"not UTF-8 text ({err.reason})") from None
+    return read_utf8(path).splitlines()
 
 
 def _is_jsonl(path: str, fmt: str) -> bool:
@@ -408,6 +424,9 @@ def read_couples(path: str, labels: bool, fields: tuple = (), optional: tuple = 
                 raise InputError(path, f"line {i}: expected text_a<TAB>text_b[<TAB>label], found {len(parts)} fields")
             a, b, y = parts[0], parts[1], parts[2] if len(parts) == 3 else None
         if labels:
+            if y is None:
+                raise InputError(path, f"line {i}: no label " + ("(\"label\": 0 or 1)" if jsonl else
+                                                                  "(a third column: 0 unrelated, 1 related)"))
             if str(y).strip() not in ("0", "1"):
                 raise InputError(path, f"line {i}: label must be 0 (unrelated) or 1 (related), got {y!r}")
             ys.append(int(str(y).strip()))

@@ -8,6 +8,13 @@ character ``0``), turns every character outside ``[a-z0-9_]`` into a space (so, 
 Python 2 byte-string original, a non-ASCII character splits a word) and collapses whitespace;
 :func:`tokenise` splits the result.
 
+**The Unicode rule** (not the paper's; ``tokeniser="unicode"`` of the encoder and the commands):
+:func:`tokenise_unicode` lower-cases and keeps words of letters and digits of any script
+(``Zürich`` -> ``zürich``, ``Café`` -> ``café``), numbers as word vectors such as GloVe spell
+them (``3.12``, ``1,234``) and hyphenated words whole (``COVID-19`` -> ``covid-19``). The
+paper's rule stays the default because the tables and the shipped weights were made with it;
+:func:`drops_letters` says when it would drop letters from a raw string.
+
 **Token rows.** A text is represented by the word indices of its in-vocabulary words sorted by
 descending idf (paper, section 3.1), ties broken by the word string ascending (the original
 code sorts (df, word) tuples), padded on the right with 0 to a common width:
@@ -66,6 +73,33 @@ def clean(text: str) -> str:
 def tokenise(text: str) -> list[str]:
     """A raw text cleaned by the paper's rules (:func:`clean`) and split on spaces."""
     return clean(text).split()
+
+
+#: A word of the Unicode rule: letters, digits or _ of any script, joined by hyphens, then
+#: decimals and thousands (``3.12``, ``1,234.5``).
+_UNICODE_WORD = re.compile(r"\w+(?:-\w+)*(?:[.,]\d+)*")
+
+
+def tokenise_unicode(text: str) -> list[str]:
+    """A raw text, lower-cased, as its words of any script (:data:`_UNICODE_WORD`): "Zürich
+    3.12, COVID-19!" -> ``["zürich", "3.12", "covid-19"]``."""
+    return _UNICODE_WORD.findall(text.lower())
+
+
+#: The tokenisers of raw strings, by the name the encoder and the commands take.
+TOKENISERS = {"paper": tokenise, "unicode": tokenise_unicode}
+
+
+def tokeniser(name: str):
+    """The tokeniser called ``name`` (:data:`TOKENISERS`); ValueError naming the choices otherwise."""
+    if name not in TOKENISERS:
+        raise ValueError(f"tokeniser: expected one of {', '.join(TOKENISERS)}, got {name!r}")
+    return TOKENISERS[name]
+
+
+def drops_letters(text: str) -> bool:
+    """Whether the paper's rule drops letters from ``text``: it holds a letter outside ASCII."""
+    return not text.isascii() and any(ch.isalpha() and not ch.isascii() for ch in text)
 
 
 def sort_text(ids, rank: "np.ndarray") -> "np.ndarray":

@@ -125,8 +125,11 @@ def test_bad_inputs_give_one_line_and_status_1(files, tmp_path, capsys):
                  "--vectors", str(tmp_path / "narrow")])
 
     (tmp_path / "nolabel.tsv").write_text("alpha\tbeta\n")
-    assert "nolabel.tsv: line 1: label must be 0 (unrelated) or 1 (related)" in run_error(
+    assert "nolabel.tsv: line 1: no label (a third column: 0 unrelated, 1 related)\n" in run_error(
         capsys, ["train", "--couples", str(tmp_path / "nolabel.tsv"), *base, "--out", str(tmp_path / "t.npz")])
+    (tmp_path / "badlabel.tsv").write_text("alpha\tbeta\t2\n")
+    assert "badlabel.tsv: line 1: label must be 0 (unrelated) or 1 (related), got '2'\n" in run_error(
+        capsys, ["train", "--couples", str(tmp_path / "badlabel.tsv"), *base, "--out", str(tmp_path / "t.npz")])
     (tmp_path / "one.tsv").write_text("alpha\tbeta\tgamma\tdelta\n")
     assert "one.tsv: line 1: expected text_a<TAB>text_b[<TAB>label], found 4 fields" in run_error(
         capsys, ["similarity", "--couples", str(tmp_path / "one.tsv"), *base])

@@ -106,7 +106,7 @@ def test_save_load_round_trip(enc, matrix, tmp_path):
     np.testing.assert_array_equal(back.transform(texts), enc.transform(texts))
     np.testing.assert_array_equal(back.vocabulary.idf, enc.vocabulary.idf)
     with np.load(path, allow_pickle=False) as z:  # no pickles anywhere
-        assert set(z.files) == {"weights", "df", "n_docs", "idf"}
+        assert set(z.files) == {"weights", "df", "n_docs", "idf", "df_unlisted"}
 
 
 def test_load_from_a_vectors_folder_by_its_recorded_path(enc, matrix, tmp_path):

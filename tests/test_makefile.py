@@ -105,3 +105,33 @@ def test_each_table2_column_gets_its_own_tweets_options():
         for loss in ("contrastive", "median"):
             assert any(f"--setting {s} --loss {loss} " in line and f"models/{s}-{loss}.npz" in line for line in lines)
         assert any(f"experiments.score --data /nonexistent-probe --setting {s} " in line for line in lines)
+
+
+def dry_run(*args: str) -> list[str]:
+    """The commands ``make -n ARGS`` would run (nothing run), one a line, continuations joined."""
+    out = subprocess.run(["make", "-n", "DATA=/nonexistent-probe", "PY=python", "STAMP=", *args], cwd=ROOT,
+                         capture_output=True, text=True).stdout.replace("\\\n", " ")
+    return [" ".join(line.split()) for line in out.splitlines() if line.strip()]
+
+
+def test_a_users_run_writes_only_ignored_folders_and_ends_with_the_comparison():
+    """make table1 / table2 on a fresh clone: the tables go to out/ (ignored), no README block is
+    rewritten, and the last command compares the run's table with the committed one."""
+    for table in ("table1", "table2"):
+        lines = dry_run(table)
+        tables = [line for line in lines if "-m experiments.tables" in line]
+        assert len(tables) == 1 and "--results out " in tables[0] and "--readme" not in tables[0]
+        assert lines[-1] == f"python -m experiments.compare out/{table}.json results/{table}.json"
+    sts = [line for line in dry_run("sts") if "-m experiments.sts" in line]
+    assert len(sts) == 1 and "--results out " in sts[0] and "--readme" not in sts[0]
+    ignored = subprocess.run(["git", "check-ignore", "out/table1.md", "data/df.npz", ".venv/bin/python"], cwd=ROOT,
+                             capture_output=True, text=True).stdout.split()
+    assert ignored == ["out/table1.md", "data/df.npz", ".venv/bin/python"]
+
+
+def test_publish_rewrites_the_committed_results_and_both_files_of_blocks():
+    lines = dry_run("RESULTS=results", "table1")
+    tables = next(line for line in lines if "-m experiments.tables" in line)
+    assert "--results results " in tables and "--readme README.md --readme docs/RESULTS.md" in tables
+    assert not any("experiments.compare" in line for line in lines)  # the reference is not compared with itself
+    assert any(line.endswith("table1 table2 sts figures RESULTS=results") for line in dry_run("publish"))

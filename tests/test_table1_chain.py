@@ -68,11 +68,13 @@ def chain(tmp_path_factory, make_export_xml):
     for setting in ("wiki20", "wikivar", "other"):
         score.main(["--data", str(data), "--setting", setting,
                     "--out", str(data / "scores" / f"{setting}.npz"), "--other-vectors", str(other)])
-    readme = root / "README.md"
+    # as make publish: the findings block in README.md, the table block in docs/RESULTS.md
+    readme, details = root / "README.md", root / "docs" / "RESULTS.md"
+    details.parent.mkdir()
+    readme.write_text("before\n<!-- findings-table1:start -->\nold\n<!-- findings-table1:end -->\nafter\n")
     start, end = table1.markers(1)
-    f_start, f_end = table1.readme_markers("findings-table1")
-    readme.write_text(f"before\n{start}\nold\n{end}\nafter\n{f_start}\nold\n{f_end}\n")
-    table1.main(["--data", str(data), "--results", str(results), "--readme", str(readme)])
+    details.write_text(f"before\n{start}\nold\n{end}\nafter\n")
+    table1.main(["--data", str(data), "--results", str(results), "--readme", str(readme), "--readme", str(details)])
     figures.main(["--data", str(data), "--results", str(results)])
     return data, results, readme
 
@@ -123,9 +125,14 @@ def test_provenance_and_readme(chain):
     assert 0.0 <= p <= 1.0
     assert prov["other_vectors"]["remap_test"]["tokens_kept"] < 1.0
     text = readme.read_text()
-    assert text.startswith("before\n") and "\nold\n" not in text
-    assert "Learned weights, median" in text and "Every row scored by the cosine" in text
+    assert text.startswith("before\n") and text.endswith("after\n") and "\nold\n" not in text
+    assert "Written by `make table1` from `results/table1.json`" in text and "Learned weights, median" in text
     assert table1.findings_block(1, prov) in text
+    details = (readme.parent / "docs" / "RESULTS.md").read_text()
+    assert details.startswith("before\n") and details.endswith("after\n") and "\nold\n" not in details
+    assert "Every row scored by the cosine" in details
+    # the figure linked from docs/ to the results folder beside it
+    assert "![Split errors with their intervals](../results/table1_errors.png)" in details
     # the bootstrap resamples whole articles: fewer related units than related test couples
     units = prov["results"]["wiki20"]["mean"]["boot_units"]["related"]
     assert 0 < units < prov["results"]["wiki20"]["mean"]["test_pairs"] // 2

@@ -1,4 +1,4 @@
-"""The user-facing subcommands of ``python -m repro`` / ``repro``: encode, similarity, train, evaluate, vectors.
+"""The user-facing subcommands of ``python -m repro`` / ``repro``: encode, similarity, train, evaluate, vectors, df.
 
 Each module has a ``main(argv)`` (registered in :data:`repro.cli.COMMANDS`, which loads it by
 name) and imports nothing above itself; :mod:`.common` holds what they share: the encoder

@@ -21,11 +21,20 @@ def add_encoder_options(ap: argparse.ArgumentParser) -> None:
                                      "memory-mapped), or a word2vec .bin, word2vec or GloVe text file")
     g.add_argument("--df", help="document frequencies with their words (.npz, repro.store.save_word_df)")
     g.add_argument("--corpus", help="texts to count document frequencies in (one document per line, or .jsonl)")
+    add_tokeniser_option(g)
     g.add_argument("--lowercase", action="store_true", help="fold the vector words' case (case-sensitive models)")
     g.add_argument("--no-normalize", action="store_true", help="keep the vectors' lengths (default: unit length)")
     g.add_argument("--workers", type=int, help="threads that encode (default: one per core, at most 8; any "
                                                "number gives the same vectors)")
     add_quiet_option(ap)
+
+
+def add_tokeniser_option(ap, default: str | None = None) -> None:
+    """``--tokeniser {paper,unicode}``: how raw strings are split into words (:data:`repro.text.TOKENISERS`)."""
+    ap.add_argument("--tokeniser", choices=("paper", "unicode"), default=default,
+                    help="how raw texts are split: paper (the paper's rule: a-z, 0-9 and _ only, every number "
+                         "0; what the tables use) or unicode (letters of any script, numbers as written) "
+                         "(default: " + ("paper" if default else "the one --model records, else paper") + ")")
 
 
 def add_quiet_option(ap: argparse.ArgumentParser) -> None:
@@ -60,16 +69,17 @@ def encoder_from(args, *, weights: bool = True, n_max: int = 30):
     from repro.encoder import Encoder
 
     progress, metric = not getattr(args, "quiet", False), getattr(args, "metric", None)
+    tokeniser = getattr(args, "tokeniser", None)
     if weights and args.model:
         return Encoder.load(_exists(args.model), vectors=args.vectors and _exists(args.vectors), progress=progress,
-                            workers=_workers(args), metric=metric)
+                            workers=_workers(args), metric=metric, tokeniser=tokeniser)
     if not args.vectors:
         raise InputError("--vectors", "required (word vectors to encode with)" + ("" if not weights else " unless --model is given"))
     if bool(args.df) == bool(args.corpus):
         raise InputError("--df/--corpus", "give exactly one: a df file, or a corpus to count document frequencies in")
     corpus = store.read_texts(args.corpus) if args.corpus else None
     options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=progress,
-                   workers=_workers(args), metric=metric or "euclidean")
+                   workers=_workers(args), metric=metric or "euclidean", tokeniser=tokeniser or "paper")
     df = _exists(args.df) if args.df else None
     if weights:
         return Encoder.pretrained(_exists(args.vectors), df, **options)

@@ -20,6 +20,15 @@ from repro.errors import InputError, run
 from repro.commands.common import add_encoder_options, encoder_from, report_warnings
 
 
+def check_options(args) -> None:
+    """The numeric options, each checked by name before any file is read."""
+    for option, value, least in (("--n-max", args.n_max, 1), ("--max-epochs", args.max_epochs, 1), ("--seed", args.seed, 0)):
+        if value < least:
+            raise InputError(option, f"must be at least {least}, got {value}")
+    if args.kappa is not None and not args.kappa > 0:
+        raise InputError("--kappa", f"must be a positive number, got {args.kappa:g}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="repro train", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
@@ -37,6 +46,7 @@ def main(argv=None) -> int:
         raise InputError(args.out, "the encoder file must end in .npz")
     if args.model:
         raise InputError("--model", "train learns new weights: give --vectors and --df/--corpus instead")
+    check_options(args)
     couples, labels = store.read_couples(args.couples, labels=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -23,7 +23,7 @@ Rules (paper 4.1, the original ``extract_pairs.py``, and docs/FIDELITY.md):
 * **How many** (``--max-related N``): the walk stops once N related couples exist, the first N
   in corpus order, as the original code stopped at its target of 5M pairs; by default every
   couple of the corpus is taken. A whole dump gives far more than the paper's 4.9M couples
-  (about one related couple per 57 tokens), so the paper-scale recipe of the README sets
+  (about one related couple per 57 tokens), so the paper-scale recipe of docs/GPU.md sets
   ``MAX_RELATED=4900000``; the couples stage then holds N couples, not the corpus's.
 * **Lengths** (:mod:`repro.settings`): ``wiki20``: n = 20 for every text (width 20).
   ``wikivar``: n drawn uniformly from 10..30 inclusive, independently for A and B of every
