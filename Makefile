@@ -42,8 +42,9 @@ LOCKFILE      := constraints.txt
 # the kernel pins of repro/kernels.py (NumPy and XLA capped at AVX2), exported to every command;
 # repro/__init__.py sets the same ones in any process that imports repro. REPRO_NATIVE_KERNELS=1: none
 ifneq ($(REPRO_NATIVE_KERNELS),1)
-export NPY_DISABLE_CPU_FEATURES := $(shell $(PYTHON3) -m repro.kernels --get NPY_DISABLE_CPU_FEATURES)
-export XLA_FLAGS := $(shell $(PYTHON3) -m repro.kernels --get XLA_FLAGS)
+KERNEL_PIN = $(shell $(PYTHON3) -c 'import sys, repro.kernels as k; sys.exit(k.main(sys.argv[1:]))' --get $(1))
+export NPY_DISABLE_CPU_FEATURES := $(call KERNEL_PIN,NPY_DISABLE_CPU_FEATURES)
+export XLA_FLAGS := $(call KERNEL_PIN,XLA_FLAGS)
 endif
 # every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
 TIMED = $(PY) -m experiments.timed $(DATA)/timings

@@ -4,7 +4,7 @@ whether the CPU has AVX-512 (docs/REPRODUCIBILITY.md).
 Both switches are read once, when NumPy is imported and when XLA starts its CPU backend, so they
 are set here, in the environment, before either: ``repro/__init__.py`` imports this module first
 (every ``python -m repro``, ``experiments`` and test goes through it) and the Makefile exports the
-same values (``python3 -m repro.kernels --make``). ``REPRO_NATIVE_KERNELS=1`` leaves both alone
+same values (:func:`main`, ``--get NAME``). ``REPRO_NATIVE_KERNELS=1`` leaves both alone
 (the native kernels of the CPU). A value the user set already is kept. This module imports
 nothing from the library or NumPy: it must run before them.
 
@@ -89,7 +89,7 @@ def state() -> dict:
 
 
 def main(argv=None) -> int:
-    """``python -m repro.kernels [--get NAME]``: the pins as JSON, or one pin's value (the Makefile's)."""
+    """The pins as JSON, or with ``--get NAME`` one pin's value (the Makefile's)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     values = pins()
     if argv[:1] == ["--get"] and len(argv) == 2:
