@@ -277,6 +277,7 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) benchmarks/bench_encode.py --fse-venv .bench-venv-fse
 	$(PY) benchmarks/bench_vectors.py
 	$(PY) benchmarks/bench_summary.py
+	$(PY) benchmarks/bench_pins.py
 	$(PY) benchmarks/report.py benchmarks/results README.md
 
 # the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the README's block
