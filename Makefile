@@ -4,7 +4,8 @@
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
 # Knobs: QUICK, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
 # RESULTS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
-# TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA.
+# TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, LOCK (0: the newest versions, not constraints.txt's),
+# REPRO_NATIVE_KERNELS (1: no AVX2 cap on NumPy and XLA; docs/REPRODUCIBILITY.md).
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
@@ -46,13 +47,23 @@ W2V_WORKERS   ?= 1
 EXTRAS        ?= test,glove,dask
 TWEETS        ?=
 TWEET_WINDOW_MIN ?= 15
+# the exact versions of every package (make lock writes constraints.txt); LOCK=0 takes the newest
+LOCK          ?= 1
+LOCKFILE      := constraints.txt
+# the kernel pins of repro/kernels.py (NumPy and XLA capped at AVX2), exported to every command;
+# repro/__init__.py sets the same ones in any process that imports repro. REPRO_NATIVE_KERNELS=1: none
+ifneq ($(REPRO_NATIVE_KERNELS),1)
+KERNEL_PIN = $(shell $(PYTHON3) -c 'import sys, repro.kernels as k; sys.exit(k.main(sys.argv[1:]))' --get $(1))
+export NPY_DISABLE_CPU_FEATURES := $(call KERNEL_PIN,NPY_DISABLE_CPU_FEATURES)
+export XLA_FLAGS := $(call KERNEL_PIN,XLA_FLAGS)
+endif
 # every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
 TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # the project's source files a module imports, itself included (tests/test_makefile.py checks
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-gpu weights clean-data help
+.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-gpu weights clean-data help
 all: table1
 
 help:
@@ -62,6 +73,8 @@ help:
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
 	@echo "make sts      - the STS Benchmark: the learned weights against mean, SIF and uSIF ($(RESULTS)/sts.md)"
 	@echo "make test     - set up .venv, check the import layers and run the test suite"
+	@echo "make repro-check - every stage's SHA-256 on a small dump against results/repro-checksums.json"
+	@echo "make lock     - resolve the newest versions into constraints.txt (then regenerate the tables)"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
 	@echo "make bench-gpu - the training epoch on a GPU, into the speed block of docs/RESULTS.md"
@@ -70,12 +83,31 @@ help:
 	@echo "make weights  - copy $(DATA)/models/wikivar-median.npz into the package (repro/weights/)"
 
 # ---- environment -------------------------------------------------------------
-$(STAMP): setup.cfg pyproject.toml
+# with the lock, a copy of it in the venv tells provenance (and tests/test_lock.py) to check it
+LOCK_ID := $(VENV)/.lock-$(if $(filter 0,$(LOCK)),off,on)
+$(LOCK_ID):
+	@mkdir -p $(VENV) && rm -f $(VENV)/.lock-* && touch $@
+
+$(STAMP): setup.cfg pyproject.toml $(LOCKFILE) $(LOCK_ID)
 	$(PYTHON3) -m venv $(VENV)
-	$(TIMED) install -- sh -c "$(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e '.[$(EXTRAS)]'"
+	$(TIMED) install -- sh -c "$(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q \
+	    $(if $(filter 0,$(LOCK)),,-c $(LOCKFILE)) -e '.[$(EXTRAS)]'"
+	$(if $(filter 0,$(LOCK)),rm -f $(VENV)/constraints.txt,cp $(LOCKFILE) $(VENV)/constraints.txt)
 	touch $@
 
 install: $(STAMP)
+
+# the newest versions of the default install and every extra, for each Python version
+lock:
+	$(PYTHON3) experiments/lock.py --out $(LOCKFILE)
+
+# every stage's SHA-256 on a small dump (gensim's 106 articles; and seeded synthetic vectors)
+# against the committed checksums; fails naming the first stage that differs
+repro-check: $(STAMP) $(call deps,experiments.reprocheck)
+	$(PY) -m experiments.reprocheck check --size small
+
+repro-checksums: $(STAMP) $(call deps,experiments.reprocheck)
+	$(PY) -m experiments.reprocheck write
 
 # the import layers of setup.cfg first (import-linter), then the suite
 test: $(STAMP)
@@ -265,6 +297,7 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) benchmarks/bench_encode.py --fse-venv .bench-venv-fse
 	$(PY) benchmarks/bench_vectors.py
 	$(PY) benchmarks/bench_summary.py
+	$(PY) benchmarks/bench_pins.py
 	$(PY) benchmarks/report.py benchmarks/results docs/RESULTS.md
 
 # the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the speed block (docs/RESULTS.md)

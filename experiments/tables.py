@@ -26,7 +26,8 @@ from experiments.common import ReadmeBlock, readme_markers, short_commit
 from repro import report, settings, store
 from repro.errors import run
 from repro.layout import Layout
-from repro.provenance import git_commit, hardware, model_summary, versions
+from repro.kernels import state as kernel_state
+from repro.provenance import git_commit, hardware, lock_state, model_summary, versions
 from repro.store import read_json, read_json_if_any as _optional_json, write_json, write_text
 
 
@@ -114,7 +115,7 @@ def provenance(args, results) -> dict:
         "scoring_seconds": {s: (v or {}).get("seconds") for s, v in scores.items()},
         "stage_seconds": {os.path.basename(p)[:-5]: read_json(p)["seconds"]
                           for p in sorted(glob.glob(os.path.join(layout.timings, "*.json")))},
-        "hardware": hardware(), "versions": versions(),
+        "hardware": hardware(), "versions": versions(), "lock": lock_state(), "kernels": kernel_state(),
         "results": results,
         "make_wall_seconds": (time.time() - args.started) if args.started else None,
     }

@@ -1,10 +1,12 @@
 """Fixtures shared by the test modules, and the test-session set-up: ``REPRO_REQUIRE_GPU=1``
-(``make test-gpu``) refuses to run on the CPU."""
+(``make test-gpu``) refuses to run on the CPU. ``repro`` is imported first, so the tests run
+under the same kernel pins as the chain."""
 
 from __future__ import annotations
 
 import os
 
+import repro  # noqa: F401 - the kernel pins (repro/kernels.py), before any test imports NumPy
 import pytest
 
 from wikixml import export_xml

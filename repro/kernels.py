@@ -1,0 +1,105 @@
+"""The kernel pins: NumPy's and XLA's CPU kernels capped at AVX2, so results do not depend on
+whether the CPU has AVX-512 (docs/REPRODUCIBILITY.md).
+
+Both switches are read once, when NumPy is imported and when XLA starts its CPU backend, so they
+are set here, in the environment, before either: ``repro/__init__.py`` imports this module first
+(every ``python -m repro``, ``experiments`` and test goes through it) and the Makefile exports the
+same values (:func:`main`, ``--get NAME``). ``REPRO_NATIVE_KERNELS=1`` leaves both alone
+(the native kernels of the CPU). A value the user set already is kept. This module imports
+nothing from the library or NumPy: it must run before them.
+
+OpenBLAS, which gensim's word2vec calls, chooses its kernel from ``OPENBLAS_CORETYPE`` (or the
+CPU); that variable belongs to the machine and is never set here: :func:`state` records it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import metadata
+
+#: the instruction-set cap of XLA's CPU compiler (jaxlib's --xla_cpu_max_isa)
+XLA_MAX_ISA = "AVX2"
+#: NumPy's dispatched feature groups above AVX2, by NumPy version (2.4 named them x86-64 levels)
+NUMPY_ABOVE_AVX2 = {
+    "2.4": "X86_V4 AVX512_ICL AVX512_SPR",
+    "old": "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR",
+}
+
+
+def native() -> bool:
+    """Whether ``REPRO_NATIVE_KERNELS=1`` turns the pins off."""
+    return os.environ.get("REPRO_NATIVE_KERNELS", "") == "1"
+
+
+def numpy_features() -> str:
+    """The value of ``NPY_DISABLE_CPU_FEATURES`` that caps the installed NumPy at AVX2."""
+    try:
+        major, minor = (int(x) for x in metadata.version("numpy").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return NUMPY_ABOVE_AVX2["2.4"]
+    return NUMPY_ABOVE_AVX2["2.4" if (major, minor) >= (2, 4) else "old"]
+
+
+def pins(environ=None) -> dict:
+    """The variables to set: ``{name: value}``, empty when the native kernels are asked for. A
+    value already set is kept (XLA_FLAGS gains the cap unless it names one)."""
+    env = os.environ if environ is None else environ
+    if env.get("REPRO_NATIVE_KERNELS", "") == "1":
+        return {}
+    out = {"NPY_DISABLE_CPU_FEATURES": env.get("NPY_DISABLE_CPU_FEATURES") or numpy_features()}
+    flags = env.get("XLA_FLAGS", "")
+    if "--xla_cpu_max_isa" not in flags:
+        flags = f"{flags} --xla_cpu_max_isa={XLA_MAX_ISA}".strip()
+    out["XLA_FLAGS"] = flags
+    return out
+
+
+def apply() -> dict:
+    """Set the pins in ``os.environ``; return them. Warns (stderr) where NumPy came first."""
+    values = pins()
+    if values.get("NPY_DISABLE_CPU_FEATURES") != os.environ.get("NPY_DISABLE_CPU_FEATURES") and "numpy" in sys.modules:
+        print("warning: NumPy was imported before repro: its kernel pin does not apply (import repro first)",
+              file=sys.stderr)
+    os.environ.update(values)
+    return values
+
+
+def state() -> dict:
+    """What is in force, for provenance: the pins, NumPy's dispatched features that are on, XLA's
+    flags, and the OpenBLAS libraries with their kernels (threadpoolctl)."""
+    out = {"native": native(), "NPY_DISABLE_CPU_FEATURES": os.environ.get("NPY_DISABLE_CPU_FEATURES"),
+           "XLA_FLAGS": os.environ.get("XLA_FLAGS"),
+           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+        out["numpy_dispatch_on"] = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    except ImportError:
+        pass
+    try:
+        import scipy.linalg  # noqa: F401 - loads scipy's OpenBLAS, the one gensim calls
+        from threadpoolctl import threadpool_info
+
+        out["blas"] = [{k: i.get(k) for k in ("internal_api", "prefix", "version", "architecture")}
+                       for i in threadpool_info() if i.get("user_api") == "blas"]
+    except ImportError:
+        out["blas"] = None
+    return out
+
+
+def main(argv=None) -> int:
+    """The pins as JSON, or with ``--get NAME`` one pin's value (the Makefile's)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    values = pins()
+    if argv[:1] == ["--get"] and len(argv) == 2:
+        print(values.get(argv[1], ""))
+        return 0
+    import json
+
+    print(json.dumps(values, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""The kernel pins (repro/kernels.py): NumPy and XLA capped at AVX2 in every process that imports
+repro and in every make command; REPRO_NATIVE_KERNELS=1 turns them off."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from repro import kernels
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+AVX512 = "avx512f" in open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else False
+
+
+def test_the_pins_cap_numpy_and_xla_at_avx2():
+    assert kernels.pins({}) == {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+                                "XLA_FLAGS": "--xla_cpu_max_isa=AVX2"}
+
+
+def test_native_kernels_turn_the_pins_off_and_set_values_are_kept():
+    assert kernels.pins({"REPRO_NATIVE_KERNELS": "1"}) == {}
+    kept = kernels.pins({"XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2", "NPY_DISABLE_CPU_FEATURES": "X86_V3"})
+    assert kept == {"NPY_DISABLE_CPU_FEATURES": "X86_V3", "XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2"}
+    other = kernels.pins({"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
+    assert other["XLA_FLAGS"] == "--xla_force_host_platform_device_count=2 --xla_cpu_max_isa=AVX2"
+
+
+def in_fresh_process(env_extra: dict) -> dict:
+    """The kernels state of a fresh process that imports repro, then NumPy and JAX."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NPY_DISABLE_CPU_FEATURES", "XLA_FLAGS", "REPRO_NATIVE_KERNELS")}
+    env.update(env_extra, PYTHONPATH=ROOT)
+    code = ("import json, repro, numpy, jax; from repro.kernels import state; s = state(); s.pop('blas', None); "
+            "print(json.dumps(s))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not AVX512, reason="the pins only change something on an AVX-512 CPU")
+def test_a_process_that_imports_repro_runs_numpy_without_avx512_unless_native():
+    pinned = in_fresh_process({})
+    assert pinned["XLA_FLAGS"] == "--xla_cpu_max_isa=AVX2" and not pinned["native"]
+    assert "X86_V3" in pinned["numpy_dispatch_on"] and "X86_V4" not in pinned["numpy_dispatch_on"]
+    native = in_fresh_process({"REPRO_NATIVE_KERNELS": "1"})
+    assert native["XLA_FLAGS"] is None and native["NPY_DISABLE_CPU_FEATURES"] is None
+    assert "X86_V4" in native["numpy_dispatch_on"]
+
+
+def test_the_makefile_exports_the_same_pins_and_none_when_native():
+    def exported(*args):
+        db = subprocess.run(["make", "-pnq", "PY=python", "STAMP=", *args, "help"], cwd=ROOT,
+                            capture_output=True, text=True).stdout
+        return {line.split(" := ", 1)[0]: line.split(" := ", 1)[1] for line in db.splitlines()
+                if line.startswith(("NPY_DISABLE_CPU_FEATURES :=", "XLA_FLAGS :="))}
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NPY_DISABLE_CPU_FEATURES", "XLA_FLAGS")}
+    assert exported() == kernels.pins(env)
+    assert exported("REPRO_NATIVE_KERNELS=1") == {}
+
+
+def test_the_state_names_the_openblas_kernel():
+    pytest.importorskip("threadpoolctl")
+    blas = kernels.state()["blas"]
+    assert blas and all(b["internal_api"] == "openblas" and b["architecture"] for b in blas)
