@@ -27,7 +27,8 @@ def matrix():
 @pytest.fixture(scope="module")
 def corpus():
     rng = np.random.default_rng(1)
-    return [" ".join(rng.choice(WORDS, rng.integers(1, 8))) for _ in range(60)]
+    # token lists: the paper's rule would read the string "w12" as "w0" (numbers become 0)
+    return [list(rng.choice(WORDS, rng.integers(1, 8))) for _ in range(60)]
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +179,7 @@ def test_bad_texts(enc):
 def test_fit_learns_weights_that_separate_couples(matrix):
     """Related couples share their rarest word: the learned weights must score them higher."""
     rng = np.random.default_rng(7)
-    corpus = [" ".join(rng.choice(WORDS[20:], 6)) for _ in range(200)]  # w0..w19 rare, w20.. common
+    corpus = [list(rng.choice(WORDS[20:], 6)) for _ in range(200)]  # w0..w19 rare, w20.. common
     couples, labels = [], []
     for i in range(400):
         key = WORDS[i % 20]

@@ -89,7 +89,7 @@ def test_forms_and_metrics_reach_the_weights():
 def test_each_table2_column_gets_its_own_tweets_options():
     """make -n table2: both news columns keep the news accounts, only the nort column drops manual
     retweets, and every column's models and scores follow from the patterns (nothing run)."""
-    out = subprocess.run(["make", "-n", "DATA=/nonexistent-probe", "PY=python", "STAMP=", "TWEET_OPTIONS=--drop-mentions",
+    out = subprocess.run(["make", "-n", "--no-print-directory", "DATA=/nonexistent-probe", "PY=python", "STAMP=", "TWEET_OPTIONS=--drop-mentions",
                           "table2"], cwd=ROOT, capture_output=True, text=True).stdout.replace("\\\n", " ")
     lines = [" ".join(line.split()) for line in out.splitlines()]
     tweets = {m.group(1): line for line in lines if (m := re.search(r"-m repro tweets --out \S+/(\w+)/couples.jsonl", line))}
@@ -109,7 +109,7 @@ def test_each_table2_column_gets_its_own_tweets_options():
 
 def dry_run(*args: str) -> list[str]:
     """The commands ``make -n ARGS`` would run (nothing run), one a line, continuations joined."""
-    out = subprocess.run(["make", "-n", "DATA=/nonexistent-probe", "PY=python", "STAMP=", *args], cwd=ROOT,
+    out = subprocess.run(["make", "-n", "--no-print-directory", "DATA=/nonexistent-probe", "PY=python", "STAMP=", *args], cwd=ROOT,
                          capture_output=True, text=True).stdout.replace("\\\n", " ")
     return [" ".join(line.split()) for line in out.splitlines() if line.strip()]
 
