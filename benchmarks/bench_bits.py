@@ -110,18 +110,56 @@ def doc_block(results: dict[str, dict]) -> str:
 
 
 START, END = "<!-- bits:start -->", "<!-- bits:end -->"
+OTHER_START, OTHER_END = "<!-- bits-other:start -->", "<!-- bits-other:end -->"
 
 
-def write_doc(results: dict[str, dict], path: str = DOC) -> None:
-    """Replace the block between the markers of ``path`` with the table."""
+def other_machines(folder: str = RESULTS) -> list[dict]:
+    """The records of other machines (``other-*.json``): the synthetic part's hashes per run."""
+    out = []
+    for name in sorted(os.listdir(folder)):
+        if name.startswith("other-") and name.endswith(".json"):
+            with open(os.path.join(folder, name)) as f:
+                out.append(json.load(f))
+    return out
+
+
+def other_block(records: list[dict], checksums: dict) -> str:
+    """Per other machine and run: which stages of the synthetic part have the committed SHA-256."""
+    ref = checksums["sizes"]["small"]["synthetic"]
+    lines = ["| machine | run | OpenBLAS kernel | NumPy features on | same SHA-256 as committed | differ |",
+             "|---|---|---|---|---|---|"]
+    for rec in records:
+        m = rec["machine"]
+        where = (f"{m['cpu']}, {m['cpus']} cores, Python {m['python']}, "
+                 + ", ".join(f"{k} {v}" for k, v in sorted(m["versions"].items())))
+        for run, r in rec["runs"].items():
+            same = [s for s in r["hashes"] if r["hashes"][s] == ref.get(s)]
+            differ = [s for s in r["hashes"] if r["hashes"][s] != ref.get(s)]
+            kernel = ", ".join(sorted({b["architecture"] for b in r["kernels"].get("blas", [])}))
+            lines.append(f"| {where} | {run} | {kernel} | {' '.join(r['kernels'].get('numpy_dispatch_on', []))} | "
+                         f"{', '.join(same)} | {', '.join(differ) or 'none'} |")
+    return "\n".join(lines)
+
+
+def _fill(text: str, start: str, end: str, body: str, path: str) -> str:
+    if start not in text or end not in text:
+        raise SystemExit(f"error: {path}: no {start} ... {end} block")
+    head, rest = text.split(start, 1)
+    return f"{head}{start}\n{body}\n{end}{rest.split(end, 1)[1]}"
+
+
+def write_doc(results: dict[str, dict], path: str = DOC, others: list | None = None,
+              checksums_path: str = os.path.join(ROOT, "results", "repro-checksums.json")) -> None:
+    """Replace the blocks between the markers of ``path``: this machine's table, and the other
+    machines' records where there are any."""
     with open(path) as f:
         text = f.read()
-    if START not in text or END not in text:
-        raise SystemExit(f"error: {path}: no {START} ... {END} block")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
+    text = _fill(text, START, END, doc_block(results), path)
+    if others:
+        with open(checksums_path) as f:
+            text = _fill(text, OTHER_START, OTHER_END, other_block(others, json.load(f)), path)
     with open(path, "w") as f:
-        f.write(f"{head}{START}\n{doc_block(results)}\n{END}{tail}")
+        f.write(text)
 
 
 def main(argv=None) -> int:
@@ -132,7 +170,7 @@ def main(argv=None) -> int:
     ap.add_argument("--doc", default=DOC)
     args = ap.parse_args(argv)
     if args.action == "doc":
-        write_doc(load(args.results), args.doc)
+        write_doc(load(args.results), args.doc, other_machines(args.results))
         print(f"wrote {args.doc}")
         return 0
     unknown = [v for v in args.variants if v not in VARIANTS]
