@@ -5,6 +5,8 @@ results/repro-checksums.json; a difference names the first stage that differs.""
 from __future__ import annotations
 
 import copy
+import json
+import os
 
 import numpy as np
 import pytest
@@ -61,3 +63,22 @@ def test_a_check_against_other_checksums_fails_with_one_line_per_part(tmp_path, 
                      f"{reduced['synthetic']['weights']['data/models/wiki20-median.npz'][:12]} here, ffffffffffff committed)"]
     assert reprocheck.check("small", ("full",), None, str(tmp_path / "sums.json")) == [
         f"full (small): no committed checksums in {tmp_path / 'sums.json'} (make repro-checksums)"]
+
+
+def test_other_machines_table_names_the_stages_that_differ(tmp_path):
+    """bench_bits' block for other machines: each run's stages split by whether their SHA-256 is
+    the committed one."""
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+    import bench_bits
+
+    ref = {"sizes": {"small": {"synthetic": {"pairs": {"a": "1"}, "weights": {"b": "2"}, "scores": {"c": "3"}}}}}
+    rec = {"machine": {"cpu": "Xeon", "cpus": 16, "python": "3.12", "versions": {"numpy": "2.5"}},
+           "runs": {"pinned": {"kernels": {"blas": [{"architecture": "SkylakeX"}], "numpy_dispatch_on": ["X86_V3"]},
+                               "hashes": {"pairs": {"a": "1"}, "weights": {"b": "9"}, "scores": {"c": "3"}}}}}
+    lines = bench_bits.other_block([rec], ref).splitlines()
+    assert lines[2] == "| Xeon, 16 cores, Python 3.12, numpy 2.5 | pinned | SkylakeX | X86_V3 | pairs, scores | weights |"
+    (tmp_path / "other-x.json").write_text(json.dumps(rec))
+    (tmp_path / "pinned.json").write_text("{}")
+    assert bench_bits.other_machines(str(tmp_path)) == [rec]
