@@ -273,7 +273,7 @@ sts: $(RESULTS)/sts.md
 # every table, the STS Benchmark and the figures into results/, and their generated blocks into
 # README.md (the findings) and docs/RESULTS.md (the tables), all from one commit
 publish:
-	$(MAKE) table1 table2 sts figures RESULTS=$(COMMITTED)
+	$(MAKE) table1 weights table2 sts figures RESULTS=$(COMMITTED)
 
 # ---- the weights that ship inside the package (Encoder.pretrained) ----------------------------
 weights: $(DATA)/models/wikivar-median.npz $(call deps,experiments.ship_weights)

@@ -134,4 +134,4 @@ def test_publish_rewrites_the_committed_results_and_both_files_of_blocks():
     tables = next(line for line in lines if "-m experiments.tables" in line)
     assert "--results results " in tables and "--readme README.md --readme docs/RESULTS.md" in tables
     assert not any("experiments.compare" in line for line in lines)  # the reference is not compared with itself
-    assert any(line.endswith("table1 table2 sts figures RESULTS=results") for line in dry_run("publish"))
+    assert any(line.endswith("table1 weights table2 sts figures RESULTS=results") for line in dry_run("publish"))
