@@ -14,6 +14,19 @@ from repro import store
 from repro.errors import InputError
 
 
+def texts_parser(prog: str, doc: str, out_help: str) -> argparse.ArgumentParser:
+    """The parser of a command that reads a file of texts (``repro encode``, ``repro df``): the
+    texts, ``--out`` (``out_help``) and ``--format``; ``doc``'s first paragraph describes it, the
+    rest is its epilog."""
+    ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=doc.split("\n\n", 1)[1])
+    ap.add_argument("texts", help="file of texts: one per line, or JSON lines (.jsonl)")
+    ap.add_argument("--out", required=True, help=out_help)
+    ap.add_argument("--format", default="auto", choices=("auto", "lines", "jsonl"),
+                    help="how to read TEXTS (auto: JSON lines when it ends in .jsonl)")
+    return ap
+
+
 def add_encoder_options(ap: argparse.ArgumentParser) -> None:
     g = ap.add_argument_group("encoder (a saved --model, or the shipped weights on --vectors and --df/--corpus)")
     g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz)")

@@ -15,24 +15,18 @@ tokeniser you will encode with.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from repro import store
 from repro.errors import InputError, run
-from repro.commands.common import add_quiet_option, add_tokeniser_option
+from repro.commands.common import texts_parser, add_quiet_option, add_tokeniser_option
 
 
 def main(argv=None) -> int:
     from repro.docfreq import DocFreq
     from repro.text import tokeniser
 
-    ap = argparse.ArgumentParser(prog="repro df", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("texts", help="file of texts: one per line, or JSON lines (.jsonl)")
-    ap.add_argument("--out", required=True, help="the df file to write (.npz): words, df and N")
-    ap.add_argument("--format", default="auto", choices=("auto", "lines", "jsonl"),
-                    help="how to read TEXTS (auto: JSON lines when it ends in .jsonl)")
+    ap = texts_parser("repro df", __doc__, "the df file to write (.npz): words, df and N")
     add_tokeniser_option(ap, default="paper")
     add_quiet_option(ap)
     args = ap.parse_args(argv)

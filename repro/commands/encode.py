@@ -10,23 +10,17 @@ a warning); unknown words do not count in n.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
 
 from repro import store
 from repro.errors import InputError, run
-from repro.commands.common import add_encoder_options, encoder_from, report_warnings
+from repro.commands.common import texts_parser, add_encoder_options, encoder_from, report_warnings
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="repro encode", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("texts", help="file of texts: one per line, or JSON lines (.jsonl)")
-    ap.add_argument("--out", required=True, help="the .npy to write: (number of texts, d) float32")
-    ap.add_argument("--format", default="auto", choices=("auto", "lines", "jsonl"),
-                    help="how to read TEXTS (auto: JSON lines when it ends in .jsonl)")
+    ap = texts_parser("repro encode", __doc__, "the .npy to write: (number of texts, d) float32")
     add_encoder_options(ap)
     args = ap.parse_args(argv)
     if not args.out.endswith(".npy"):
