@@ -296,6 +296,7 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) benchmarks/bench_extract.py
 	$(PY) benchmarks/bench_encode.py --fse-venv .bench-venv-fse
 	$(PY) benchmarks/bench_vectors.py
+	$(PY) benchmarks/bench_first_call.py
 	$(PY) benchmarks/bench_summary.py
 	$(PY) benchmarks/bench_pins.py
 	$(PY) benchmarks/report.py benchmarks/results docs/RESULTS.md

@@ -81,8 +81,19 @@ def gpu_lines(gpu: dict) -> list[str]:
             "repro/jitting.py):", ""] + train_lines(gpu)
 
 
+def first_call_lines(first: dict) -> list[str]:
+    """A command-line user's first call (bench_first_call.py): ``repro encode`` of 100 texts."""
+    runs = ", ".join(f"{t:.2f}" for t in first["runs_s"])
+    return [f"A command-line user's first call: `repro encode` of {first['texts']} texts with the shipped weights "
+            f"from a folder of {first['vectors']} ({first['words']:,} words), end to end in a fresh process: "
+            f"median **{first['median_s']:.2f} s** of {len(first['runs_s'])} runs ({runs}; budget "
+            f"{first['budget_s']:g} s: {'met' if first['within_budget'] else 'MISSED'}); JAX "
+            f"{'imported' if first['jax_imported'] else 'not imported'} (benchmarks/bench_first_call.py, commit "
+            f"`{str(first.get('commit', '?'))[:12]}`).", ""]
+
+
 def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None,
-          vec: dict | None = None) -> str:
+          vec: dict | None = None, first: dict | None = None) -> str:
     lines = [START, "",
              f"Made by `make bench` (commit `{str(train.get('commit', '?'))[:12]}`) on {train.get('cpu', train['machine'])} "
              f"({train['cpus']} cores), JAX {train['jax']} on {train['device']}.", "",
@@ -108,6 +119,8 @@ def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None 
         lines += encode_lines(enc)
     if vec:
         lines += vectors_lines(vec)
+    if first:
+        lines += first_call_lines(first)
     lines.append(END)
     return "\n".join(lines)
 
@@ -122,7 +135,7 @@ def main(argv=None) -> int:
     if os.path.exists(path):
         with open(path) as f:
             extract = json.load(f)
-    enc = gpu = vec = None
+    enc = gpu = vec = first = None
     path = os.path.join(results, "encode.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -131,6 +144,10 @@ def main(argv=None) -> int:
     if os.path.exists(path):
         with open(path) as f:
             vec = json.load(f)
+    path = os.path.join(results, "first-call.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            first = json.load(f)
     path = os.path.join(results, "train-gpu.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -141,7 +158,7 @@ def main(argv=None) -> int:
         print(f"error: {readme}: no {START} ... {END} block", file=sys.stderr)
         return 1
     head, rest = text.split(START, 1)
-    new = head + block(train, extract, enc, gpu, vec) + rest.split(END, 1)[1]
+    new = head + block(train, extract, enc, gpu, vec, first) + rest.split(END, 1)[1]
     write_text(readme, new)
     print(f"benchmark block of {readme} updated")
     return 0

@@ -5,7 +5,10 @@
 ``make weights`` runs it. The shipped file holds the (n_max,) weights only (they do not depend on
 any vocabulary: ``Encoder.pretrained`` applies them to any word vectors, paper section 5.3) and a
 ``.json`` beside it: the model file's SHA-256, kappa, epochs, loss, distance, seed and the
-commit. Prints whether the weights changed; the files are rewritten only when they did.
+commit. Prints whether the weights changed; the files are rewritten only when they did. It also
+keeps ``coefficients.npz`` beside them (:data:`repro.gathersum.PRECOMPUTED`): the encoder's first
+coefficient table of these weights, computed here by JAX, so that ``repro encode`` with the
+shipped weights neither imports nor compiles JAX.
 """
 
 from __future__ import annotations
@@ -16,9 +19,18 @@ import sys
 
 import numpy as np
 
-from repro import store
+from repro import gathersum, store
 from repro.errors import run
 from repro.provenance import git_commit
+
+
+def write_coefficients(weights: np.ndarray, path: str) -> None:
+    """The coefficient table of ``weights`` at the encoder's first width (2 n_max), computed by
+    JAX (:func:`repro.gathersum.coefficient_table`), into ``path`` unless it already holds it."""
+    width = 2 * weights.shape[0]
+    if gathersum.precomputed_table(weights, width, path) is None:
+        store.write_npz(path, weights=weights.astype(np.float32),
+                        table=gathersum.coefficient_table(weights, width, precomputed=None))
 
 
 def main(argv=None) -> int:
@@ -34,6 +46,7 @@ def main(argv=None) -> int:
     if os.path.exists(args.out):
         old = store.load_weights(args.out)[0]
     if old is not None and old.shape == weights.shape and np.array_equal(old, weights):
+        write_coefficients(weights, os.path.join(os.path.dirname(args.out), "coefficients.npz"))
         print(f"weights: unchanged ({args.out} holds the {weights.size} weights of {args.model})")
         return 0
     meta = {
@@ -48,6 +61,7 @@ def main(argv=None) -> int:
         "made_by": "make weights (python -m experiments.ship_weights)",
     }
     store.save_weights(args.out, weights, meta)
+    write_coefficients(weights, os.path.join(os.path.dirname(args.out), "coefficients.npz"))
     change = "new" if old is None else (
         f"changed (largest difference {np.abs(old - weights).max():.3g})" if old.shape == weights.shape
         else f"changed ({old.size} -> {weights.size} weights)")

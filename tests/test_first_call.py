@@ -1,0 +1,58 @@
+"""A command-line user's first call (issue 23): the shipped coefficient table spares ``repro
+encode`` JAX's import and compilation, and gives the vectors JAX's table gives, bit for bit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from repro import gathersum, store
+from repro.encoder import SHIPPED
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_the_shipped_table_is_jaxs_table_of_the_shipped_weights_bit_for_bit():
+    w, _ = store.load_weights(SHIPPED)
+    held = gathersum.precomputed_table(w, 2 * w.size)
+    assert held is not None, "repro/weights/coefficients.npz is stale: run make weights"
+    computed = gathersum.coefficient_table(w, 2 * w.size, precomputed=None)
+    assert held.dtype == np.float32 and held.tobytes() == computed.tobytes()
+
+
+def test_a_table_is_used_only_for_its_own_weights_and_width(tmp_path):
+    w = np.array([0.9, 0.5, 0.25], np.float32)
+    path = str(tmp_path / "coefficients.npz")
+    store.write_npz(path, weights=w, table=np.full((7, 6), 3.0, np.float32))  # a marker, not a real table
+    assert gathersum.precomputed_table(w, 6, path)[0, 0] == 3.0
+    assert gathersum.coefficient_table(w, 6, precomputed=path)[0, 0] == 3.0
+    assert gathersum.precomputed_table(w, 5, path) is None  # another width
+    assert gathersum.precomputed_table(w + np.float32(1e-7), 6, path) is None  # other bits
+    assert gathersum.precomputed_table(w, 6, str(tmp_path / "none.npz")) is None
+    real = gathersum.coefficient_table(w, 6, precomputed=str(tmp_path / "none.npz"))
+    np.testing.assert_allclose(real[1, :1], [0.9], rtol=1e-6)  # n = 1: z_1 = w_1
+    np.testing.assert_allclose(real[3, :3], np.array([0.9, 0.5, 0.25]) / 3, rtol=1e-5)  # n = n_max: w itself / n
+
+
+def test_repro_encode_with_the_shipped_weights_imports_no_jax(tmp_path):
+    words = ["alpha", "beta", "gamma", "delta"]
+    rng = np.random.default_rng(0)
+    store.save_vectors(str(tmp_path / "vec"), words, rng.standard_normal((4, 5)).astype(np.float32))
+    store.save_word_df(str(tmp_path / "df.npz"), words, np.array([1, 2, 3, 4]), 10)
+    (tmp_path / "texts.txt").write_text("alpha beta\ngamma delta alpha\n")
+    code = ("import sys; from repro.cli import main; rc = main(['encode', sys.argv[1], '--vectors', sys.argv[2], "
+            "'--df', sys.argv[3], '--out', sys.argv[4], '--quiet']); print('jax' in sys.modules); sys.exit(rc)")
+    out = str(tmp_path / "X.npy")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "texts.txt"), str(tmp_path / "vec"),
+                           str(tmp_path / "df.npz"), out], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(os.environ, PYTHONPATH=ROOT))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "False"
+    from repro.encoder import Encoder
+
+    enc = Encoder.pretrained(str(tmp_path / "vec"), str(tmp_path / "df.npz"))
+    enc._coef = gathersum.coefficient_table(enc.weights_, 2 * enc.n_max, precomputed=None)  # JAX's own table
+    assert np.load(out).tobytes() == enc.transform(["alpha beta", "gamma delta alpha"]).tobytes()
