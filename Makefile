@@ -43,8 +43,9 @@ W2V_EPOCHS    ?= 10
 # depend on thread timing (a full dump: use every core)
 W2V_WORKERS   ?= 1
 # pip extras of the install: test (pytest, import-linter), glove (the other vectors), dask (the
-# Dask recipe of docs/ENCODING.md and its test); add cuda on a GPU box
-EXTRAS        ?= test,glove,dask
+# Dask recipe of docs/ENCODING.md and its test), freq (wordfreq: make sts's calibration table and
+# frequencies="wordfreq:en"); add cuda on a GPU box
+EXTRAS        ?= test,glove,dask,freq
 TWEETS        ?=
 TWEET_WINDOW_MIN ?= 15
 # the exact versions of every package (make lock writes constraints.txt); LOCK=0 takes the newest
