@@ -239,7 +239,20 @@ def findings_block(prov: dict) -> str:
     """What ``make sts`` writes between the README's ``findings-sts`` markers, from ``prov``."""
     start, end = readme_markers("findings-sts")
     return "\n".join([start, "", f"Written by `make sts` from `results/sts.json` (commit "
-                       f"`{short_commit(prov['commit'])}`):", "", findings(prov["results"]), end])
+                       f"`{short_commit(prov['commit'])}`):", "", findings(prov["results"])
+                       + calibration_finding(prov.get("calibration")), end])
+
+
+def calibration_finding(cal: dict | None) -> str:
+    """One line: does the harness reproduce fse's published table (the calibration, transductive)?"""
+    if not cal:
+        return ""
+    rows = [n for n in PUBLISHED if n in cal]
+    within = all(abs(cal[n]["difference"]) <= 1.0 for n in rows)
+    got = "; ".join(f"{CALIBRATION_ROWS[n].split(' (')[0]} {cal[n]['pearson']:.2f} against {cal[n]['published']:.2f}"
+                    for n in rows)
+    return (f"- **Calibration against fse 1.0.0's published STS-B table (its protocol, transductive):** "
+            f"{'every row within' if within else 'NOT every row within'} 1.0 point ({got}).\n")
 
 
 def main(argv=None):

@@ -144,3 +144,17 @@ def test_calibration_on_tiny_vectors_matches_a_direct_computation(monkeypatch):
     counts = np.array([int(0.04 * (2 ** 31 - 1)), 21, 21, 21, 21, int(0.05 * (2 ** 31 - 1))])
     assert cal["_meta"]["vocabulary"] == 6
     np.testing.assert_allclose(experiment.peers.sif_weights(counts), 1e-3 / (1e-3 + counts / counts.sum()))
+
+
+def test_calibration_finding_says_whether_every_row_is_within_a_point():
+    from experiments.sts import calibration_finding
+
+    cal = {"mean": {"pearson": 37.61, "published": 37.47, "difference": 0.14},
+           "sif": {"pearson": 64.35, "published": 64.11, "difference": 0.24},
+           "usif": {"pearson": 60.0, "published": 62.06, "difference": -2.06}}
+    line = calibration_finding(cal)
+    assert "NOT every row within 1.0 point" in line and "uSIF, length 11 60.00 against 62.06" in line
+    cal["usif"].update(pearson=62.4, difference=0.34)
+    assert "every row within 1.0 point (Mean 37.61 against 37.47; SIF, 10 components 64.35 against 64.11;" in \
+        calibration_finding(cal)
+    assert calibration_finding(None) == ""
