@@ -31,6 +31,13 @@ training step then reads R[index] and computes w^T R w and its gradient 2 R w: n
 interpolation, no gather of w, no scatter-add, and n_max^2 numbers per couple (900
 against the 3,600 of the PairGram for W = n_max = 30). It is not a Gram matrix of
 embeddings but a quadratic form in the weights, hence its name.
+
+**The cosine** (not in the paper; ``distance="cosine"`` in :func:`build`). 1 - cos(t_a, t_b)
+needs t_a.t_a, t_b.t_b and t_a.t_b, each a quadratic form in the weights too: every form but
+:class:`DiffGram` (which holds only E_a - E_b) gives them by ``products(w, index)``: the gather
+form from the two text vectors, the :class:`PairGram` from the blocks of G, and the
+:class:`CosQuadForm` from three n_max x n_max matrices per couple, R_xy = sym(V_x^T V_y) with
+V_x = E_x^T B(n_x) / n_x (three times the quadratic form's memory).
 """
 
 from __future__ import annotations
