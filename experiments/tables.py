@@ -209,7 +209,8 @@ def _peer_lines(prov: dict) -> list[str]:
             continue
         parts = []
         for m, by_metric in chosen.items():
-            got = "; ".join(f"{metric}: " + (", ".join(f"{k} {v:g}" for k, v in c["params"].items()) or "none")
+            got = "; ".join(f"{metric}: " + (", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}"
+                                                         for k, v in c["params"].items()) or "none")
                             for metric, c in by_metric.items())
             parts.append(f"{settings.LABELS[m].split(' (')[0]} ({got})")
         lines.append(f"Chosen on validation, {settings.SETTINGS[s].title}: " + "; ".join(parts) + ".")

@@ -63,7 +63,9 @@ def main(argv=None):
     ap.add_argument("--kappa", type=float, help="the median loss's kappa (no search)")
     ap.add_argument("--kappa-from", metavar="MODEL", help="take kappa from another median model's file (no search)")
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--distance", default="euclidean", choices=("euclidean", "sqeuclidean"))
+    ap.add_argument("--distance", default="euclidean", choices=("euclidean", "sqeuclidean", "cosine"),
+                    help="the training distance: the paper's euclidean, the original code's sqeuclidean, or "
+                         "cosine (1 - cos, not in the paper)")
     ap.add_argument("--max-epochs", type=int, default=100)
     ap.add_argument("--batch-related", type=int, default=50)
     ap.add_argument("--form", default="auto", choices=forms.FORMS,
@@ -91,7 +93,7 @@ def main(argv=None):
               "cross-validation folds of single couples", file=sys.stderr)
         groups = None
     t0 = time.perf_counter()
-    prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form)
+    prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form, distance=args.distance)
     prepare_seconds = time.perf_counter() - t0
     try:
         result = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,

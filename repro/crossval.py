@@ -22,7 +22,7 @@ import numpy as np
 from repro import metrics, settings
 from repro.jitting import jit
 from repro.scoring import _distances, padded_chunks
-from repro.train import Prepared, TrainConfig, _check_config, make_trainer
+from repro.train import Prepared, TrainConfig, _check_config, check_distance, make_trainer
 
 KAPPAS_PER_CALL = {"cpu": 2}
 """Kappas trained together in one ``vmap``-ed call (with all their folds), by JAX backend;
@@ -133,16 +133,17 @@ HELD_OUT_CHUNK = 8192
 floats (400 MB at W = 30, d = 400), whatever the size of the fold."""
 
 
-@jit
-def _held_out_chunk(w_f, table, a, b, len_a, len_b):
+@jit(static_argnames="kind")
+def _held_out_chunk(w_f, table, a, b, len_a, len_b, kind="euclidean"):
     """(K, n_max) weights of one fold's runs, a chunk of its held-out couples (C, W), (C,)
-    -> (K, C) Euclidean distances: the chunk's embeddings gathered once, shared by the K
-    weight vectors (``vmap``); the same core as :func:`repro.scoring.pair_distances`."""
-    return jax.vmap(_distances, in_axes=(0,) + (None,) * 5 + (None,))(w_f, table, a, b, len_a, len_b, "euclidean")
+    -> (K, C) distances (``kind``: Euclidean, or 1 - cos): the chunk's embeddings gathered once,
+    shared by the K weight vectors (``vmap``); the same core as :func:`repro.scoring.pair_distances`."""
+    return jax.vmap(_distances, in_axes=(0,) + (None,) * 5 + (None,))(w_f, table, a, b, len_a, len_b, kind)
 
 
-def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK) -> np.ndarray:
-    """Euclidean distances of every held-out fold under every kappa's weights.
+def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK, kind: str = "euclidean") -> np.ndarray:
+    """Distances (``kind``: "euclidean", or "cosine" for weights learned under it) of every
+    held-out fold under every kappa's weights.
 
     w (K, F, n_max); a, b (F, H, W) and len_a, len_b (F, H) on the host: the held-out couples
     of each fold. -> (K, F, H) float32. Memory is bounded by ``chunk`` couples per call (the
@@ -153,7 +154,7 @@ def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK
     out = np.empty((k, folds, held), np.float32)
     for f in range(folds):
         for s, n, part in padded_chunks([x[f] for x in (a, b, len_a, len_b)], chunk):
-            out[:, f, s:s + n] = np.asarray(_held_out_chunk(w[:, f], table, *part))[:, :n]
+            out[:, f, s:s + n] = np.asarray(_held_out_chunk(w[:, f], table, *part, kind=kind))[:, :n]
     return out
 
 
@@ -172,6 +173,7 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     if config.loss != "median":
         raise ValueError(f"loss: kappa is the median loss's; the {config.loss!r} loss has none to select")
     _check_config(config)
+    check_distance(prepared, config)
     grid = np.asarray(grid, dtype=np.float32)
     if grid.ndim != 1 or grid.size == 0 or not np.all(grid > 0):
         raise ValueError("grid must be a non-empty list of positive kappa values")
@@ -207,7 +209,8 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     epochs = jnp.concatenate(eps)[: k * f]
 
     # the held-out distances of every (kappa, fold) in one jitted call, scored on the host
-    d = held_out_distances(w, table, *(np.asarray(x)[held] for x in pairs[:4])).astype(np.float64)
+    kind = "cosine" if config.distance == "cosine" else "euclidean"  # sqeuclidean: the same order
+    d = held_out_distances(w, table, *(np.asarray(x)[held] for x in pairs[:4]), kind=kind).astype(np.float64)
     labels = np.asarray(pairs.label)[held]  # (F, H)
     errors = np.zeros((k, f))
     for i in range(k):

@@ -17,6 +17,9 @@ baselines  ``mean``, ``max``, ..., ``mean_idf`` (section 5.1,     NumPy (:mod:`r
 ========== ===================================================== ==============================
 
 then removes its common :class:`Components` (none by default): t <- t - sum_k s_k (t.c_k) c_k.
+Any kind may first map the word vectors by a fixed :class:`repro.transforms.Transform`
+(e'_w = s_w (e_w - shift) @ matrix: centring, Zipfian whitening, a per-word scale; not in the
+paper): the row then aggregates the rows of the transformed table, made once per transform.
 
 Every entry point checks the table and the couples once (:class:`Table` holds the checked host
 array and its device copy), walks the texts ``chunk`` at a time with the last chunk padded to the
@@ -33,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
 
-from repro import baselines
+from repro import baselines, transforms
 from repro.checks import check_idf, check_pairs, check_table, check_weights
 from repro.jitting import jit
 from repro.model import HIGHEST, _represent
@@ -88,20 +91,41 @@ def remove_components(text_vectors, comps: Components) -> np.ndarray:
 class Encoding(NamedTuple):
     """How a row makes text vectors: ``kind`` (:data:`KINDS`), its ``weights`` ((n_max,) per idf
     rank for ``rank``; (V,) per word for ``word``; the (V,) idf for ``mean_idf`` and ``tfidf``;
-    None for the other baselines), the ``components`` it removes, and the top-30% rule."""
+    None for the other baselines), the ``components`` it removes, the top-30% rule, and the
+    ``transform`` of the word vectors it aggregates (:mod:`repro.transforms`; none by default)."""
 
     kind: str
     weights: np.ndarray | None = None
     components: Components = NO_COMPONENTS
     top_rule: str = "paper"
+    transform: transforms.Transform = transforms.IDENTITY
 
 
 class Table:
-    """A (V, d) embedding table checked once, on the host and (made on first use) on the device."""
+    """A (V, d) embedding table checked once, on the host and (made on first use) on the device;
+    its transformed tables (:meth:`transformed`) are made once per transform and kept."""
+
+    KEEP = 8  # transformed tables kept (V x k float32 each)
 
     def __init__(self, table):
         self.host = check_table(table)
         self._device = None
+        self._transformed = {}  # ids of the transform's parts -> (transform, Table)
+
+    def transformed(self, t: transforms.Transform) -> "Table":
+        """This table itself for the identity, else the table of e'_w (:func:`repro.transforms.apply`),
+        made on the first call with the very same arrays and kept (the last :attr:`KEEP`)."""
+        if t.identity:
+            return self
+        key = tuple(id(x) for x in t)
+        hit = self._transformed.get(key)
+        if hit is not None and all(x is y for x, y in zip(hit[0], t)):
+            return hit[1]
+        out = Table(transforms.apply(t, self.host))
+        if len(self._transformed) >= self.KEEP:
+            self._transformed.pop(next(iter(self._transformed)))
+        self._transformed[key] = (t, out)
+        return out
 
     @property
     def device(self):
@@ -121,6 +145,10 @@ def as_table(table) -> Table:
 
 def check_encoding(enc: Encoding, vocab_size: int) -> Encoding:
     """``enc`` with its weights checked against its kind; ValueError naming the cause otherwise."""
+    if not isinstance(enc.transform, transforms.Transform):
+        raise ValueError(f"transform: expected a repro.transforms.Transform, got {type(enc.transform).__name__}")
+    if enc.kind == "tfidf" and not enc.transform.identity:
+        raise ValueError("transform: tf-idf does not read the word vectors; it takes no transform")
     if enc.kind not in KINDS:
         raise ValueError(f"encoding: unknown kind {enc.kind!r}; expected one of {', '.join(KINDS)}")
     if enc.kind == "rank":
@@ -199,6 +227,7 @@ def text_vectors(enc: Encoding, table, tokens, lengths, *, components: bool = Tr
     table = as_table(table)
     enc = check_encoding(enc, table.shape[0])
     tokens, lengths = baselines._check_tokens(tokens, lengths, table.shape[0])
+    table = table.transformed(enc.transform)
     dim = 2 * table.shape[1] if enc.kind.startswith("minmax") else table.shape[1]
     out = np.empty((len(lengths), dim), np.float64)
     for s, n, (tok, ln) in host_chunks([tokens, lengths], chunk):
@@ -216,6 +245,7 @@ def couple_scores(enc: Encoding, table, pairs, *, components=None, metrics=METRI
     table = as_table(table)
     enc = check_encoding(enc, table.shape[0])
     check_pairs(pairs, vocab_size=table.shape[0])
+    table = table.transformed(enc.transform)
     sets = [enc.components] if components is None else list(components)
     if enc.kind == "tfidf" and any(c.vectors.shape[0] for c in sets):
         raise ValueError("components: tf-idf vectors have no common components to remove")

@@ -31,6 +31,13 @@ training step then reads R[index] and computes w^T R w and its gradient 2 R w: n
 interpolation, no gather of w, no scatter-add, and n_max^2 numbers per couple (900
 against the 3,600 of the PairGram for W = n_max = 30). It is not a Gram matrix of
 embeddings but a quadratic form in the weights, hence its name.
+
+**The cosine** (not in the paper; ``distance="cosine"`` in :func:`build`). 1 - cos(t_a, t_b)
+needs t_a.t_a, t_b.t_b and t_a.t_b, each a quadratic form in the weights too: every form but
+:class:`DiffGram` (which holds only E_a - E_b) gives them by ``products(w, index)``: the gather
+form from the two text vectors, the :class:`PairGram` from the blocks of G, and the
+:class:`CosQuadForm` from three n_max x n_max matrices per couple, R_xy = sym(V_x^T V_y) with
+V_x = E_x^T B(n_x) / n_x (three times the quadratic form's memory).
 """
 
 from __future__ import annotations
@@ -71,6 +78,16 @@ class Gathered(NamedTuple):
         diff = jnp.einsum("bk,bkd->bd", coef, rows, precision=HIGHEST)
         return jnp.sum(jnp.square(diff), axis=-1)
 
+    def products(self, w, index):
+        """(aa, bb, ab), each (B,): t_a.t_a, t_b.t_b and t_a.t_b of the couples ``index`` (for the
+        cosine), the text vectors gathered and contracted as in :meth:`sq_distances`."""
+        width = self.a.shape[1]
+        ta = jnp.einsum("bk,bkd->bd", _mean_weights(w, self.len_a[index], width).astype(self.table.dtype),
+                        self.table[self.a[index]], precision=HIGHEST)
+        tb = jnp.einsum("bk,bkd->bd", _mean_weights(w, self.len_b[index], width).astype(self.table.dtype),
+                        self.table[self.b[index]], precision=HIGHEST)
+        return jnp.sum(ta * ta, -1), jnp.sum(tb * tb, -1), jnp.sum(ta * tb, -1)
+
 
 class DiffGram(NamedTuple):
     """Fixed-length couples (n = W for every text): G = U U^T, U = E_a - E_b."""
@@ -84,6 +101,9 @@ class DiffGram(NamedTuple):
         g = self.gram[index]
         zeta = _mean_weights(w, self.len_a[index], g.shape[1])
         return _gram_quadratic(zeta, g, w.dtype)
+
+    def products(self, w, index):
+        raise ValueError("distance: the fixed-length Gram form holds only t_a - t_b; build it with distance='cosine'")
 
 
 class PairGram(NamedTuple):
@@ -101,6 +121,17 @@ class PairGram(NamedTuple):
                                 _mean_weights(w, self.len_b[index], width)], axis=1)
         return _gram_quadratic(zeta, g, w.dtype)
 
+    def products(self, w, index):
+        """(aa, bb, ab) of the couples ``index`` from the blocks of G = M M^T, M = [E_a ; -E_b]:
+        t_a.t_a = za^T G_aa za, t_b.t_b = zb^T G_bb zb, t_a.t_b = -za^T G_ab zb (z = weights / n)."""
+        g = self.gram[index].astype(w.dtype)
+        width = g.shape[1] // 2
+        za, zb = _mean_weights(w, self.len_a[index], width), _mean_weights(w, self.len_b[index], width)
+        aa = jnp.einsum("bi,bij,bj->b", za, g[:, :width, :width], za, precision=HIGHEST)
+        bb = jnp.einsum("bi,bij,bj->b", zb, g[:, width:, width:], zb, precision=HIGHEST)
+        ab = -jnp.einsum("bi,bij,bj->b", za, g[:, :width, width:], zb, precision=HIGHEST)
+        return aa, bb, ab
+
 
 class QuadForm(NamedTuple):
     """Any couples: d^2 = w^T R w with R = C^T G C (P, n_max, n_max), symmetric."""
@@ -114,10 +145,44 @@ class QuadForm(NamedTuple):
                              f"n_max = {self.r.shape[-1]}")
         return quad_sq_distances(w, self.r[index])
 
+    def products(self, w, index):
+        raise ValueError("distance: this quadratic form holds only ||t_a - t_b||^2; build it with distance='cosine'")
+
+
+class CosQuadForm(NamedTuple):
+    """Any couples, for the cosine (not in the paper): t_a.t_a = w^T R_aa w, t_b.t_b = w^T R_bb w
+    and t_a.t_b = w^T R_ab w, with R_xy = sym(V_x^T V_y), V_x = E_x^T B(n_x) / n_x (d, n_max):
+    three (n_max, n_max) matrices per couple, each symmetric."""
+
+    raa: jnp.ndarray  # (P, n_max, n_max)
+    rbb: jnp.ndarray
+    rab: jnp.ndarray
+
+    def products(self, w, index):
+        """(aa, bb, ab), each (B,), of the couples ``index``."""
+        if self.raa.shape[-1] != w.shape[0]:
+            raise ValueError(f"w has {w.shape[0]} weights but the quadratic form was built for "
+                             f"n_max = {self.raa.shape[-1]}")
+        q = [_quadratic_value(w, r[index]) for r in (self.raa, self.rbb, self.rab)]
+        return jnp.maximum(q[0], 0.0), jnp.maximum(q[1], 0.0), q[2]
+
+    def sq_distances(self, w, index):
+        """(B,) ||t_a - t_b||^2 = aa + bb - 2 ab."""
+        aa, bb, ab = self.products(w, index)
+        return jnp.maximum(aa + bb - 2.0 * ab, 0.0)
+
 
 def _gram_quadratic(zeta, g, dtype):
     sq = jnp.einsum("bi,bij,bj->b", zeta, g.astype(dtype), zeta, precision=HIGHEST)
     return jnp.maximum(sq, 0.0)  # rounding can make an exact 0 slightly negative
+
+
+def _quadratic_value(w, r):
+    """w^T R_b w of every symmetric R_b of ``r`` (B, n, n), gradient 2 R_b w, one pass over R
+    (:func:`quad_sq_distances`, not clamped)."""
+    u = jnp.einsum("bij,j->bi", r.astype(w.dtype), jax.lax.stop_gradient(w), precision=HIGHEST)
+    q = jnp.einsum("bi,i->b", u, w, precision=HIGHEST)
+    return 2.0 * q - jax.lax.stop_gradient(q)
 
 
 def quad_sq_distances(w, r):
@@ -173,15 +238,34 @@ def _quads(table, a, b, la, lb, n_max: int, identity: bool):
     return jax.lax.map(block, (a, b, la, lb))
 
 
+@jit(static_argnames=("n_max",))
+def _cos_quads(table, a, b, la, lb, n_max: int):
+    """R_aa, R_bb, R_ab of (C, B, W) blocks of couples: -> three (C, B, n_max, n_max)."""
+    def block(args):
+        a, b, la, lb = args
+        w = a.shape[1]
+        va, vb = [jnp.einsum("bwk,bwd->bkd", _interpolation_matrix(n, n_max, w, table.dtype)
+                             / n[:, None, None].astype(table.dtype), table[x], precision=HIGHEST)
+                  for x, n in ((a, la), (b, lb))]
+
+        def sym(x, y):
+            r = jnp.einsum("bkd,bld->bkl", x, y, precision=HIGHEST)
+            return 0.5 * (r + jnp.swapaxes(r, 1, 2))
+
+        return sym(va, va), sym(vb, vb), sym(va, vb)
+
+    return jax.lax.map(block, (a, b, la, lb))
+
+
 def is_fixed(pairs) -> bool:
     """Every text as long as the rows are wide (the fixed-length setting)."""
     w = pairs.a.shape[1]
     return bool(np.all(pairs.len_a == w) and np.all(pairs.len_b == w))
 
 
-def quad_bytes(pairs, n_max: int) -> int:
-    """Memory of the quadratic form of ``pairs``: P n_max^2 float32."""
-    return int(pairs.label.shape[0]) * int(n_max) ** 2 * 4
+def quad_bytes(pairs, n_max: int, distance: str = "euclidean") -> int:
+    """Memory of the quadratic form of ``pairs``: P n_max^2 float32 (three times that for the cosine)."""
+    return int(pairs.label.shape[0]) * int(n_max) ** 2 * 4 * (3 if distance == "cosine" else 1)
 
 
 def _blocks(x, block: int, fill=0):
@@ -192,20 +276,25 @@ def _blocks(x, block: int, fill=0):
     return jnp.asarray(x.reshape((-1, block) + x.shape[1:]))
 
 
-def quadratic(table, pairs, n_max: int, block: int = 64) -> QuadForm:
-    """The quadratic form of ``pairs`` for ``n_max`` weights (every length must be >= 1)."""
+def quadratic(table, pairs, n_max: int, block: int = 64, distance: str = "euclidean"):
+    """The quadratic form of ``pairs`` for ``n_max`` weights (every length must be >= 1): a
+    :class:`QuadForm`, or for ``distance="cosine"`` a :class:`CosQuadForm`."""
     p, w = pairs.a.shape
     n_max = int(n_max)
+    if distance == "cosine":
+        parts = _cos_quads(jnp.asarray(table), _blocks(pairs.a, block), _blocks(pairs.b, block),
+                           _blocks(pairs.len_a, block, 1), _blocks(pairs.len_b, block, 1), n_max)
+        return CosQuadForm(*(r.reshape((-1, n_max, n_max))[:p] for r in parts))
     identity = is_fixed(pairs) and n_max == w
     r = _quads(jnp.asarray(table), _blocks(pairs.a, block), _blocks(pairs.b, block), _blocks(pairs.len_a, block, 1),
                _blocks(pairs.len_b, block, 1), n_max, identity)
     return QuadForm(r.reshape((-1, n_max, n_max))[:p])
 
 
-def gram(table, pairs, block: int = 64):
-    """The Gram form of ``pairs``: a :class:`DiffGram` when every length equals the width, else
-    a :class:`PairGram`."""
-    fixed = is_fixed(pairs)
+def gram(table, pairs, block: int = 64, distance: str = "euclidean"):
+    """The Gram form of ``pairs``: a :class:`DiffGram` when every length equals the width (and
+    ``distance`` is not the cosine, which needs both texts' blocks), else a :class:`PairGram`."""
+    fixed = is_fixed(pairs) and distance != "cosine"
     p = pairs.a.shape[0]
     g = _grams(jnp.asarray(table), _blocks(pairs.a, block), _blocks(pairs.b, block), fixed)
     g = g.reshape((-1,) + g.shape[2:])[:p]
@@ -219,22 +308,23 @@ def gathered(table, pairs) -> Gathered:
                     jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
 
 
-def choose(pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET) -> str:
+def choose(pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET, distance: str = "euclidean") -> str:
     """The form to build: ``form`` itself, or for ``"auto"`` the quadratic form while it fits
     ``budget`` bytes, else the gather form. ValueError for an unknown name."""
     if form not in FORMS:
         raise ValueError(f"data form must be one of {FORMS}, got {form!r}")
     if form == "auto":
-        return "quadratic" if quad_bytes(pairs, n_max) <= budget else "gather"
+        return "quadratic" if quad_bytes(pairs, n_max, distance) <= budget else "gather"
     return form
 
 
-def build(table, pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET):
+def build(table, pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET, distance: str = "euclidean"):
     """The data form of ``pairs`` that :func:`choose` names, built from the (V, d) float32
-    device ``table``: the one place where a form is chosen."""
-    form = choose(pairs, n_max, form, budget)
+    device ``table`` for training under ``distance`` (the cosine needs both texts' products):
+    the one place where a form is chosen."""
+    form = choose(pairs, n_max, form, budget, distance)
     if form == "quadratic":
-        return quadratic(table, pairs, n_max)
+        return quadratic(table, pairs, n_max, distance=distance)
     if form == "gram":
-        return gram(table, pairs)
+        return gram(table, pairs, distance=distance)
     return gathered(table, pairs)

@@ -14,7 +14,13 @@ centred, fitted once on every distinct training text and applied to every later 
   s_k = sigma_k^2 / sum sigma^2, as Ethayarajh's paper and code define it (the default,
   ``usif_scales="share"``); fse 1.0.0 removes them with s_k^2 (``usif_scales="share_squared"``).
 
-These are the definitions fse 1.0.0 implements (its ``SIF`` and ``uSIF``, the latter with the
+* **Zipfian whitening** (Yokoi, Bao, Kurita and Shimodaira, NeurIPS 2024): the plain mean of the
+  word vectors whitened with the p(w)-weighted mean and covariance, e'_w = C^(-1/2)(e_w - mu)
+  (:func:`repro.transforms.zipf_whitening`), or only centred, e'_w = e_w - mu: which of the two is
+  chosen on the validation couples per metric. **Uniform whitening** (``uwhiten``) is the same
+  with p uniform over the vocabulary, the variant that paper compares with.
+
+SIF and uSIF are the definitions fse 1.0.0 implements (its ``SIF`` and ``uSIF``, the latter with the
 squared shares), written here from the papers and checked against fse to float tolerance where
 the side environment of ``make bench`` exists (tests/test_peers.py). Every peer is an
 :class:`repro.encodings.Encoding` of kind ``word`` (or ``rank`` for the learned weights with
@@ -25,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro import encodings
+from repro import encodings, transforms
 from repro.encodings import NO_COMPONENTS, Components, Encoding, fit_components, remove_components  # noqa: F401
 from repro.textmetric import METRICS
 
@@ -35,6 +41,9 @@ COMPONENT_TEXTS = 100_000
 else a seeded uniform sample of this many (a whole dump has 6M; the top 5 directions of 400 need
 far fewer, and 6M x 400 float64 would be 19 GB)."""
 USIF_SCALES = ("share", "share_squared")
+#: The peers that whiten the word vectors before the mean (Yokoi et al. 2024): Zipfian (p(w)
+#: from the corpus's word counts) and uniform (p = 1/V).
+WHITENING = ("zipf", "uwhiten")
 
 
 def probabilities(counts) -> np.ndarray:
@@ -96,9 +105,16 @@ def training_texts(train) -> tuple[np.ndarray, np.ndarray]:
 
 
 def weighting(name: str, counts, mean_length: float, weights=None, a: float = 1e-3,
-              length: float | None = None) -> Encoding:
-    """The encoding of peer ``name`` ("sif", "usif" or "learned" with its ``weights`` per idf rank)
-    before its common components: uSIF's ``length`` defaults to the training texts' ``mean_length``."""
+              length: float | None = None, table=None, mode: str = "whiten") -> Encoding:
+    """The encoding of peer ``name`` ("sif", "usif", "learned" with its ``weights`` per idf rank,
+    or "zipf" / "uwhiten": the mean of the word vectors of ``table`` centred or whitened, ``mode``,
+    under the corpus's p(w) or a uniform p, :func:`repro.transforms.zipf_whitening`) before its
+    common components: uSIF's ``length`` defaults to the training texts' ``mean_length``."""
+    if name in WHITENING:
+        if table is None:
+            raise ValueError(f"table: peer {name!r} whitens the word vectors and needs their table")
+        p = probabilities(counts) if name == "zipf" else "uniform"
+        return Encoding("mean", transform=transforms.zipf_whitening(table, p, mode))
     if name == "learned":
         return Encoding("rank", np.asarray(weights, np.float32))
     if name == "sif":
@@ -119,8 +135,10 @@ def fit(name: str, table, counts, train, *, weights=None, components: int = 1, u
         **params) -> Encoding:
     """Peer ``name`` (:func:`weighting`, with ``params``) with the first ``components`` common
     components of the distinct texts of the ``train`` couples removed."""
+    table = encodings.as_table(table)
     tokens, lengths = training_texts(train)
-    enc = weighting(name, counts, float(np.mean(lengths)), weights, **params)
+    enc = weighting(name, counts, float(np.mean(lengths)), weights, **params,
+                    table=table.host if name in WHITENING else None)
     means = encodings.text_vectors(enc, table, tokens, lengths)
     return enc._replace(components=fit_components(means, components, component_scales(name, usif_scales)))
 
@@ -131,6 +149,8 @@ GRIDS = {
     "sif": tuple({"a": a, "components": k} for a in (1e-4, 1e-3, 1e-2) for k in (0, 1)),
     "usif": tuple({"components": k} for k in (0, 5)),
     "learned": tuple({"components": k} for k in (1, 2, 5)),
+    "zipf": tuple({"mode": m, "components": 0} for m in transforms.MODES),
+    "uwhiten": tuple({"mode": m, "components": 0} for m in transforms.MODES),
 }
 
 
@@ -157,7 +177,7 @@ def select(name: str, table, counts, train, validation, weights=None, *, metrics
     results = {m: {} for m in metrics}  # metric -> grid index -> (encoding, validation error)
     scales = component_scales(name, usif_scales)
     for key, entries in keys.items():
-        enc = weighting(name, counts, mean_length, weights, **dict(key))
+        enc = weighting(name, counts, mean_length, weights, **dict(key), table=table.host if name in WHITENING else None)
         means = encodings.text_vectors(enc, table, tokens, lengths)
         fitted = [enc._replace(components=fit_components(means, p["components"], scales)) for _, p in entries]
         del means

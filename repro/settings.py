@@ -102,12 +102,14 @@ LABELS = {
     "learned_median": "Learned weights, median",
     "sif": "SIF (peer, not in the paper)",
     "usif": "uSIF (peer, not in the paper)",
+    "zipf": "Zipfian whitening (peer, not in the paper)",
+    "uwhiten": "Uniform whitening (peer, not in the paper)",
     "learned_median_cc": "Learned weights, median, common components removed (not in the paper)",
 }
 METHODS = tuple(LABELS)
 BASELINES = METHODS[:8]  # section 5.1, computed by repro.baselines
 LEARNED = tuple(f"learned_{loss}" for loss in LOSSES)  # sections 3 and 5.2
-PEERS = ("sif", "usif")  # what users compare with (repro.peers), not in the paper
+PEERS = ("sif", "usif", "zipf", "uwhiten")  # what users compare with (repro.peers), not in the paper
 BEYOND = ("learned_median_cc",)  # the learned weights with the peers' common-component removal
 #: The tables' metrics (:mod:`repro.textmetric`): ``euclidean``, the paper's protocol (minus the
 #: Euclidean distance for every row, except tf-idf, which the paper scores by the cosine: its

@@ -41,7 +41,7 @@ class TrainConfig(NamedTuple):
 
     loss: str = "median"  # "median" (eq. 8) or "contrastive" (eq. 5)
     lam: float = 1e-3  # L2 strength lambda
-    distance: str = "euclidean"  # or "sqeuclidean" (the original code)
+    distance: str = "euclidean"  # or "sqeuclidean" (the original code), or "cosine" (1 - cos, not the paper's)
     eta: float = 0.01  # initial learning rate
     eta_low: float = 0.001  # learning rate after the first rise of the mean epoch loss
     tol: float = 5e-4  # stop once eta is low and the mean loss improves by less than this
@@ -63,6 +63,7 @@ class Prepared(NamedTuple):
     table: jnp.ndarray  # (V, d) float32 on the device, for scoring held-out couples
     pairs: PairSet  # the couples on the host (labels, token rows)
     n_max: int  # number of weights
+    distance: str = "euclidean"  # what the form was built for: "cosine" needs both texts' products
 
     @property
     def labels(self) -> np.ndarray:
@@ -75,7 +76,10 @@ def batch_loss(w, form, index, n_related: int, config: TrainConfig, kappa):
     ``form`` is any data form of :mod:`repro.forms`; all give the same loss up to float32
     rounding.
     """
-    d = L.distance_from_squared(form.sq_distances(w, index), config.distance)
+    if config.distance == "cosine":  # not the paper's: 1 - cos from the three products of a couple
+        d = L.cosine_from_products(*form.products(w, index))
+    else:
+        d = L.distance_from_squared(form.sq_distances(w, index), config.distance)
     d_rel, d_unrel = d[:n_related], d[n_related:]
     if config.loss == "median":
         loss = L.median_loss(d_rel, d_unrel, kappa)
@@ -204,13 +208,22 @@ def _check_config(config: TrainConfig) -> None:
         raise ValueError("eta and eta_low must be positive")
 
 
+def check_distance(prepared: Prepared, config: TrainConfig) -> None:
+    """ValueError when ``config`` learns under the cosine from couples not prepared for it."""
+    if config.distance == "cosine" and prepared.distance != "cosine":
+        raise ValueError("distance: training under the cosine needs couples prepared with distance='cosine'")
+
+
 def prepare(table, pairs: PairSet, n_max: int | None = None, *, form: str = "auto",
-            budget: float = forms.GRAM_BUDGET, name: str = "pairs") -> Prepared:
+            budget: float = forms.GRAM_BUDGET, name: str = "pairs", distance: str = "euclidean") -> Prepared:
     """Check ``table`` and ``pairs`` once at the API boundary, move them to the device and build
     the data form that :func:`repro.forms.build` chooses (``form``: "auto", "quadratic",
     "gram" or "gather"; "auto" takes the quadratic form while it fits ``budget`` bytes) for
-    ``n_max`` weights (default: the pairs' width). Every kappa, fold and final run of
+    ``n_max`` weights (default: the pairs' width), for training under ``distance`` (the forms
+    of the cosine hold both texts' products). Every kappa, fold and final run of
     :func:`repro.fit.fit` reads the result."""
+    if distance not in L.DISTANCES:
+        raise ValueError(f"distance: expected one of {', '.join(L.DISTANCES)}, got {distance!r}")
     table = check_table(table)
     check_pairs(pairs, name=name, vocab_size=table.shape[0])
     if pairs.size and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
@@ -219,7 +232,7 @@ def prepare(table, pairs: PairSet, n_max: int | None = None, *, form: str = "aut
     if n_max < 1:
         raise ValueError(f"n_max must be at least 1, got {n_max}")
     table = jnp.asarray(table, jnp.float32)
-    return Prepared(forms.build(table, pairs, n_max, form, budget), table, pairs, n_max)
+    return Prepared(forms.build(table, pairs, n_max, form, budget, distance), table, pairs, n_max, distance)
 
 
 def fitting_batch(labels, wanted: int, folds: int = 0) -> int:
@@ -258,6 +271,7 @@ def train(prepared: Prepared, config: TrainConfig = TrainConfig(), kappa: float 
       seed: every batch draw flows from it; the same seed gives the same weights.
     """
     _check_config(config)
+    check_distance(prepared, config)
     if config.loss == "median" and kappa is None:
         raise ValueError("kappa: the median loss needs kappa (repro.fit.fit chooses it by cross-validation)")
     if config.loss == "contrastive" and kappa is not None:

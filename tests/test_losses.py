@@ -81,7 +81,14 @@ def test_distances():
     g = jax.grad(lambda x: jnp.sum(L.distance(x, y)))(x)
     assert np.all(np.isfinite(np.asarray(g))) and np.all(np.asarray(g)[1] == 0)
     with pytest.raises(ValueError, match="distance must be one of"):
-        L.distance(x, y, "cosine")
+        L.distance(x, y, "manhattan")
+    x2 = jnp.array([[1.0, 0.0], [0.0, 0.0], [2.0, 2.0]])
+    y2 = jnp.array([[1.0, 1.0], [3.0, 4.0], [-1.0, -1.0]])
+    np.testing.assert_allclose(L.distance(x2, y2, "cosine"), [1 - 1 / np.sqrt(2), 1.0, 2.0], rtol=1e-6)
+    g = jax.grad(lambda x: jnp.sum(L.distance(x, y2, "cosine")))(x2)
+    assert np.all(np.isfinite(np.asarray(g))) and np.all(np.asarray(g)[1] == 0)  # a zero vector: no gradient
+    with pytest.raises(ValueError, match="^distance: the cosine needs the products"):
+        L.distance_from_squared(jnp.ones(2), "cosine")
 
 
 def test_l2_penalty():

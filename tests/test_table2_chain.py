@@ -98,7 +98,8 @@ def test_make_table2_end_to_end(workspace):
         assert (res / f"table2.{ext}").stat().st_size > 100
     with open(res / "table2.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["method"] for r in rows][-4:] == ["learned_median", "sif", "usif", "learned_median_cc"] and len(rows) == 13
+    assert [r["method"] for r in rows][-6:] == ["learned_median", "sif", "usif", "zipf", "uwhiten",
+                                               "learned_median_cc"] and len(rows) == 15
     cols = ["twitter_news", "twitter_news_nort", "twitter"]
     assert list(rows[0]) == ["method"] + [f"{s}_{m}" for s in cols for m in ("split_error", "js")] + [
         f"{s}_cosine_{m}" for s in cols for m in ("split_error", "js")]
@@ -137,7 +138,8 @@ def test_make_table2_end_to_end(workspace):
     assert "95% CI" in text and "bootstrap 95%" in text
     assert set(prov["results_cosine"]) == set(COLUMNS)
     for s in COLUMNS:  # each peer's choice on validation, under each metric
-        assert set(prov["peer_choices"][s]) == {"sif", "usif", "learned_median_cc"}
+        assert set(prov["peer_choices"][s]) == {"sif", "usif", "zipf", "uwhiten", "learned_median_cc"}
+        assert set(prov["peer_choices"][s]["zipf"]["cosine"]["params"]) == {"mode", "components"}
         assert set(prov["peer_choices"][s]["sif"]) == {"euclidean", "cosine"}
     readme = json.dumps(prov)
     assert "wikivar-median.npz" in readme

@@ -1,0 +1,124 @@
+"""Fixed maps of the word vectors applied before any row averages them (not in the paper).
+
+A :class:`Transform` maps every word vector e_w of the (V, d) table to
+
+    e'_w = scale_w (e_w - shift) @ matrix          shift (d,), matrix (d, k), scale (V,)
+
+and the text vector is then the row's own aggregate of the e' (the mean, learned weights, ...).
+Each part is optional (None: no shift, the identity, no per-word scale). With a fixed transform
+the paper's text vector (eq. 3) stays linear in the learned weights, so Algorithm 1 and every
+data form apply unchanged to the transformed table (:func:`apply`).
+
+**Zipfian whitening** (Yokoi, Bao, Kurita and Shimodaira, "Zipfian Whitening", NeurIPS 2024,
+their eq. for the whitening with the empirical word frequency p(w)):
+
+    mu = sum_w p(w) e_w,   C = sum_w p(w) (e_w - mu)(e_w - mu)^T,   e'_w = C^(-1/2) (e_w - mu)
+
+``mode="centre"`` keeps only the shift (e'_w = e_w - mu); ``mode="whiten"`` also whitens, with
+C = Q diag(lambda) Q^T and matrix = Q diag(lambda)^(-1/2) Q^T (eigenvalues below ``floor`` times
+the largest are floored to it, so a rank-deficient C stays finite). ``dims`` keeps the ``dims``
+leading eigen-directions only (matrix (d, dims) = Q_k diag(lambda_k)^(-1/2)); distances and
+cosines are those of the full symmetric map restricted to them. ``p="uniform"`` is uniform
+whitening (every word of the vocabulary weighs 1/V), the variant the same paper compares with.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+MODES = ("centre", "whiten")
+FLOOR = 1e-6
+"""Eigenvalues of C below FLOOR x the largest are raised to it."""
+
+
+class Transform(NamedTuple):
+    """e'_w = scale_w (e_w - shift) @ matrix; None for a part means: none (see the module)."""
+
+    shift: np.ndarray | None = None
+    matrix: np.ndarray | None = None
+    scale: np.ndarray | None = None
+
+    @property
+    def identity(self) -> bool:
+        return self.shift is None and self.matrix is None and self.scale is None
+
+
+IDENTITY = Transform()
+
+
+def check(t: Transform, vocab_size: int, dim: int) -> Transform:
+    """``t`` with float64 parts checked against a (vocab_size, dim) table; ValueError naming the
+    part otherwise."""
+    shift = None if t.shift is None else np.asarray(t.shift, np.float64)
+    matrix = None if t.matrix is None else np.asarray(t.matrix, np.float64)
+    scale = None if t.scale is None else np.asarray(t.scale, np.float64)
+    if shift is not None and (shift.shape != (dim,) or not np.isfinite(shift).all()):
+        raise ValueError(f"shift: need a finite ({dim},) vector, got shape {shift.shape}")
+    if matrix is not None and (matrix.ndim != 2 or matrix.shape[0] != dim or matrix.shape[1] == 0
+                               or not np.isfinite(matrix).all()):
+        raise ValueError(f"matrix: need a finite ({dim}, k) matrix with k >= 1, got shape {matrix.shape}")
+    if scale is not None and (scale.shape != (vocab_size,) or not np.isfinite(scale).all()):
+        raise ValueError(f"scale: need finite ({vocab_size},) word scales, got shape {scale.shape}")
+    return Transform(shift, matrix, scale)
+
+
+def apply(t: Transform, table) -> np.ndarray:
+    """The (V, k) float32 transformed table scale_w (e_w - shift) @ matrix (computed in float64)."""
+    table = np.asarray(table)
+    t = check(t, table.shape[0], table.shape[1])
+    x = np.asarray(table, np.float64)
+    if t.shift is not None:
+        x = x - t.shift
+    if t.matrix is not None:
+        x = x @ t.matrix
+    if t.scale is not None:
+        x = x * t.scale[:, None]
+    return x.astype(np.float32)
+
+
+def _probabilities(p, vocab_size: int) -> np.ndarray:
+    if isinstance(p, str):
+        if p != "uniform":
+            raise ValueError(f"p: expected word probabilities or 'uniform', got {p!r}")
+        return np.full(vocab_size, 1.0 / vocab_size)
+    p = np.asarray(p, np.float64)
+    if p.shape != (vocab_size,) or (p < 0).any() or not p.sum() > 0:
+        raise ValueError(f"p: need ({vocab_size},) non-negative word probabilities, not all 0, got shape {p.shape}")
+    return p / p.sum()
+
+
+def weighted_moments(table, p) -> tuple[np.ndarray, np.ndarray]:
+    """mu = sum_w p(w) e_w (d,) and C = sum_w p(w) (e_w - mu)(e_w - mu)^T (d, d), float64
+    (Yokoi et al. 2024); ``p`` the (V,) probabilities (normalised here) or ``"uniform"``."""
+    x = np.asarray(table, np.float64)
+    p = _probabilities(p, x.shape[0])
+    mu = p @ x
+    xc = x - mu
+    return mu, (xc * p[:, None]).T @ xc
+
+
+def zipf_whitening(table, p, mode: str = "whiten", dims: int | None = None, floor: float = FLOOR) -> Transform:
+    """The Zipfian whitening of ``table`` (V, d) under word probabilities ``p`` (module docstring):
+    the shift only for ``mode="centre"``, shift and C^(-1/2) for ``"whiten"``, ``dims`` leading
+    directions kept if given."""
+    if mode not in MODES:
+        raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    mu, cov = weighted_moments(table, p)
+    d = mu.shape[0]
+    if dims is not None and not 1 <= int(dims) <= d:
+        raise ValueError(f"dims: must lie in 1..{d}, got {dims}")
+    if mode == "centre":
+        if dims is not None:
+            raise ValueError("dims: only whitening keeps leading directions; use mode='whiten'")
+        return Transform(shift=mu)
+    if not floor > 0:
+        raise ValueError(f"floor: must be positive, got {floor}")
+    lam, q = np.linalg.eigh(cov)  # ascending
+    lam, q = lam[::-1], q[:, ::-1]
+    lam = np.maximum(lam, floor * max(float(lam[0]), np.finfo(np.float64).tiny))
+    if dims is None:
+        return Transform(shift=mu, matrix=(q / np.sqrt(lam)) @ q.T)  # C^(-1/2), symmetric
+    k = int(dims)
+    return Transform(shift=mu, matrix=q[:, :k] / np.sqrt(lam[:k]))

@@ -1,0 +1,145 @@
+"""repro.transforms: Zipfian whitening by hand on a tiny table, the transformed table through the
+one scoring surface, and the whitening peers' choice on validation against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from repro import encodings, metrics, peers, transforms
+from repro.encodings import Encoding
+from repro.pairset import PairSet
+from repro.transforms import Transform
+
+
+def _table(seed=0, vocab=30, dim=5):
+    rng = np.random.default_rng(seed)
+    table = (rng.normal(size=(vocab, dim)) @ rng.normal(size=(dim, dim)) + 3.0).astype(np.float32)
+    p = rng.uniform(0.1, 5.0, vocab) ** 3
+    return table, p / p.sum()
+
+
+def test_moments_by_hand():
+    table = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]])
+    mu, cov = transforms.weighted_moments(table, np.array([2.0, 1.0, 1.0]))  # p = 1/2, 1/4, 1/4
+    np.testing.assert_allclose(mu, [0.5 + 0.75, 0.5 + 1.0])
+    xc = table - mu
+    np.testing.assert_allclose(cov, 0.5 * np.outer(xc[0], xc[0]) + 0.25 * np.outer(xc[1], xc[1])
+                               + 0.25 * np.outer(xc[2], xc[2]))
+    mu_u, _ = transforms.weighted_moments(table, "uniform")
+    np.testing.assert_allclose(mu_u, [4 / 3, 2.0])
+
+
+def test_zipfian_whitened_vectors_have_zero_weighted_mean_and_identity_covariance():
+    table, p = _table()
+    t = transforms.zipf_whitening(table, p, "whiten")
+    e = (table.astype(np.float64) - t.shift) @ t.matrix
+    np.testing.assert_allclose(p @ e, 0.0, atol=1e-10)
+    np.testing.assert_allclose((e * p[:, None]).T @ e, np.eye(5), atol=1e-8)
+    np.testing.assert_allclose(t.matrix, t.matrix.T, atol=1e-10)  # C^(-1/2) is symmetric
+    kept = transforms.zipf_whitening(table, p, "whiten", dims=2)  # the 2 leading directions
+    ek = (table.astype(np.float64) - kept.shift) @ kept.matrix
+    assert kept.matrix.shape == (5, 2)
+    np.testing.assert_allclose((ek * p[:, None]).T @ ek, np.eye(2), atol=1e-8)
+    centred = transforms.zipf_whitening(table, p, "centre")
+    assert centred.matrix is None and centred.scale is None
+    np.testing.assert_allclose(centred.shift, p @ table.astype(np.float64))
+    applied = transforms.apply(t, table)
+    assert applied.dtype == np.float32
+    np.testing.assert_allclose(applied, e, rtol=1e-5, atol=1e-5)
+
+
+def test_a_rank_deficient_covariance_is_floored():
+    table, p = _table()
+    flat = np.concatenate([table, table[:, :1]], axis=1)  # dim 6, rank 5
+    t = transforms.zipf_whitening(flat, p, "whiten")
+    assert np.isfinite(t.matrix).all() and np.abs(t.matrix).max() < 1e4
+
+
+def test_bad_arguments_are_named():
+    table, p = _table()
+    with pytest.raises(ValueError, match="^mode"):
+        transforms.zipf_whitening(table, p, "sphere")
+    with pytest.raises(ValueError, match="^p"):
+        transforms.zipf_whitening(table, p[:-1])
+    with pytest.raises(ValueError, match="^p"):
+        transforms.zipf_whitening(table, "zipf")
+    with pytest.raises(ValueError, match="^dims"):
+        transforms.zipf_whitening(table, p, dims=9)
+    with pytest.raises(ValueError, match="^shift"):
+        transforms.apply(Transform(shift=np.zeros(4)), table)
+    with pytest.raises(ValueError, match="^matrix"):
+        transforms.apply(Transform(matrix=np.zeros((4, 2))), table)
+    with pytest.raises(ValueError, match="^scale"):
+        transforms.apply(Transform(scale=np.ones(3)), table)
+    with pytest.raises(ValueError, match="^transform"):
+        encodings.text_vectors(Encoding("mean", transform=(None, None, None)), table, np.zeros((1, 2), np.int32),
+                               np.array([1], np.int32))
+
+
+def _pairs(seed, vocab=30, n=60, width=6):
+    rng = np.random.default_rng(seed)
+
+    def rows():
+        lengths = rng.integers(1, width + 1, n).astype(np.int32)
+        tokens = np.zeros((n, width), np.int32)
+        for i, k in enumerate(lengths):
+            tokens[i, :k] = rng.integers(0, vocab, k)
+        return tokens, lengths
+
+    (a, la), (b, lb) = rows(), rows()
+    return PairSet(a, b, la, lb, (rng.random(n) < 0.5).astype(np.int8))
+
+
+def test_an_encoding_aggregates_the_transformed_table():
+    table, p = _table()
+    pairs = _pairs(1)
+    t = Transform(shift=np.linspace(-1, 1, 5), matrix=np.random.default_rng(2).normal(size=(5, 3)),
+                  scale=np.linspace(0.5, 2.0, 30))
+    e = ((table.astype(np.float64) - t.shift) @ t.matrix) * t.scale[:, None]
+    for kind, weights in (("mean", None), ("word", np.linspace(2.0, 0.1, 30)), ("max", None)):
+        got = encodings.text_vectors(Encoding(kind, weights, transform=t), table, pairs.a, pairs.len_a)
+        ref = encodings.text_vectors(Encoding(kind, weights), e.astype(np.float32), pairs.a, pairs.len_a)
+        assert got.shape == (60, 3)
+        np.testing.assert_allclose(got, ref, rtol=1e-6, err_msg=kind)
+    wrapped = encodings.Table(table)
+    assert wrapped.transformed(t) is wrapped.transformed(t)  # made once per transform
+    assert wrapped.transformed(transforms.IDENTITY) is wrapped
+    with pytest.raises(ValueError, match="^transform"):
+        encodings.couple_scores(Encoding("tfidf", np.ones(30), transform=t), table, pairs)
+
+
+def test_centring_alone_leaves_the_euclidean_distance_of_means_unchanged_but_not_the_cosine():
+    table, p = _table()
+    pairs = _pairs(3)
+    centred = Encoding("mean", transform=transforms.zipf_whitening(table, p, "centre"))
+    plain = encodings.couple_scores(Encoding("mean"), table, pairs)[0]
+    moved = encodings.couple_scores(centred, table, pairs)[0]
+    np.testing.assert_allclose(moved[0], plain[0], rtol=1e-5, atol=1e-5)  # euclidean
+    assert np.abs(moved[1] - plain[1]).max() > 0.1  # the cosine sees the shift
+
+
+@pytest.mark.parametrize("name", peers.WHITENING)
+def test_whitening_peers_choose_on_validation_as_brute_force(name):
+    table, p = _table(seed=4)
+    counts = np.round(p * 1e6)
+    train, validation = _pairs(5), _pairs(6)
+    picked = peers.select(name, table, counts, train, validation)
+    assert set(picked) == {"euclidean", "cosine"}
+    pw = peers.probabilities(counts) if name == "zipf" else "uniform"
+    for metric, (enc, params, err) in picked.items():
+        errors = []
+        for entry in peers.GRIDS[name]:
+            t = transforms.zipf_whitening(table, pw, entry["mode"])
+            e = (table.astype(np.float64) - t.shift) @ (np.eye(5) if t.matrix is None else t.matrix)
+            va = np.stack([e[r[:k]].mean(0) for r, k in zip(validation.a, validation.len_a)])
+            vb = np.stack([e[r[:k]].mean(0) for r, k in zip(validation.b, validation.len_b)])
+            if metric == "euclidean":
+                s = -np.linalg.norm(va - vb, axis=1)
+            else:
+                s = np.sum(va * vb, 1) / np.linalg.norm(va, axis=1) / np.linalg.norm(vb, axis=1)
+            errors.append(metrics.split(s, validation.label, s, validation.label).error)
+        assert err == pytest.approx(min(errors)) and params == peers.GRIDS[name][int(np.argmin(errors))]
+        assert enc.kind == "mean" and enc.components.vectors.shape[0] == 0
+    with pytest.raises(ValueError, match="^table"):
+        peers.weighting(name, counts, 3.0)
