@@ -52,9 +52,11 @@ def _amount(number: str, value: float) -> str:
 
 def comparison(new: dict, ref: dict, ref_path: str = "results") -> str:
     """The one line that compares the table ``new`` (a table JSON) with the committed ``ref``."""
-    missing = _missing(new, ref)
-    if missing:
-        return f"differs from the committed table ({ref_path}): rows missing: {', '.join(missing)}"
+    missing, extra = _missing(new, ref), _missing(ref, new)
+    if missing or extra:
+        said = ([f"rows missing: {', '.join(missing)}"] if missing else []) + (
+            [f"rows the committed table lacks: {', '.join(extra)}"] if extra else [])
+        return f"differs from the committed table ({ref_path}): " + "; ".join(said)
     diffs = _differences(new, ref)
     if all(worst == 0 for worst, _, _ in diffs.values()):
         return f"matches the committed table ({ref_path}) exactly"

@@ -45,6 +45,14 @@ def test_a_missing_row_is_named():
     assert compare.comparison(new, table()) == "differs from the committed table (results): rows missing: wiki20/mean"
 
 
+def test_a_row_the_committed_table_lacks_is_named():
+    """A run with a new row (a newer checkout's method) is not a match, even where the shared rows agree."""
+    new = table()
+    new["results"]["wiki20"]["sif"] = {"split_error": 0.1, "js": 0.1}
+    assert compare.comparison(new, table()) == (
+        "differs from the committed table (results): rows the committed table lacks: wiki20/sif")
+
+
 def test_the_command_prints_one_line(tmp_path, capsys):
     for name in ("a.json", "b.json"):
         (tmp_path / name).write_text(json.dumps(table()))
