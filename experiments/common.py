@@ -58,6 +58,15 @@ class ReadmeBlock:
         return os.path.relpath(target, os.path.dirname(os.path.abspath(self.path))).replace(os.sep, "/")
 
     def fill(self, block: str) -> None:
-        """``block`` (which starts with the start marker and ends with the end marker) in place of the old one."""
+        """``block`` (which starts with the start marker and ends with the end marker) in place of the
+        old one, in the file as it is now: another block of the same file may have been filled since
+        this one was opened."""
+        from repro.errors import InputError
+
+        with open(self.path, encoding="utf-8") as f:
+            self.text = f.read()
+        if self.start not in self.text or self.end not in self.text:
+            raise InputError(self.path, f"no {self.start} ... {self.end} block to fill")
         head, rest = self.text.split(self.start, 1)
-        store.write_text(self.path, head + block + rest.split(self.end, 1)[1])
+        self.text = head + block + rest.split(self.end, 1)[1]
+        store.write_text(self.path, self.text)

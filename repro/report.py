@@ -23,14 +23,6 @@ def _plain(d: metrics.PairedDiff) -> dict:
     return {"difference": d.difference, "low": d.low, "high": d.high, "p_value": d.p_value}
 
 
-def paired_row(wrong, wrong_reference, labels, groups=None) -> dict:
-    """The paired bootstrap of a row against the reference row on the same test couples
-    (:func:`repro.metrics.paired_bootstrap`, clusters of related couples resampled whole when
-    ``groups`` is given): {"difference", "low", "high", "p_value"} as floats, the difference
-    being this row's split error minus the reference's."""
-    return _plain(metrics.paired_bootstrap(wrong, wrong_reference, labels, groups))
-
-
 def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -> dict:
     """Per method: split error, threshold, JS divergence, error counts, the 95% intervals of the
     split error (exact binomial; cluster bootstrap over the test couples' units), the binomial

@@ -28,11 +28,10 @@ def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int
     Texts of length 0 (no in-vocabulary word) are the zero vector here, so the score of
     a couple with an empty text is still defined (docs/FIDELITY.md).
     """
-    metric = {"euclidean": "euclidean", "cosine": "cosine"}.get(kind)
-    if metric is None:
+    if kind not in ("euclidean", "cosine"):
         raise ValueError(f"kind: expected 'euclidean' or 'cosine', got {kind!r}")
-    s = encodings.scores(encodings.Encoding("rank", w), table, pairs, metric, chunk)
-    return -s if metric == "euclidean" else 1.0 - s
+    s = encodings.scores(encodings.Encoding("rank", w), table, pairs, kind, chunk)
+    return -s if kind == "euclidean" else 1.0 - s
 
 
 def learned_pair_scores(w, table, pairs: PairSet, chunk: int = encodings.CHUNK) -> np.ndarray:
