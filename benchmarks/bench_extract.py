@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from repro.data import wikidump  # noqa: E402
+from repro.data.wikipedia import wikidump  # noqa: E402
 from repro.store import write_json  # noqa: E402
 from measure import measured  # noqa: E402
 
@@ -52,7 +52,7 @@ def xml_bytes(path: str) -> int:
 
 OURS = """
 import json, sys, time
-from repro.data import wikidump
+from repro.data.wikipedia import wikidump
 t = time.perf_counter()
 s = wikidump.extract(sys.argv[1], sys.argv[2], workers=int(sys.argv[3]))
 print(json.dumps({"seconds": time.perf_counter() - t, "summary": s}))

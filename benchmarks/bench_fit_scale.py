@@ -9,7 +9,7 @@ the wikivar setting's shape (each text 10..30 random words, width 30, n_max 30),
 unit-length table, and times, through the project's own code path:
 
 * ``prepare`` (the data form, chosen by ``--form``; "auto" keeps the quadratic form while it
-  fits :data:`repro.forms.GRAM_BUDGET`, else the gather form);
+  fits :data:`repro.forms.QUADRATIC_BUDGET`, else the gather form);
 * :func:`repro.fit.fit`: the kappa search (the 10 kappas x 5 folds of
   :data:`repro.settings.KAPPA_GRID`, or ``--grid``) and the final run with the kappa it chose, each
   timed by ``fit`` itself, with ``max_epochs`` at the two values of ``--epochs``: the difference of the two times over
@@ -122,7 +122,7 @@ def main(argv=None) -> int:
     result = {
         "related": args.related, "couples": pairs.size, "vocab": args.vocab, "dim": args.dim, "n_max": n_max,
         "form": form, "form_asked": args.form, "quad_bytes": forms.quad_bytes(pairs, n_max),
-        "gram_budget": forms.GRAM_BUDGET, "kappa_runs": runs, "grid": grid, "epochs": epochs,
+        "gram_budget": forms.QUADRATIC_BUDGET, "kappa_runs": runs, "grid": grid, "epochs": epochs,
         "make_data_s": round(make_s, 2), "prepare_s": round(prep_s, 2),
         "search_s": {str(k): round(v, 3) for k, v in search.items()},
         "final_s": {str(k): round(v, 3) for k, v in final.items()},

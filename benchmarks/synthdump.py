@@ -45,9 +45,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from repro.data import wikidump  # noqa: E402
-from repro.data.clean import article_paragraphs  # noqa: E402
-from repro.data.ovos import read_ovos  # noqa: E402
+from repro.data.wikipedia import wikidump  # noqa: E402
+from repro.data.wikipedia.wikitext import article_paragraphs  # noqa: E402
+from repro.data.wikipedia.ovos import read_ovos  # noqa: E402
 from repro.data.parallel import mp_context  # noqa: E402
 from repro.store import atomic_file  # noqa: E402
 

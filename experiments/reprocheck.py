@@ -37,7 +37,10 @@ import numpy as np
 
 from experiments import score, tables, train_weights
 from repro import store
-from repro.data import docfreq, embeddings, wikidump, wikipairs
+from repro.data.wikipedia import paragraphdf
+from repro.data.wikipedia import embeddings
+from repro.data.wikipedia import wikidump
+from repro.data.wikipedia import wikipairs
 from repro.errors import InputError, run
 from repro.kernels import state
 from repro.layout import Layout
@@ -147,7 +150,7 @@ def later_stages(work: str, size: str) -> None:
     """docfreq, pairs, weights, scores and Table 1 from ``work/data`` (results in ``work/results``)."""
     data = os.path.join(work, "data")
     lay = Layout(data)
-    _ok(docfreq.main, ["--paragraphs", lay.paragraphs, "--vocab", lay.vocab, "--out", lay.df, "--workers", "1"])
+    _ok(paragraphdf.main, ["--paragraphs", lay.paragraphs, "--vocab", lay.vocab, "--out", lay.df, "--workers", "1"])
     for s in SETTINGS:
         _ok(wikipairs.main, ["--paragraphs", lay.paragraphs, "--vocab", lay.vocab, "--df", lay.df,
                              "--setting", s, "--seed", "0", "--out", lay.path(s)])

@@ -16,11 +16,11 @@ import os
 import sys
 import time
 
-from experiments.common import load_corpus, load_split
+from experiments.files import load_corpus, load_split
 from repro import baselines, encodings, peers, settings, store
 from repro.errors import run
 from repro.layout import Layout
-from repro.data import othervectors
+from repro import othervectors
 
 
 def _paper_row(method: str, weights: dict, idf, top_rule: str) -> encodings.Encoding:

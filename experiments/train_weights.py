@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from experiments.common import load_corpus, load_split
+from experiments.files import load_corpus, load_split
 from repro import forms, settings, store
 from repro.errors import InputError, run
 from repro.fit import fit
@@ -70,7 +70,7 @@ def main(argv=None):
     ap.add_argument("--batch-related", type=int, default=50)
     ap.add_argument("--form", default="auto", choices=forms.FORMS,
                     help="the couples' data form (repro/forms.py; default auto: the quadratic form while it "
-                         f"fits {forms.GRAM_BUDGET / 1e9:g} GB, else the gather form)")
+                         f"fits {forms.QUADRATIC_BUDGET / 1e9:g} GB, else the gather form)")
     args = ap.parse_args(argv)
     if args.kappa is not None and args.kappa_from:
         raise InputError("--kappa", "give --kappa or --kappa-from, not both")

@@ -6,17 +6,17 @@ module and has ``--help``:
 ============  ======================================  =================================
 command       what it makes                           module
 ============  ======================================  =================================
-wikidump      ``paragraphs.tsv`` from a dump          :mod:`repro.data.wikidump`
-word2vec      ``w2v/vectors.npy`` + ``vocab.txt``      :mod:`repro.data.embeddings`
-docfreq       ``df.npz``                              :mod:`repro.data.docfreq`
-pairs         ``<setting>/{train,test,validation}``   :mod:`repro.data.wikipairs`
-tweets        ``twitter/couples.jsonl``                :mod:`repro.data.tweetpairs`
-tweetsets     ``twitter/{train,validation,test}``     :mod:`repro.data.tweetsets`
+wikidump      ``paragraphs.tsv`` from a dump          :mod:`repro.data.wikipedia.wikidump`
+word2vec      ``w2v/vectors.npy`` + ``vocab.txt``      :mod:`repro.data.wikipedia.embeddings`
+docfreq       ``df.npz``                              :mod:`repro.data.wikipedia.paragraphdf`
+pairs         ``<setting>/{train,test,validation}``   :mod:`repro.data.wikipedia.wikipairs`
+tweets        ``twitter/couples.jsonl``                :mod:`repro.data.tweets.tweetpairs`
+tweetsets     ``twitter/{train,validation,test}``     :mod:`repro.data.tweets.tweetsets`
 encode        texts to a ``.npy`` of text vectors      :mod:`repro.commands.encode`
 similarity    scores of two texts or of couples       :mod:`repro.commands.similarity`
-train         couples to an encoder (weights)         :mod:`repro.commands.train`
+train         couples to an encoder (weights)         :mod:`repro.commands.learn`
 evaluate      split error and JS of couples           :mod:`repro.commands.evaluate`
-vectors       a vectors file to the fast folder        :mod:`repro.commands.vectors`
+vectors       a vectors file to the fast folder        :mod:`repro.commands.vectorsfolder`
 df            ``df.npz`` of a file of texts (``--df``)  :mod:`repro.commands.df`
 ============  ======================================  =================================
 
@@ -37,17 +37,17 @@ import sys
 from repro.errors import run
 
 COMMANDS = {
-    "wikidump": ("repro.data.wikidump", "stream a Wikipedia dump into cleaned paragraphs"),
-    "word2vec": ("repro.data.embeddings", "train word2vec on the paragraphs"),
-    "docfreq": ("repro.data.docfreq", "document frequencies of the vocabulary"),
-    "pairs": ("repro.data.wikipairs", "related and unrelated Wikipedia couples with their splits"),
-    "tweets": ("repro.data.tweetpairs", "tweet collections to related and unrelated couples"),
-    "tweetsets": ("repro.data.tweetsets", "tweet couples to the Twitter setting's splits"),
+    "wikidump": ("repro.data.wikipedia.wikidump", "stream a Wikipedia dump into cleaned paragraphs"),
+    "word2vec": ("repro.data.wikipedia.embeddings", "train word2vec on the paragraphs"),
+    "docfreq": ("repro.data.wikipedia.paragraphdf", "document frequencies of the vocabulary"),
+    "pairs": ("repro.data.wikipedia.wikipairs", "related and unrelated Wikipedia couples with their splits"),
+    "tweets": ("repro.data.tweets.tweetpairs", "tweet collections to related and unrelated couples"),
+    "tweetsets": ("repro.data.tweets.tweetsets", "tweet couples to the Twitter setting's splits"),
     "encode": ("repro.commands.encode", "a file of texts to a .npy of text vectors"),
     "similarity": ("repro.commands.similarity", "scores of two texts, or of a file of couples"),
-    "train": ("repro.commands.train", "learn weights from labelled couples (an encoder file)"),
+    "train": ("repro.commands.learn", "learn weights from labelled couples (an encoder file)"),
     "evaluate": ("repro.commands.evaluate", "split error and JS divergence of labelled couples"),
-    "vectors": ("repro.commands.vectors", "convert word vectors once into a folder that loads in a second"),
+    "vectors": ("repro.commands.vectorsfolder", "convert word vectors once into a folder that loads in a second"),
     "df": ("repro.commands.df", "document frequencies of a file of texts (the df file of --df)"),
 }
 

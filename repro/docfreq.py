@@ -5,7 +5,7 @@ documents. A document is one paragraph (the Wikipedia stage, as in the original 
 text (a user's corpus). Both ways of counting are here:
 
 * :func:`count_known`: the df of the words of a fixed vocabulary (a word index), one block
-  of documents at a time, which the data stage :mod:`repro.data.docfreq` streams over a
+  of documents at a time, which the data stage :mod:`repro.data.wikipedia.paragraphdf` streams over a
   paragraph file with a pool of workers;
 * :meth:`DocFreq.from_corpus`: the df of every word of a corpus of texts.
 
@@ -126,6 +126,6 @@ class DocFreq(NamedTuple):
     def onto(self, words) -> np.ndarray:
         """(len(words),) int64 df of other ``words``: a word this table does not list gets df = 1,
         the authors' rule for words outside the corpus vocabulary (as
-        :func:`repro.data.othervectors.other_idf`)."""
+        :func:`repro.othervectors.other_idf`)."""
         index = dict(zip(self.words, self.df.tolist()))
         return np.fromiter((index.get(w, 1) for w in words), np.int64, len(words))

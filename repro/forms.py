@@ -52,7 +52,7 @@ from repro.jitting import jit
 from repro.model import HIGHEST, _interpolation_matrix, _mean_weights
 
 FORMS = ("auto", "quadratic", "gram", "gather")
-GRAM_BUDGET = 4e9
+QUADRATIC_BUDGET = 4e9
 """Bytes the quadratic form may take under ``"auto"``; above it the gather form is used."""
 
 
@@ -308,7 +308,7 @@ def gathered(table, pairs) -> Gathered:
                     jnp.asarray(pairs.len_a), jnp.asarray(pairs.len_b))
 
 
-def choose(pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET, distance: str = "euclidean") -> str:
+def choose(pairs, n_max: int, form: str = "auto", budget: float = QUADRATIC_BUDGET, distance: str = "euclidean") -> str:
     """The form to build: ``form`` itself, or for ``"auto"`` the quadratic form while it fits
     ``budget`` bytes, else the gather form. ValueError for an unknown name."""
     if form not in FORMS:
@@ -318,7 +318,7 @@ def choose(pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET, d
     return form
 
 
-def build(table, pairs, n_max: int, form: str = "auto", budget: float = GRAM_BUDGET, distance: str = "euclidean"):
+def build(table, pairs, n_max: int, form: str = "auto", budget: float = QUADRATIC_BUDGET, distance: str = "euclidean"):
     """The data form of ``pairs`` that :func:`choose` names, built from the (V, d) float32
     device ``table`` for training under ``distance`` (the cosine needs both texts' products):
     the one place where a form is chosen."""

@@ -33,7 +33,7 @@ def _scores_labels(scores, labels, name: str):
     return s, y
 
 
-def normaliser(val_scores):
+def minmax_bounds(val_scores):
     """(lo, hi): the validation minimum and maximum that map scores onto [0, 1]."""
     lo, hi = float(np.min(val_scores)), float(np.max(val_scores))
     if not hi > lo:
@@ -41,7 +41,7 @@ def normaliser(val_scores):
     return lo, hi
 
 
-def normalise(scores, lo: float, hi: float) -> np.ndarray:
+def rescale(scores, lo: float, hi: float) -> np.ndarray:
     return (np.asarray(scores, dtype=np.float64) - lo) / (hi - lo)
 
 
@@ -76,11 +76,11 @@ def split(val_scores, val_labels, test_scores, test_labels) -> Split:
     """Optimal split point on validation, applied to test; full counts."""
     vs, vy = _scores_labels(val_scores, val_labels, "val_scores")
     ts, ty = _scores_labels(test_scores, test_labels, "test_scores")
-    lo, hi = normaliser(vs)
-    errs = validation_errors(normalise(vs, lo, hi), vy)
+    lo, hi = minmax_bounds(vs)
+    errs = validation_errors(rescale(vs, lo, hi), vy)
     best = np.flatnonzero(errs == errs.min())[-1]  # the largest threshold among ties
     theta = float(THRESHOLDS[best])
-    pred = normalise(ts, lo, hi) > theta  # "related" iff score > theta
+    pred = rescale(ts, lo, hi) > theta  # "related" iff score > theta
     fp = int(np.sum(pred & ~ty))
     fn = int(np.sum(~pred & ty))
     n_rel, n_unrel = int(ty.sum()), int((~ty).sum())
@@ -116,8 +116,8 @@ def js_divergence(val_scores, test_scores, test_labels, bins: int = 10000) -> fl
     ts, ty = _scores_labels(test_scores, test_labels, "test_scores")
     if int(bins) < 1:
         raise ValueError(f"bins must be positive, got {bins}")
-    lo, hi = normaliser(vs)
-    t = normalise(ts, lo, hi)
+    lo, hi = minmax_bounds(vs)
+    t = rescale(ts, lo, hi)
     p = np.histogram(t[ty], bins=int(bins), range=(-1.0, 1.5))[0] + 1.0
     q = np.histogram(t[~ty], bins=int(bins), range=(-1.0, 1.5))[0] + 1.0
     p, q = p / p.sum(), q / q.sum()

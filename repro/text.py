@@ -1,7 +1,7 @@
 """Text by the paper's rules, and texts as the padded, idf-sorted token rows the model reads.
 
 **The text rules** (paper, section 4.1; the original code's cleaner), shared by the Wikipedia
-stage (:mod:`repro.data.clean`), the tweet stage (:mod:`repro.data.tweetclean`) and the
+stage (:mod:`repro.data.wikipedia.wikitext`), the tweet stage (:mod:`repro.data.tweets.tweetclean`) and the
 encoder: :func:`clean` lower-cases, turns numbers into ``0`` (:func:`replace_numbers`, the
 code's :data:`NUMBER_RE`: optional sign, ``[digits,]*``, ``\\.*``, digits become the single
 character ``0``), turns every character outside ``[a-z0-9_]`` into a space (so, as in the

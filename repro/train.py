@@ -215,7 +215,7 @@ def check_distance(prepared: Prepared, config: TrainConfig) -> None:
 
 
 def prepare(table, pairs: PairSet, n_max: int | None = None, *, form: str = "auto",
-            budget: float = forms.GRAM_BUDGET, name: str = "pairs", distance: str = "euclidean") -> Prepared:
+            budget: float = forms.QUADRATIC_BUDGET, name: str = "pairs", distance: str = "euclidean") -> Prepared:
     """Check ``table`` and ``pairs`` once at the API boundary, move them to the device and build
     the data form that :func:`repro.forms.build` chooses (``form``: "auto", "quadratic",
     "gram" or "gather"; "auto" takes the quadratic form while it fits ``budget`` bytes) for

@@ -1,7 +1,7 @@
 """Word vectors from files or objects, in one public loader: :func:`load_word_vectors`.
 
 The encoder (:class:`repro.encoder.Encoder`) and the "other vectors" stage
-(:mod:`repro.data.othervectors`, Table 1's third column) both load their vectors here. A
+(:mod:`repro.othervectors`, Table 1's third column) both load their vectors here. A
 source is a path (a word2vec binary ``.bin``, a word2vec text file with its ``count dim``
 header, a GloVe text file without one, or a folder of :func:`repro.store.save_vectors`, which
 ``repro vectors`` makes of any of them), a gensim ``KeyedVectors``, or a ``(words, matrix)``

@@ -1,4 +1,4 @@
-"""repro.data.docfreq: paragraph-level df over the vocabulary, N, idf formula, bad input."""
+"""repro.data.wikipedia.paragraphdf: paragraph-level df over the vocabulary, N, idf formula, bad input."""
 
 import math
 import os
@@ -8,7 +8,7 @@ import pytest
 
 from repro.errors import run
 from repro import store
-from repro.data import docfreq
+from repro.data.wikipedia import paragraphdf
 from repro.docfreq import idf
 
 LINES = [
@@ -34,11 +34,11 @@ def files(tmp_path):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_df_and_n(files, tmp_path, capsys, workers, monkeypatch):
-    monkeypatch.setattr(docfreq, "BLOCK_LINES", 2)  # several blocks, so the pool really splits the work
-    monkeypatch.setattr(docfreq, "MIN_POOL_BYTES", 0)
+    monkeypatch.setattr(paragraphdf, "BLOCK_LINES", 2)  # several blocks, so the pool really splits the work
+    monkeypatch.setattr(paragraphdf, "MIN_POOL_BYTES", 0)
     par, voc = files
     out = tmp_path / "df.npz"
-    assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", str(workers)]) == 0
+    assert run(paragraphdf.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", str(workers)]) == 0
     with np.load(out) as z:
         assert sorted(z.files) == ["counts", "df", "n_docs"]
         assert z["counts"].tolist() == EXPECTED_COUNTS
@@ -51,12 +51,12 @@ def test_df_and_n(files, tmp_path, capsys, workers, monkeypatch):
 
 
 def test_blocks_do_not_matter(files, monkeypatch):
-    monkeypatch.setattr(docfreq, "MIN_POOL_BYTES", 0)
-    monkeypatch.setattr(docfreq, "BLOCK_LINES", 2)
+    monkeypatch.setattr(paragraphdf, "MIN_POOL_BYTES", 0)
+    monkeypatch.setattr(paragraphdf, "BLOCK_LINES", 2)
     par, voc = files
     words = store.read_vocab(str(voc))
-    a = docfreq.document_frequencies(str(par), words, workers=1, counts=True)
-    b = docfreq.document_frequencies(str(par), words, workers=2, counts=True)
+    a = paragraphdf.document_frequencies(str(par), words, workers=1, counts=True)
+    b = paragraphdf.document_frequencies(str(par), words, workers=2, counts=True)
     assert a[1] == b[1] == 5 and (a[0] == b[0]).all() and a[2].tolist() == b[2].tolist() == EXPECTED_COUNTS
 
 
@@ -71,7 +71,7 @@ def test_same_input_same_bytes(files, tmp_path):
     par, voc = files
     blobs = []
     for name in ("x.npz", "y.npz"):
-        assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(tmp_path / name)]) == 0
+        assert run(paragraphdf.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(tmp_path / name)]) == 0
         blobs.append((tmp_path / name).read_bytes())
     assert blobs[0] == blobs[1]
 
@@ -82,14 +82,14 @@ def test_load_df_roundtrip_and_checks(tmp_path):
     df, n = store.load_df(str(path))
     assert df.tolist() == [3, 0, 1] and n == 4
     np.savez(tmp_path / "bad.npz", df=np.array([5]), n_docs=np.int64(4))
-    with pytest.raises(docfreq.InputError, match="bad.npz: inconsistent"):
+    with pytest.raises(paragraphdf.InputError, match="bad.npz: inconsistent"):
         store.load_df(str(tmp_path / "bad.npz"))
 
 
 @pytest.mark.parametrize("case", ["no-vocab", "no-paragraphs", "no-tab", "empty"])
 def test_bad_input(files, tmp_path, capsys, case, monkeypatch):
-    monkeypatch.setattr(docfreq, "MIN_POOL_BYTES", 0)
-    monkeypatch.setattr(docfreq, "BLOCK_LINES", 1)  # the broken line reaches the parent through the pool
+    monkeypatch.setattr(paragraphdf, "MIN_POOL_BYTES", 0)
+    monkeypatch.setattr(paragraphdf, "BLOCK_LINES", 1)  # the broken line reaches the parent through the pool
     par, voc = files
     blamed = {"no-vocab": voc, "no-paragraphs": par}.get(case, par)
     if case == "no-vocab":
@@ -102,7 +102,7 @@ def test_bad_input(files, tmp_path, capsys, case, monkeypatch):
         par.write_text("")
     out = tmp_path / "df.npz"
     before = set(os.listdir(tmp_path))
-    assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", "2"]) == 1
+    assert run(paragraphdf.main, ["--paragraphs", str(par), "--vocab", str(voc), "--out", str(out), "--workers", "2"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"error: {blamed}: ") and err.count("\n") == 1, err
     assert set(os.listdir(tmp_path)) == before

@@ -1,4 +1,4 @@
-"""repro.data.embeddings: paper settings, streaming corpus, unit vectors, determinism, bad input."""
+"""repro.data.wikipedia.embeddings: paper settings, streaming corpus, unit vectors, determinism, bad input."""
 
 import os
 import subprocess
@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from repro.errors import run
-from repro.data import embeddings
+from repro.data.wikipedia import embeddings
 from repro.store import load_vectors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -85,7 +85,7 @@ def test_fit_is_the_one_way_through_training():
     assert final == ["repro/fit.py"]
     for path in ("repro/encoder.py", "experiments/train_weights.py"):
         assert re.search(r"\bfit\(prepared", callers[path]), path
-    assert "enc.fit(" in callers["repro/commands/train.py"]
+    assert "enc.fit(" in callers["repro/commands/learn.py"]
 
 
 def test_grouped_folds_reach_the_search_and_can_shrink_the_batch():

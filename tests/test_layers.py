@@ -66,8 +66,8 @@ def test_the_commands_that_cli_loads_by_name_lie_below_it():
 
 
 @pytest.mark.parametrize("module, line, broken", [
-    ("repro/model.py", "import repro.data.clean", "repro.model -> repro.data.clean"),
-    ("repro/data/clean.py", "import experiments.common", "repro.data.clean -> experiments.common"),
+    ("repro/model.py", "import repro.data.wikipedia.wikitext", "repro.model -> repro.data.wikipedia.wikitext"),
+    ("repro/data/wikipedia/wikitext.py", "import experiments.files", "repro.data.wikipedia.wikitext -> experiments.files"),
     ("repro/store.py", "from repro import cli", "repro.store -> repro.cli"),
 ])
 def test_an_upward_import_breaks_the_contract(tmp_path, module, line, broken):

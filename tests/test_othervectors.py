@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from repro.data import othervectors as ov
+from repro import othervectors as ov
 from repro import vectors
 from repro.vectors import normalise
 from repro.docfreq import idf as idf_from_df

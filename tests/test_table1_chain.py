@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from experiments import figures, score, tables as table1, train_weights
-from repro.data import docfreq, embeddings, wikidump
-from repro.data import wikipairs as pairs
+from repro.data.wikipedia import paragraphdf
+from repro.data.wikipedia import embeddings
+from repro.data.wikipedia import wikidump
+from repro.data.wikipedia import wikipairs as pairs
 from repro import report, store
 from repro.errors import run
 from repro.layout import Layout
@@ -49,7 +51,7 @@ def chain(tmp_path_factory, make_export_xml):
     assert wikidump.main(["--dump", str(dump), "--out", str(para), "--workers", "1"]) == 0
     assert embeddings.main(["--paragraphs", str(para), "--out", str(data / "w2v"), "--epochs", "5",
                             "--dim", "16", "--min-count", "1", "--seed", "1"]) == 0
-    assert docfreq.main(["--paragraphs", str(para), "--vocab", str(data / "w2v" / "vocab.txt"),
+    assert paragraphdf.main(["--paragraphs", str(para), "--vocab", str(data / "w2v" / "vocab.txt"),
                          "--out", str(data / "df.npz"), "--workers", "1"]) == 0
     for setting in ("wiki20", "wikivar"):
         assert pairs.main(["--paragraphs", str(para), "--vocab", str(data / "w2v" / "vocab.txt"),

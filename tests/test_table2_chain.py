@@ -14,7 +14,8 @@ import pytest
 
 from repro import store
 from repro.errors import run
-from repro.data import docfreq, embeddings
+from repro.data.wikipedia import paragraphdf
+from repro.data.wikipedia import embeddings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOPICS = ["river", "bridge", "storm", "market", "vote", "court", "music", "space", "school", "fire",
@@ -68,7 +69,7 @@ def workspace(tmp_path_factory):
     (data / "paragraphs.tsv").write_text(paragraphs())
     assert run(embeddings.main, ["--paragraphs", str(data / "paragraphs.tsv"), "--out", str(data / "w2v"), "--epochs", "3",
                             "--dim", "8", "--min-count", "1", "--seed", "1"]) == 0
-    assert run(docfreq.main, ["--paragraphs", str(data / "paragraphs.tsv"), "--vocab", str(data / "w2v" / "vocab.txt"),
+    assert run(paragraphdf.main, ["--paragraphs", str(data / "paragraphs.tsv"), "--vocab", str(data / "w2v" / "vocab.txt"),
                          "--out", str(data / "df.npz"), "--workers", "1"]) == 0
     # the Wikipedia median model whose kappa Table 2 keeps (paper, section 5.4)
     store.save_model(str(data / "models" / "wikivar-median.npz"), np.full(30, 0.5), history=[1.0], etas=[0.01],

@@ -17,11 +17,11 @@ import zipfile
 import pytest
 
 from repro.errors import InputError, run
-from repro.data import tweetsources
-from repro.data.tweetclean import FORBIDDEN_HASHTAGS, clean_text, clean_tweet, hashtag_set, is_veritable
-from repro.data.tweetpairs import (PairRules, hashtag_jaccard, main, make_couples, paper_split_sizes,
+from repro.data.tweets import tweetsources
+from repro.data.tweets.tweetclean import FORBIDDEN_HASHTAGS, clean_text, clean_tweet, hashtag_set, is_veritable
+from repro.data.tweets.tweetpairs import (PairRules, hashtag_jaccard, main, make_couples, paper_split_sizes,
                                    related_couples, word_jaccard)
-from repro.data.tweets import Tweet, parse_time, read_file, read_tweets
+from repro.data.tweets.records import Tweet, parse_time, read_file, read_tweets
 
 # 2015-06-10 21:00:00 UTC, a multiple of 900 s: the start of a 15-minute bucket
 T0 = 1433970000
@@ -421,7 +421,7 @@ def test_command_writes_tweet_disjoint_couples_and_summary(tmp_path, capsys):
 
 
 def test_components_and_their_splits():
-    from repro.data.tweetpairs import component_splits, components
+    from repro.data.tweets.tweetpairs import component_splits, components
 
     assert components(6, [(0, 1), (4, 5), (1, 2)]).tolist() == [0, 0, 0, 3, 4, 4]
     # components of 5, 4, 3, 2 and 1 couples (15 couples): largest first, each to the split

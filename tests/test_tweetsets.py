@@ -1,4 +1,4 @@
-"""repro.data.tweetsets: related-only clusters per split, the cues of a Table 2 column, the files."""
+"""repro.data.tweets.tweetsets: related-only clusters per split, the cues of a Table 2 column, the files."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from repro import store
-from repro.data import tweetsets
-from repro.data.tweetclean import clean_text
+from repro.data.tweets import tweetsets
+from repro.data.tweets.tweetclean import clean_text
 from repro.errors import run
 from repro.vocabulary import Vocabulary
 

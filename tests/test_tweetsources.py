@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from repro.data import tweetsources
-from repro.data.rlazyload import read_index, read_object
-from repro.data.tweets import Tweet, read_file, read_tweets, snowflake_time
+from repro.data.tweets import tweetsources
+from repro.data.tweets.rlazyload import read_index, read_object
+from repro.data.tweets.records import Tweet, read_file, read_tweets, snowflake_time
 from repro.errors import InputError
 
 TWITTER_EPOCH = datetime(2010, 11, 4, 1, 42, 54, 657000, tzinfo=timezone.utc)

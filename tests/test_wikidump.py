@@ -1,4 +1,4 @@
-"""repro.data.wikidump on small dumps that the tests write themselves (plain and bz2)."""
+"""repro.data.wikipedia.wikidump on small dumps that the tests write themselves (plain and bz2)."""
 
 import bz2
 import json
@@ -10,7 +10,8 @@ import zipfile
 import pytest
 
 from repro.errors import run as run_main
-from repro.data import ovos, wikidump
+from repro.data.wikipedia import ovos
+from repro.data.wikipedia import wikidump
 
 from wikixml import export_xml
 
@@ -145,7 +146,7 @@ def test_spawned_workers_give_the_same_output(dumps, tmp_path, monkeypatch, caps
 def test_command_line_in_a_fresh_process_forks(dumps, tmp_path):
     """A fresh interpreter has one thread, so the real command forks its workers."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    probe = "import repro.data.wikidump as w; print(w.mp_context().get_start_method())"
+    probe = "import repro.data.wikipedia.wikidump as w; print(w.mp_context().get_start_method())"
     assert subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True,
                           check=True).stdout.strip() == "fork"
     out = tmp_path / "cli.tsv"

@@ -19,7 +19,7 @@ import sys
 
 from repro import store
 from repro.errors import InputError, run
-from repro.commands.common import texts_parser, add_quiet_option, add_tokeniser_option
+from repro.commands.options import texts_parser, add_quiet_option, add_tokeniser_option
 
 
 def main(argv=None) -> int:

@@ -16,7 +16,7 @@ import warnings
 
 from repro import store
 from repro.errors import InputError, run
-from repro.commands.common import texts_parser, add_encoder_options, encoder_from, report_warnings
+from repro.commands.options import texts_parser, add_encoder_options, encoder_from, report_warnings
 
 
 def main(argv=None) -> int:

@@ -28,7 +28,7 @@ import warnings
 
 from repro import metrics, store
 from repro.errors import InputError, run
-from repro.commands.common import add_encoder_options, add_metric_option, encoder_from, report_warnings
+from repro.commands.options import add_encoder_options, add_metric_option, encoder_from, report_warnings
 
 
 #: What the numbers of the result mean, printed with them.
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     try:
         err, theta = metrics.split_error(val, y_val, test, y_test)
         js = metrics.js_divergence(val, test, y_test)
-        lo, hi = metrics.normaliser(val)
+        lo, hi = metrics.minmax_bounds(val)
     except ValueError as err_:
         raise InputError(args.validation or args.couples, str(err_)) from None
     result = {"split_error": err, "threshold": score_threshold(theta, lo, hi), "threshold_normalised": theta,

@@ -3,7 +3,7 @@
 Related couple, every threshold a field of :class:`PairRules`:
 
 1. each tweet has at least ``min_words`` (5) veritable words (not hashtags, mentions,
-   ``url`` or ``0``; :func:`repro.data.tweetclean.is_veritable`);
+   ``url`` or ``0``; :func:`repro.data.tweets.tweetclean.is_veritable`);
 2. the Jaccard similarity of the two hashtag sets (forbidden hashtags left out) is at least
    ``min_hashtag_jaccard`` (0.5);
 3. the two were sent no more than ``window_s`` (900 s) apart: a sliding window, |t1 - t2| <=
@@ -63,7 +63,7 @@ import numpy as np
 
 from repro.errors import InputError, run
 from repro.store import write_couples, write_json
-from repro.data.tweetclean import CleanTweet, clean_tweet
+from repro.data.tweets.tweetclean import CleanTweet, clean_tweet
 
 
 class PairRules(NamedTuple):
@@ -295,7 +295,7 @@ def _tweet_id(t: CleanTweet, k: int) -> str:
 
 def make_couples(tweets: Sequence, rules: PairRules = PairRules(), n_unrelated: int | None = None,
                  seed: int = 0, splits: bool = False) -> Couples:
-    """Clean ``tweets`` (:class:`repro.data.tweets.Tweet`), keep one tweet per token list (and,
+    """Clean ``tweets`` (:class:`repro.data.tweets.records.Tweet`), keep one tweet per token list (and,
     with ``rules.drop_manual_retweets``, no manual retweet), find every related couple and draw
     ``n_unrelated`` unrelated ones (default: as many as related). With ``splits``, the couples
     are cut into tweet-disjoint splits (:func:`component_splits`) and the unrelated ones drawn
@@ -367,11 +367,11 @@ def shared_across_splits(info: Sequence[dict]) -> int:
 def tweet_couples(paths: Sequence[str], rules: PairRules = PairRules(), accounts=None,
                   n_unrelated: int | None = None, seed: int = 0, require_tweets: bool = True,
                   warn=None, splits: bool = True) -> Couples:
-    """Files to couples in one call: :func:`repro.data.tweets.read_tweets`, then
+    """Files to couples in one call: :func:`repro.data.tweets.records.read_tweets`, then
     :func:`make_couples`. The counts gain ``tweets_read`` (records), ``tweets_kept`` and
     ``reading`` (all of the reader's counts). Raises :class:`repro.errors.InputError` for bad files
     and ``ValueError`` for impossible rules; finding no couple is not an error here."""
-    from repro.data.tweets import read_tweets
+    from repro.data.tweets.records import read_tweets
 
     coll = read_tweets(paths, accounts, warn=warn, require_tweets=require_tweets)
     out = make_couples(coll.tweets, rules, n_unrelated, seed, splits)
@@ -425,7 +425,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from repro.data.tweets import read_accounts
+    from repro.data.tweets.records import read_accounts
 
     out = args.out
     fmt = "tsv" if out.lower().endswith((".tsv", ".tab", ".txt")) else "jsonl"
@@ -434,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tweets:
         paths, require = list(args.tweets), True
     else:
-        from repro.data.tweetsources import fetch_default_sources
+        from repro.data.tweets.tweetsources import fetch_default_sources
 
         paths, notes = fetch_default_sources(args.cache)
         require = False  # the fixture folder also holds recordings of non-tweet requests

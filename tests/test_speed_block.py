@@ -1,4 +1,4 @@
-"""benchmarks/report.py: the README's speed block from the benchmark JSON files."""
+"""benchmarks/speed_block.py: the README's speed block from the benchmark JSON files."""
 
 import json
 import os
@@ -6,7 +6,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 
-import report  # noqa: E402
+import speed_block as report  # noqa: E402
 
 
 def epoch(numpy_s, gather_s, gram_s, quad_s, **extra):

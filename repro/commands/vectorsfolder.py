@@ -22,7 +22,7 @@ import time
 
 from repro import store
 from repro.errors import InputError, run
-from repro.commands.common import add_quiet_option
+from repro.commands.options import add_quiet_option
 
 
 def main(argv=None) -> int:

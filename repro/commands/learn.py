@@ -17,7 +17,7 @@ import numpy as np
 
 from repro import store, settings
 from repro.errors import InputError, run
-from repro.commands.common import add_encoder_options, encoder_from, report_warnings
+from repro.commands.options import add_encoder_options, encoder_from, report_warnings
 
 
 def check_options(args) -> None:

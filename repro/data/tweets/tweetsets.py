@@ -3,7 +3,7 @@
     python -m repro tweetsets --couples DATA/twitter/couples.jsonl --vocab DATA/w2v/vocab.txt
                               --df DATA/df.npz --seed S --out DATA/twitter
 
-The couples file is what ``python -m repro tweets`` wrote (:mod:`repro.data.tweetpairs`): one
+The couples file is what ``python -m repro tweets`` wrote (:mod:`repro.data.tweets.tweetpairs`): one
 couple a line, ``{"label": 1|0, "a": [tokens], "b": [tokens]}``. As in the paper, the word
 vectors and idf are the Wikipedia ones (no embeddings are trained on tweets), so every text
 becomes its in-vocabulary words in descending Wikipedia idf (:meth:`repro.vocabulary.Vocabulary.to_rows`).
@@ -51,7 +51,7 @@ import numpy as np
 from repro import settings, store
 from repro.errors import InputError, run
 from repro.data.couples import cluster_counts
-from repro.data.tweetpairs import components, shared_across_splits
+from repro.data.tweets.tweetpairs import components, shared_across_splits
 from repro.pairset import PairSet
 from repro.vocabulary import Vocabulary
 

@@ -104,7 +104,7 @@ def hashtag_set(tokens: list[str]) -> frozenset:
 
 
 def clean_tweet(tweet, keep_mentions: bool = True) -> CleanTweet:
-    """A :class:`repro.data.tweets.Tweet` (anything with ``text``, ``time``, ``author``, ``id``)
+    """A :class:`repro.data.tweets.records.Tweet` (anything with ``text``, ``time``, ``author``, ``id``)
     cleaned. The hashtag set comes from the text, as in the code, not from the API's entities."""
     tokens = clean_text(tweet.text, keep_mentions)
     return CleanTweet(tokens, hashtag_set(tokens), sum(map(is_veritable, tokens)),

