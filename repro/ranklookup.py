@@ -177,6 +177,31 @@ class RankLookup:
             out[i] = self._other.get(data[s:s + n], self.sentinel)
         return out
 
+    def rows(self, texts: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """Token lists to (B, W) int32 rank rows and (B,) int32 lengths n, the known words only.
+
+        Each row holds its text's ranks sorted ascending (the paper's descending idf, ties by
+        the word), the unknown words and the padding (:attr:`sentinel`) after them; W is the
+        longest text's number of known words (at least 1). The one step from tokens to rows of
+        :meth:`repro.vocabulary.Vocabulary.rows`.
+        """
+        b = len(texts)
+        raw = np.fromiter(map(len, texts), dtype=np.int64, count=b)
+        total = int(raw.sum())
+        flat = self.ranks(texts, total)
+        longest = int(raw.max()) if b else 0
+        if b and int(raw.min()) == longest:  # every text as long: a reshape, no scatter
+            ranks = flat.reshape(b, longest)
+        else:
+            ranks = np.full((b, max(longest, 1)), self.sentinel, dtype=np.int32)
+            row = np.repeat(np.arange(b), raw)
+            start = np.cumsum(raw) - raw
+            ranks[row, np.arange(total) - start[row]] = flat
+        ranks.sort(axis=1)
+        lengths = (ranks < self.sentinel).sum(axis=1, dtype=np.int32)
+        width = max(int(lengths.max()) if b else 0, 1)
+        return ranks[:, :width], lengths
+
     def _probe(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """(n,) int32 ranks of keys (lo, hi), the sentinel where a probe ends at an empty slot."""
         at = _home(lo, hi, self._bits)

@@ -15,11 +15,16 @@ them (``3.12``, ``1,234``) and hyphenated words whole (``COVID-19`` -> ``covid-1
 paper's rule stays the default because the tables and the shipped weights were made with it;
 :func:`drops_letters` says when it would drop letters from a raw string.
 
+**A string or a token list.** Every boundary that takes texts takes either kind: a raw string
+is split by a tokeniser (the paper's rule by default), a list or tuple of tokens is taken as it
+is. :func:`tokens` and :func:`token_lists` decide which, here and nowhere else.
+
 **Token rows.** A text is represented by the word indices of its in-vocabulary words sorted by
 descending idf (paper, section 3.1), ties broken by the word string ascending (the original
 code sorts (df, word) tuples), padded on the right with 0 to a common width:
 :func:`sort_text` for one text, :func:`pack_texts` for a flat array of many at once, given
-every word's idf rank (:class:`repro.vocabulary.Vocabulary` holds it).
+every word's idf rank (:class:`repro.vocabulary.Vocabulary` holds it, and turns texts into rows
+and couples).
 
 numpy is imported inside the functions: the Wikipedia extractor uses this module and must not
 start numpy's threads before it forks its workers (:func:`repro.data.parallel.mp_context`).
@@ -108,6 +113,24 @@ def sort_text(ids, rank: "np.ndarray") -> "np.ndarray":
 
     ids = np.asarray(ids, dtype=np.int64)
     return ids[np.argsort(rank[ids], kind="stable")]
+
+
+def tokens(text, tokenise=tokenise, name: str = "text"):
+    """One text as its tokens: a raw string split by ``tokenise`` (default: the paper's rule),
+    a list or tuple of tokens as it is; anything else is a ValueError naming ``name``."""
+    if isinstance(text, str):
+        return tokenise(text)
+    if isinstance(text, (list, tuple)) and (not text or isinstance(text[0], str)):
+        return text  # the tokens past the first are not checked: a non-string is simply unknown
+    raise ValueError(f"{name}: expected a string or a list of string tokens, got {type(text).__name__}")
+
+
+def token_lists(texts, tokenise=tokenise, name: str = "texts") -> list:
+    """Texts (raw strings or token lists, :func:`tokens`) as a list of token lists. A list of
+    lists is returned as it is (the common case: one pass, no copy)."""
+    if isinstance(texts, list) and all(type(t) is list for t in texts):
+        return texts
+    return [tokens(t, tokenise, f"{name}[{i}]") for i, t in enumerate(texts)]
 
 
 def pack_texts(flat: "np.ndarray", lengths: "np.ndarray", rank: "np.ndarray", width: int) -> "np.ndarray":

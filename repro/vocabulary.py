@@ -3,9 +3,21 @@
 :class:`Vocabulary` holds the words in the table's row order with their document frequencies
 (a :class:`repro.docfreq.DocFreq`), hence idf (paper, eq. 1) and every word's idf rank
 (:func:`idf_order_rank`: descending idf, ties by the word string ascending, as the original
-code's sort of (df, word) tuples). :meth:`Vocabulary.to_rows` turns texts (raw strings, cleaned
-by the paper's rules, :func:`repro.text.tokenise`, or token lists) into the idf-sorted, padded
-rows the model reads (:func:`repro.text.pack_texts`).
+code's sort of (df, word) tuples).
+
+**The text boundary.** Texts become rows and couples here, one way for every caller (the encoder's
+``fit`` and ``transform``, the tweet sets, the Wikipedia couples, the STS harness):
+
+* :meth:`Vocabulary.rows`: texts (raw strings or token lists, decided by
+  :func:`repro.text.token_lists`) to the idf-sorted, 0-padded rows the model reads, their numbers
+  word indices (``order="word"``: rows of the table in word order) or idf ranks
+  (``order="idf"``: rows of the table in idf order, as the encoder keeps it). The lookup is
+  :meth:`repro.ranklookup.RankLookup.rows`;
+* :meth:`Vocabulary.pack`: the same rows from word indices already looked up (the Wikipedia
+  windows, :func:`repro.text.pack_texts`);
+* :meth:`Vocabulary.couples`: texts a and b to a :class:`repro.pairset.PairSet`, through
+  :meth:`rows` and :func:`repro.pairset.from_rows` (the row-level entry, the one place a
+  PairSet is assembled).
 """
 
 from __future__ import annotations
@@ -15,7 +27,13 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from repro.docfreq import DocFreq
-from repro.text import fingerprint, pack_texts, tokenise
+from repro.pairset import PairSet, from_rows
+from repro.ranklookup import RankLookup
+from repro.text import fingerprint, pack_texts, token_lists, tokenise
+
+#: What the numbers of a token row are: word indices (rows of the table in word order) or idf
+#: ranks (rows of the table in idf order).
+ORDERS = ("word", "idf")
 
 
 def idf_order_rank(words: Sequence[str], idf) -> np.ndarray:
@@ -73,29 +91,81 @@ class Vocabulary:
         """SHA-256 of the words in order (:func:`fingerprint`)."""
         return fingerprint(self.words)
 
-    def ids(self, tokens: Iterable[str]) -> list[int]:
-        """Indices of the in-vocabulary tokens; out-of-vocabulary ones are dropped (not counted)."""
-        get = self.index.get
-        return [i for i in (get(t) for t in tokens) if i is not None]
+    @property
+    def lookup(self) -> RankLookup:
+        """word -> idf rank for whole chunks of tokens (:class:`repro.ranklookup.RankLookup`), built once."""
+        if getattr(self, "_lookup", None) is None:
+            self._lookup = RankLookup(self.words, self.rank)
+        return self._lookup
 
-    def to_rows(self, texts, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Texts to idf-sorted, 0-padded token rows.
+    @property
+    def word_of_rank(self) -> np.ndarray:
+        """(V + 1,) int32: the word index of every idf rank, and 0 for the sentinel V (padding)."""
+        if getattr(self, "_word_of_rank", None) is None:
+            out = np.zeros(len(self.words) + 1, np.int32)
+            out[self.rank] = np.arange(len(self.words), dtype=np.int32)
+            self._word_of_rank = out
+        return self._word_of_rank
+
+    def rows(self, texts, width: int | None = None, *, order: str = "word",
+             tokenise=tokenise) -> tuple[np.ndarray, np.ndarray]:
+        """Texts to idf-sorted, 0-padded token rows (paper, section 3.1): the one way from texts to rows.
 
         Args:
-          texts: raw strings (cleaned and tokenised by :func:`tokenise`) or token lists.
+          texts: raw strings (split by ``tokenise``, by default the paper's rule
+            :func:`repro.text.tokenise`) or token lists (:func:`repro.text.token_lists`).
           width: columns of the rows; defaults to the longest text (at least 1).
+          order: "word" (the numbers are word indices) or "idf" (idf ranks, 0 = highest idf).
         Returns:
           rows (N, width) int32 and lengths (N,) int32, the number of in-vocabulary words.
+          Out-of-vocabulary words are dropped and not counted.
         """
-        flat: list[int] = []
-        lengths = []
-        for t in texts:
-            ids = self.ids(tokenise(t) if isinstance(t, str) else t)
-            flat.extend(ids)
-            lengths.append(len(ids))
-        lengths = np.asarray(lengths, dtype=np.int32)
+        if order not in ORDERS:
+            raise ValueError(f"order: expected one of {', '.join(ORDERS)}, got {order!r}")
+        ranks, lengths = self.lookup.rows(token_lists(texts, tokenise))
         longest = int(lengths.max()) if lengths.size else 0
-        width = max(longest, 1) if width is None else int(width)
-        if longest > width:
-            raise ValueError(f"texts: a text has {longest} in-vocabulary words, more than the width {width}")
-        return pack_texts(np.asarray(flat, dtype=np.int64), lengths, self.rank, width), lengths
+        if width is not None:
+            width = int(width)
+            if longest > width:
+                raise ValueError(f"texts: a text has {longest} in-vocabulary words, more than the width {width}")
+            if width > ranks.shape[1]:
+                ranks = np.pad(ranks, ((0, 0), (0, width - ranks.shape[1])), constant_values=self.lookup.sentinel)
+            else:
+                ranks = ranks[:, :width]
+        if order == "word":
+            return self.word_of_rank[ranks], lengths
+        return np.where(ranks == self.lookup.sentinel, 0, ranks).astype(np.int32, copy=False), lengths
+
+    def word_ids(self, texts) -> np.ndarray:
+        """(total tokens,) int64 word index of every token of ``texts`` (token lists) in order,
+        -1 for an out-of-vocabulary one: the lookup of :meth:`rows`, for a caller that walks the
+        tokens itself (the Wikipedia windows, :mod:`repro.data.wikipedia.wikipairs`)."""
+        ranks = self.lookup.ranks(texts)
+        return np.where(ranks == self.lookup.sentinel, -1, self.word_of_rank[ranks]).astype(np.int64)
+
+    def pack(self, flat, lengths, width: int) -> np.ndarray:
+        """(number of texts, width) int32 rows of word indices already looked up: ``flat`` holds
+        the texts' in-vocabulary word indices one text after the other, ``lengths`` their
+        lengths; each text sorted by descending idf and 0-padded (:func:`repro.text.pack_texts`)."""
+        return pack_texts(flat, lengths, self.rank, width)
+
+    def couples(self, texts_a, texts_b, labels, *, width: int | None = None, order: str = "word",
+                tokenise=tokenise, drop_empty: bool = False) -> tuple[PairSet, np.ndarray]:
+        """Couples (texts_a[k], texts_b[k]) with ``labels[k]`` (1 related, 0 unrelated) as a
+        :class:`repro.pairset.PairSet`: both sides in one call of :meth:`rows` (one width,
+        ``width`` or the longest text), then :func:`repro.pairset.from_rows`.
+
+        ``drop_empty``: leave out the couples with a text without an in-vocabulary word (such a
+        text has no representation, paper section 3). Returns (the PairSet, (P,) bool: which of
+        the P couples it holds).
+        """
+        texts_a = token_lists(texts_a, tokenise, "texts_a")
+        texts_b = token_lists(texts_b, tokenise, "texts_b")
+        labels = np.asarray(labels)
+        p = len(texts_a)
+        if len(texts_b) != p or labels.shape != (p,):
+            raise ValueError(f"couples: {p} texts a, {len(texts_b)} texts b and labels of shape {labels.shape}")
+        rows, lengths = self.rows(texts_a + texts_b, width, order=order)
+        kept = (lengths[:p] > 0) & (lengths[p:] > 0) if drop_empty else np.ones(p, bool)
+        a = np.flatnonzero(kept)
+        return from_rows(rows, lengths, a, p + a, labels[kept]), kept

@@ -13,6 +13,7 @@ from repro.errors import InputError
 from repro.vectors import normalise
 from repro.encoder import SHIPPED, EmptyTextWarning, Encoder
 from repro.model import represent
+from repro.ranklookup import RankLookup
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
 
@@ -46,7 +47,7 @@ def token_texts(seed, n=23, oov=True):
 
 def test_transform_equals_represent(enc, matrix):
     texts = token_texts(2)
-    rows, lengths = enc.vocabulary.to_rows(texts)
+    rows, lengths = enc.vocabulary.rows(texts)
     expected = np.asarray(represent(enc.weights_, normalise(matrix), rows, lengths))
     got = enc.transform(texts)
     assert got.shape == (len(texts), 6) and got.dtype == np.float32
@@ -201,8 +202,8 @@ def test_fit_learns_weights_that_separate_couples(matrix):
 
 
 def test_kernel_pieces():
-    lookup = gathersum.RankLookup(["a", "b", "c"], np.array([2, 0, 1]))
-    ranks, n = gathersum.rank_rows([["a", "x", "b"], [], ["c"]], lookup)
+    lookup = RankLookup(["a", "b", "c"], np.array([2, 0, 1]))
+    ranks, n = lookup.rows([["a", "x", "b"], [], ["c"]])
     np.testing.assert_array_equal(ranks, [[0, 2], [3, 3], [1, 3]])
     np.testing.assert_array_equal(n, [2, 0, 1])
     coef = gathersum.coefficient_table([4.0, 2.0], 3)

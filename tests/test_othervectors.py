@@ -9,7 +9,7 @@ import pytest
 from repro import othervectors as ov
 from repro import vectors
 from repro.vectors import normalise
-from repro.docfreq import idf as idf_from_df
+from repro.docfreq import DocFreq, idf as idf_from_df
 from repro.pairset import PairSet
 from repro.store import save_vectors
 
@@ -141,14 +141,14 @@ def test_remap_pairs_by_hand():
     assert (stats["empty_texts_before"], stats["empty_texts_after"], stats["pairs_with_empty_text"]) == (0, 1, 1)
 
 
-def test_other_idf_and_order_kept():
-    df = np.array([50.0, 9.0, 4.0, 1.0, 19.0])
-    got = ov.other_idf(CORPUS, df, 100, OTHER)
+def test_translated_idf_and_order_kept():
+    df = np.array([50, 9, 4, 1, 19])
+    got = DocFreq(CORPUS, df, 100).translate(OTHER).idf()
     # beta df 4, alpha df 9, omega (not in corpus) df 1, delta df 19, beta df 4
     np.testing.assert_allclose(got, np.log(100 / np.array([5.0, 10.0, 2.0, 20.0, 5.0])))
-    with pytest.raises(ValueError, match="corpus_df"):
-        ov.other_idf(CORPUS, df[:3], 100, OTHER)
-    # texts sorted by descending corpus idf stay sorted by descending other_idf
+    with pytest.raises(ValueError, match="df: 3 values for 5 words"):
+        DocFreq(CORPUS, df[:3], 100).translate(OTHER)
+    # texts sorted by descending corpus idf stay sorted by descending translated idf
     rng = np.random.default_rng(0)
     corpus_idf = idf_from_df(df, 100)
     rank = np.lexsort((np.array(CORPUS), -corpus_idf))  # idf descending, ties by word
@@ -167,6 +167,7 @@ def test_other_idf_and_order_kept():
             assert np.all(row[k:] == 0)
 
 
-def test_other_counts_keep_corpus_counts_and_give_others_one():
-    np.testing.assert_array_equal(ov.other_counts(CORPUS, np.arange(10, 10 + len(CORPUS)), OTHER),
-                                  [{w: 10 + i for i, w in enumerate(CORPUS)}.get(w, 1) for w in OTHER])
+def test_translated_counts_keep_corpus_counts_and_give_others_one():
+    freq = DocFreq(CORPUS, np.arange(1, 1 + len(CORPUS)), 100, np.arange(10, 10 + len(CORPUS))).translate(OTHER)
+    np.testing.assert_array_equal(freq.counts, [{w: 10 + i for i, w in enumerate(CORPUS)}.get(w, 1) for w in OTHER])
+    assert freq.words == list(OTHER) and freq.n_docs == 100 and freq.counts.dtype == np.int64

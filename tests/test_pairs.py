@@ -20,7 +20,7 @@ from repro.data import couples
 from repro.store import load_pairs as load
 from repro.docfreq import idf
 from repro.text import sort_text
-from repro.vocabulary import idf_order_rank
+from repro.vocabulary import Vocabulary, idf_order_rank
 
 # ---- windows and related pairs -----------------------------------------------------------------
 
@@ -211,10 +211,10 @@ def test_max_related_keeps_the_first_couples_in_corpus_order(tmp_path, setting):
     the uncapped walk, cut inside a paragraph where N falls there; a cap at or above the total
     changes nothing, and the stats count only the paragraphs read."""
     par, voc, dfp, words, df, n, lines = synthetic_corpus(tmp_path)
-    index = {w: i for i, w in enumerate(words)}
+    vocab = Vocabulary(words, df, n)
 
     def walk(cap):
-        return pairs.collect_windows(str(par), index, setting, np.random.default_rng(3), False, cap)
+        return pairs.collect_windows(str(par), vocab, setting, np.random.default_rng(3), False, cap)
 
     flat, lengths, arts, stats = walk(None)
     total = len(lengths) // 2

@@ -19,16 +19,16 @@ def test_rank_follows_descending_idf_with_word_tie_break():
 
 def test_rows_from_tokens_and_from_raw_text_agree():
     v = Vocabulary(WORDS, DF, 10)
-    rows, lengths = v.to_rows([["the", "cat", "sat", "on", "the", "mat"], ["zebra"], ["nothing", "known"]])
+    rows, lengths = v.rows([["the", "cat", "sat", "on", "the", "mat"], ["zebra"], ["nothing", "known"]])
     # ids: the 0, cat 1, sat 2, mat 3, zebra 4; OOV "on" dropped and not counted
     assert rows.tolist() == [[3, 1, 2, 0, 0], [4, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
     assert lengths.tolist() == [5, 1, 0] and rows.dtype == np.int32
-    raw, raw_len = v.to_rows(["The CAT sat on the mat!", "Zebra.", "nothing known"])
+    raw, raw_len = v.rows(["The CAT sat on the mat!", "Zebra.", "nothing known"])
     assert (raw == rows).all() and (raw_len == lengths).all()
-    wide, _ = v.to_rows([["zebra"]], width=3)
+    wide, _ = v.rows([["zebra"]], width=3)
     assert wide.tolist() == [[4, 0, 0]]
     with pytest.raises(ValueError, match="width 2"):
-        v.to_rows([["the", "cat", "mat"]], width=2)
+        v.rows([["the", "cat", "mat"]], width=2)
 
 
 def test_tokenise_uses_the_paper_rules():

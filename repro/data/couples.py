@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.pairset import PairSet
+from repro.pairset import PairSet, from_rows
 
 #: Split names and their shares of the related couples (paper: 1.5M, 1.5M, 1.9M).
 SPLITS = (("train", 15), ("test", 15), ("validation", 19))
@@ -168,7 +168,7 @@ def make_splits(packed: np.ndarray, lengths: np.ndarray, groups: np.ndarray, rng
         labels = np.concatenate([np.ones(len(rel), np.int8), np.zeros(len(matched), np.int8)])
         shuffle = rng.permutation(len(labels))
         a_idx, b_idx, labels = a_idx[shuffle], b_idx[shuffle], labels[shuffle]
-        out[name] = PairSet(packed[a_idx], packed[b_idx], lengths[a_idx].copy(), lengths[b_idx].copy(), labels)
+        out[name] = from_rows(packed, lengths, a_idx, b_idx, labels)
         clusters[name] = groups[a_idx].astype(np.int64)
         counts[name] = {"related": int(labels.sum()), "unrelated": int((labels == 0).sum()),
                         "total": int(len(labels)), "groups": int(len(np.unique(pair_groups[rel]))),

@@ -6,7 +6,8 @@
 The couples file is what ``python -m repro tweets`` wrote (:mod:`repro.data.tweets.tweetpairs`): one
 couple a line, ``{"label": 1|0, "a": [tokens], "b": [tokens]}``. As in the paper, the word
 vectors and idf are the Wikipedia ones (no embeddings are trained on tweets), so every text
-becomes its in-vocabulary words in descending Wikipedia idf (:meth:`repro.vocabulary.Vocabulary.to_rows`).
+becomes its in-vocabulary words in descending Wikipedia idf (:meth:`repro.vocabulary.Vocabulary.rows`,
+the couples then picked by :func:`repro.pairset.from_rows`).
 A couple with a text left without any in-vocabulary word is dropped and counted: it has no
 representation (paper, section 3). The rows are as wide as the longest text and at least
 n_max = 35 (the code's Twitter setting); longer texts use interpolated weights like any other.
@@ -52,7 +53,8 @@ from repro import settings, store
 from repro.errors import InputError, run
 from repro.data.couples import cluster_counts
 from repro.data.tweets.tweetpairs import components, shared_across_splits
-from repro.pairset import PairSet
+from repro.pairset import PairSet, from_rows
+from repro.text import tokens as text_tokens
 from repro.vocabulary import Vocabulary
 
 SETTING = "twitter"
@@ -97,10 +99,6 @@ def answer_tokens(tokens) -> set:
     return {t for t in tokens if ANSWER_TOKEN.fullmatch(t)}
 
 
-def _tokens(text) -> list:
-    return text.split() if isinstance(text, str) else text
-
-
 def _share(flags) -> float | None:
     """Mean of booleans, rounded to 4 digits; None for none."""
     flags = np.asarray(flags, bool)
@@ -134,7 +132,7 @@ def cue_stats(couples: list, labels, info: list, known, picks: dict, clusters: d
         manual = None
 
     def answer(idx):
-        return _share([bool(answer_tokens(_tokens(couples[k][0])) & answer_tokens(_tokens(couples[k][1]))) for k in idx])
+        return _share([bool(answer_tokens(text_tokens(couples[k][0])) & answer_tokens(text_tokens(couples[k][1]))) for k in idx])
 
     def words(idx):
         both = np.concatenate([known[2 * idx], known[2 * idx + 1]])
@@ -153,7 +151,8 @@ def build(couples: list, labels, info: list, vocab: Vocabulary, seed: int,
     rng = np.random.default_rng(seed)
     n_max = settings.setting(setting).n_max
     labels = np.asarray(labels)
-    rows, lengths = vocab.to_rows([t for ab in couples for t in ab])
+    texts = [t for ab in couples for t in ab]
+    rows, lengths = vocab.rows(texts)
     ok = (lengths[0::2] > 0) & (lengths[1::2] > 0)
     width = max(n_max, rows.shape[1])
     rows = np.pad(rows, ((0, 0), (0, width - rows.shape[1])))
@@ -172,9 +171,7 @@ def build(couples: list, labels, info: list, vocab: Vocabulary, seed: int,
         pick = np.concatenate([p[:n] for p in picks])
         pick = pick[rng.permutation(pick.size)]
         picked[name] = pick
-        out[name] = PairSet(rows[2 * pick].astype(np.int32), rows[2 * pick + 1].astype(np.int32),
-                            lengths[2 * pick].astype(np.int32), lengths[2 * pick + 1].astype(np.int32),
-                            labels[pick].astype(np.int8))
+        out[name] = from_rows(rows, lengths, 2 * pick, 2 * pick + 1, labels[pick])
         groups[name] = couple_groups([info[k] for k in pick], labels[pick])
         counts[name] = {"related": n, "unrelated": n, "total": 2 * n, "components": int(np.unique(groups[name]).size),
                         **cluster_counts(groups[name], labels[pick])}

@@ -52,7 +52,6 @@ from repro import settings, store
 from repro.errors import InputError, run
 from repro.data import couples
 from repro.pairset import PairSet
-from repro.text import pack_texts
 from repro.vocabulary import Vocabulary
 
 SKIP = 2  # raw tokens between text A and text B (paper and original code)
@@ -101,7 +100,35 @@ def related_pairs(ids: list[int], sizes) -> list[tuple[list[int], list[int], tup
     return pairs
 
 
-def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: np.random.Generator,
+#: Paragraphs looked up at once (:meth:`repro.vocabulary.Vocabulary.word_ids`).
+BLOCK = 4096
+
+
+def paragraph_ids(lines, vocab: Vocabulary, path: str, block: int = BLOCK):
+    """(article id, the paragraph's tokens as word indices, -1 for out-of-vocabulary ones) of every
+    line ``article<TAB>text`` of ``lines``, looked up ``block`` paragraphs at a time."""
+    buffered = []
+
+    def flush():
+        ids = vocab.word_ids([toks for _, toks in buffered]).tolist()
+        at = 0
+        for art, toks in buffered:
+            yield art, ids[at:at + len(toks)]
+            at += len(toks)
+        buffered.clear()
+
+    for lineno, line in enumerate(lines, 1):
+        art, sep, text = line.rstrip("\n").partition("\t")
+        if not sep:
+            yield from flush()
+            raise InputError(path, f"line {lineno}: no tab between article id and text")
+        buffered.append((art, text.split()))
+        if len(buffered) == block:
+            yield from flush()
+    yield from flush()
+
+
+def collect_windows(paragraphs: str, vocab: Vocabulary, setting: str, rng: np.random.Generator,
                     progress: bool | None = None, max_related: int | None = None):
     """Walk the paragraph TSV; return (flat word ids, text lengths, text article numbers, stats).
 
@@ -125,12 +152,9 @@ def collect_windows(paragraphs: str, index: dict[str, int], setting: str, rng: n
     article_no: dict[str, int] = {}
     n_par = used_par = tokens = oov = 0
     with open(paragraphs, encoding="utf-8") as f:
-        for lineno, line in enumerate(tqdm(f, desc=f"pairs {setting}", unit=" paragraphs", disable=progress is False or None), 1):
-            art, sep, text = line.rstrip("\n").partition("\t")
-            if not sep:
-                raise InputError(paragraphs, f"line {lineno}: no tab between article id and text")
+        lines = tqdm(f, desc=f"pairs {setting}", unit=" paragraphs", disable=progress is False or None)
+        for art, ids in paragraph_ids(lines, vocab, paragraphs):
             n_par += 1
-            ids = [index.get(t, -1) for t in text.split()]
             tokens += len(ids)
             oov += ids.count(-1)
             found = related_pairs(ids, sizes)
@@ -160,11 +184,11 @@ def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by:
     first that many related couples in corpus order (default: all)."""
     rng = np.random.default_rng(seed)
     cfg = settings.setting(setting)
-    flat, lengths, arts, stats = collect_windows(paragraphs, vocab.index, setting, rng, progress, max_related)
+    flat, lengths, arts, stats = collect_windows(paragraphs, vocab, setting, rng, progress, max_related)
     n_rel = len(lengths) // 2
     if n_rel == 0:
         raise InputError(paragraphs, f"corpus too small: no paragraph holds two {setting} windows of in-vocabulary words")
-    packed = pack_texts(flat, lengths, vocab.rank, cfg.width)
+    packed = vocab.pack(flat, lengths, cfg.width)
     try:
         out, counts, dropped, clusters = couples.make_splits(packed, lengths, arts, rng, by=split_by)
     except ValueError as err:
