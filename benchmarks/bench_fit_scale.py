@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from repro import forms, settings  # noqa: E402
 from repro.fit import fit  # noqa: E402
-from repro.pairset import PairSet  # noqa: E402
+from repro.pairset import PairSet, from_rows  # noqa: E402
 from repro.provenance import git_commit, hardware  # noqa: E402
 from repro.store import write_json  # noqa: E402
 from repro.train import prepare  # noqa: E402
@@ -53,7 +53,7 @@ def synthetic(related: int, vocab: int, dim: int, seed: int = 0) -> tuple[np.nda
     rows = rng.integers(1, vocab, size=(2, p, cfg.width), dtype=np.int32)
     rows[np.arange(cfg.width)[None, None, :] >= lens[..., None]] = 0
     label = np.repeat(np.array([1, 0], np.int8), related)
-    return table, PairSet(rows[0], rows[1], lens[0], lens[1], label)
+    return table, from_rows(rows.reshape(2 * p, cfg.width), lens.reshape(2 * p), np.arange(p), p + np.arange(p), label)
 
 
 def peak_host_mb() -> float:

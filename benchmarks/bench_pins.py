@@ -32,7 +32,7 @@ def one_round(pairs: int, vocab: int, dim: int) -> dict:
     import numpy as np
 
     from repro import forms
-    from repro.pairset import PairSet
+    from repro.pairset import from_rows
     from repro.scoring import pair_distances
     from repro.train import TrainConfig, make_trainer
 
@@ -40,8 +40,10 @@ def one_round(pairs: int, vocab: int, dim: int) -> dict:
     table = rng.normal(size=(vocab, dim)).astype(np.float32)
     table /= np.linalg.norm(table, axis=1, keepdims=True)
     n = 20
-    ps = PairSet(rng.integers(0, vocab, (pairs, n), dtype=np.int32), rng.integers(0, vocab, (pairs, n), dtype=np.int32),
-                 np.full(pairs, n, np.int32), np.full(pairs, n, np.int32), (np.arange(pairs) % 2 == 0).astype(np.int8))
+    rows = np.concatenate([rng.integers(0, vocab, (pairs, n), dtype=np.int32),
+                           rng.integers(0, vocab, (pairs, n), dtype=np.int32)])  # texts a, then texts b
+    ps = from_rows(rows, np.full(2 * pairs, n, np.int32), np.arange(pairs), pairs + np.arange(pairs),
+                   (np.arange(pairs) % 2 == 0).astype(np.int8))
     cfg = TrainConfig(max_epochs=1)
     rel = jnp.asarray(np.flatnonzero(ps.label == 1).astype(np.int32))
     unrel = jnp.asarray(np.flatnonzero(ps.label == 0).astype(np.int32))

@@ -31,7 +31,7 @@ sys.path.insert(0, ROOT)
 
 from repro import metrics, settings  # noqa: E402
 from repro.fit import fit  # noqa: E402
-from repro.pairset import PairSet  # noqa: E402
+from repro.pairset import from_rows  # noqa: E402
 from repro.provenance import git_commit, hardware  # noqa: E402
 from repro.store import write_json  # noqa: E402
 from repro.train import prepare  # noqa: E402
@@ -47,7 +47,8 @@ def _couples(p: int, vocab: int = 5000, dim: int = 50, width: int = 20, seed: in
     label = (np.arange(p) % 2 == 0).astype(np.int8)
     b[label == 1, :3] = a[label == 1, :3]
     lengths = np.full(p, width, np.int32)
-    return table, PairSet(a, b, lengths, lengths, label)
+    return table, from_rows(np.concatenate([a, b]), np.concatenate([lengths, lengths]), np.arange(p), p + np.arange(p),
+                            label)
 
 
 def kappa_grid_over_single(couples: int) -> dict:

