@@ -122,7 +122,8 @@ class Vocabulary:
         """
         if order not in ORDERS:
             raise ValueError(f"order: expected one of {', '.join(ORDERS)}, got {order!r}")
-        ranks, lengths = self.lookup.rows(token_lists(texts, tokenise))
+        tokens = token_lists(texts, tokenise)
+        ranks, lengths = self.lookup.rows(tokens)
         longest = int(lengths.max()) if lengths.size else 0
         if width is not None:
             width = int(width)
