@@ -158,7 +158,8 @@ def test_the_encoder_holds_the_same_record(trained, tmp_path):
 
 def test_an_encoder_file_written_before_the_record_still_loads():
     """tests/data/encoder-before-record.* was written by Encoder.save at b09da92, before encoder
-    files held the model record (make_old_encoder in the commit's message: 12 words, 4-d)."""
+    files held the model record: an Encoder on the words, vectors and corpus below (n_max 3),
+    fitted on 40 couples with kappa 40, 3 epochs, batches of 5 + 5."""
     words = [f"w{i}" for i in range(12)]
     matrix = np.arange(48, dtype=np.float32).reshape(12, 4) % 7 - 3.0
     path = os.path.join(ROOT, "tests", "data", "encoder-before-record.npz")
