@@ -39,7 +39,7 @@ from repro.fit import fit  # noqa: E402
 from repro.pairset import PairSet, from_rows  # noqa: E402
 from repro.provenance import git_commit, hardware  # noqa: E402
 from repro.store import write_json  # noqa: E402
-from repro.train import prepare  # noqa: E402
+from repro.prepared import prepare  # noqa: E402
 
 
 def synthetic(related: int, vocab: int, dim: int, seed: int = 0) -> tuple[np.ndarray, PairSet]:

@@ -34,7 +34,7 @@ from repro.fit import fit  # noqa: E402
 from repro.pairset import from_rows  # noqa: E402
 from repro.provenance import git_commit, hardware  # noqa: E402
 from repro.store import write_json  # noqa: E402
-from repro.train import prepare  # noqa: E402
+from repro.prepared import prepare  # noqa: E402
 
 
 def _couples(p: int, vocab: int = 5000, dim: int = 50, width: int = 20, seed: int = 0):

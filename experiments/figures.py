@@ -109,7 +109,7 @@ def main(argv=None):
     layout = Layout(args.data)
     scores = report.table_scores(store.load_scores(layout.scores("wiki20"), ("mean@euclidean", "learned_median@euclidean")),
                                  "euclidean", ("mean", "learned_median"))
-    weights = {loss: store.load_model(layout.model("wiki20", loss))["weights"] for loss in settings.LOSSES}
+    weights = {loss: store.load_model(layout.model("wiki20", loss)).weights for loss in settings.LOSSES}
     os.makedirs(args.results, exist_ok=True)
     out = save(figure2(scores, "Wikipedia, 20 words"), args.results, "figure2")
     out += save(figure3(weights), args.results, "figure3")

@@ -36,7 +36,7 @@ import tempfile
 import numpy as np
 
 from experiments import score, tables, train_weights
-from repro import store
+from repro import settings, store
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
@@ -51,7 +51,7 @@ CHECKSUMS = os.path.join(ROOT, "results", "repro-checksums.json")
 STAGES = ("paragraphs", "word2vec", "docfreq", "pairs", "weights", "scores", "tables")
 PARTS = ("full", "synthetic")
 SETTINGS = ("wiki20", "wikivar")
-LOSSES = ("contrastive", "median")
+LOSSES = settings.LOSSES
 #: the stages whose bits follow the OpenBLAS kernel (docs/REPRODUCIBILITY.md): compared only
 #: where the kernel is the committed one
 BLAS_STAGES = {"full": ("word2vec", "weights", "scores", "tables"), "synthetic": ("scores", "tables")}

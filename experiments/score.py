@@ -68,7 +68,7 @@ def main(argv=None):
         for s in splits:
             splits[s], stats = othervectors.remap_pairs(splits[s], vocab.words, other_words)
             meta[f"remap_{s}"] = stats
-    weights = {f"learned_{loss}": store.load_model(layout.model(cfg.source, loss))["weights"]
+    weights = {f"learned_{loss}": store.load_model(layout.model(cfg.source, loss)).weights
                for loss in settings.LOSSES}
 
     table = encodings.Table(table)  # checked once, kept on the device for every row

@@ -4,8 +4,9 @@
 
 ``make weights`` runs it. The shipped file holds the (n_max,) weights only (they do not depend on
 any vocabulary: ``Encoder.pretrained`` applies them to any word vectors, paper section 5.3) and a
-``.json`` beside it: the model file's SHA-256, kappa, epochs, loss, distance, seed and the
-commit. Prints whether the weights changed; the files are rewritten only when they did. It also
+``.json`` beside it: the model file's SHA-256, fields of its record
+(:class:`repro.modelrecord.ModelRecord`: kappa, epochs, loss, distance, seed) and the commit.
+Prints whether the weights changed; the files are rewritten only when they did. It also
 keeps ``coefficients.npz`` beside them (:data:`repro.gathersum.PRECOMPUTED`): the encoder's first
 coefficient table of these weights, computed here by JAX, so that ``repro encode`` with the
 shipped weights neither imports nor compiles JAX.
@@ -40,8 +41,8 @@ def main(argv=None) -> int:
     ap.add_argument("--setting", default="wikivar")
     args = ap.parse_args(argv)
 
-    z = store.load_model(args.model)
-    weights = z["weights"].astype(np.float32)
+    record = store.load_model(args.model)
+    weights = record.weights
     old = None
     if os.path.exists(args.out):
         old = store.load_weights(args.out)[0]
@@ -51,11 +52,9 @@ def main(argv=None) -> int:
         return 0
     meta = {
         "what": "learned weights of De Boom et al. (2016), Algorithm 1, for Encoder.pretrained",
-        "setting": args.setting, "loss": str(z["loss"]), "n_max": int(weights.size),
-        "kappa": float(z["kappa"]) if "kappa" in z else None, "kappa_source": str(z["kappa_source"]),
-        "epochs": int(z["epochs"]), "lambda": float(z["lam"]), "distance": str(z["distance"]),
-        "seed": int(z["seed"]) if "seed" in z else None,
-        "train_pairs": int(z["train_pairs"]) if "train_pairs" in z else None,
+        "setting": args.setting, "loss": record.loss, "n_max": int(weights.size), "kappa": record.kappa,
+        "kappa_source": record.kappa_source, "epochs": record.epochs, "lambda": record.lam,
+        "distance": record.distance, "seed": record.seed, "train_pairs": record.train_pairs,
         "source": os.path.basename(args.model), "source_sha256": store.sha256(args.model),
         "copied_at_commit": git_commit(),
         "made_by": "make weights (python -m experiments.ship_weights)",

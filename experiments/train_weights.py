@@ -6,7 +6,8 @@ The training split is prepared once (its data form built once), then :func:`repr
 runs: for the median loss kappa comes from five-fold cross-validation with a grid search on
 the training split (all folds and kappas in batched runs), unless ``--kappa`` gives it or
 ``--kappa-from`` takes it from another model's file; then Algorithm 1 trains the weights on
-the whole training split. The model file names its loss and where kappa came from. When the
+the whole training split. The model file holds the run's record
+(:class:`repro.modelrecord.ModelRecord`): its loss, where kappa came from, the search. When the
 setting's folder has a ``groups.npz`` with a ``train`` array (the cluster of every training
 couple) and at least as many clusters of related couples as folds, the cross-validation
 folds keep whole clusters, and the model file says so (``cv_folds``: "grouped" or "couples").
@@ -15,9 +16,9 @@ folds keep whole clusters, and the model file says so (``cv_folds``: "grouped" o
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from repro import forms, settings, store
 from repro.errors import InputError, run
 from repro.fit import fit
 from repro.layout import Layout
-from repro.train import prepare
+from repro.modelrecord import check_kappa
+from repro.prepared import prepare
 
 
 def _grid(text: str) -> list[float]:
@@ -51,7 +53,7 @@ def train_groups(data: str, setting: str, n: int):
     return store.load_groups(path, {"train": n})["train"]
 
 
-def main(argv=None):
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
     ap.add_argument("--setting", required=True, choices=settings.PAIR_SETTINGS)
@@ -71,19 +73,44 @@ def main(argv=None):
     ap.add_argument("--form", default="auto", choices=forms.FORMS,
                     help="the couples' data form (repro/forms.py; default auto: the quadratic form while it "
                          f"fits {forms.QUADRATIC_BUDGET / 1e9:g} GB, else the gather form)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def given_kappa(args) -> tuple[float | None, str | None, dict]:
+    """(kappa, its source, the record fields naming the model it came from) of ``--kappa`` or
+    ``--kappa-from``: (None, None, {}) when neither is given (kappa by cross-validation)."""
     if args.kappa is not None and args.kappa_from:
         raise InputError("--kappa", "give --kappa or --kappa-from, not both")
-    kappa, source, extra = args.kappa, "given" if args.kappa is not None else None, {}
-    if args.kappa_from:
-        z = store.load_model(args.kappa_from)
-        if str(z["loss"]) != "median":
-            raise InputError(args.kappa_from, f"a {z['loss']} model has no kappa")
-        kappa, source = float(z["kappa"]), "model"
-        extra = dict(kappa_model=os.path.basename(args.kappa_from), kappa_model_sha256=store.sha256(args.kappa_from))
-    if kappa is not None and args.loss != "median":
-        raise InputError("--kappa", "the contrastive loss has no kappa")
+    if not args.kappa_from:
+        kappa, source, origin, option = args.kappa, None if args.kappa is None else "given", {}, "--kappa"
+    else:
+        model = store.load_model(args.kappa_from)
+        if model.kappa is None:
+            raise InputError(args.kappa_from, f"a {model.loss} model has no kappa")
+        kappa, source, option = model.kappa, "model", "--kappa-from"
+        origin = dict(kappa_model=os.path.basename(args.kappa_from), kappa_model_sha256=store.sha256(args.kappa_from))
+    if kappa is not None:
+        try:
+            check_kappa(args.loss, kappa, source)
+        except ValueError as err:
+            raise InputError(option, str(err).split(": ", 1)[-1]) from None
+    return kappa, source, origin
 
+
+def report(record, setting: str, folds: int) -> None:
+    """The chosen kappa with every kappa's mean held-out error, and the run's result."""
+    if record.cv is not None:
+        cv = record.cv
+        print(f"kappa by {folds}-fold CV, folds of {'clusters' if cv.folds == 'grouped' else 'couples'}: "
+              f"{record.kappa:g} (mean held-out split error per kappa: "
+              + ", ".join(f"{k:g}: {e:.4f}" for k, e in zip(cv.grid, cv.errors.mean(axis=1))) + ")")
+    print(f"{setting} {record.loss}: {record.epochs} epochs, final mean loss "
+          f"{record.final_mean_loss:.5f}, weights {np.array2string(record.weights, precision=3)}")
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    kappa, source, origin = given_kappa(args)
     _, table = load_corpus(args.data)
     pairs = load_split(args.data, args.setting, "train")
     groups = train_groups(args.data, args.setting, pairs.size)
@@ -92,37 +119,21 @@ def main(argv=None):
         print(f"note: {clusters} cluster(s) of related training couples cannot fill {args.folds} folds: "
               "cross-validation folds of single couples", file=sys.stderr)
         groups = None
-    t0 = time.perf_counter()
     prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form, distance=args.distance)
-    prepare_seconds = time.perf_counter() - t0
     try:
-        result = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,
+        record = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,
                      seed=args.seed, batch_related=args.batch_related, groups=groups, distance=args.distance,
                      max_epochs=args.max_epochs)
     except ValueError as err:
         raise InputError(Layout(args.data).pairs(args.setting, "train"), str(err)) from None
-    batch = result.config.batch_related
-    if batch < args.batch_related:
+    record = dataclasses.replace(record, **origin)
+    if record.batch_related < args.batch_related:
+        b, wanted = record.batch_related, args.batch_related
         print(f"note: {int((pairs.label == 1).sum())} related and {int((pairs.label == 0).sum())} unrelated training "
-              f"couples: batches of {batch} + {batch} instead of {args.batch_related} + {args.batch_related}",
-              file=sys.stderr)
-    if result.cv is not None:
-        cv = result.cv
-        extra.update(cv_grid=cv.grid, cv_errors=cv.errors, cv_epochs=cv.epochs,
-                     cv_folds="couples" if groups is None else "grouped")
-        print(f"kappa by {args.folds}-fold CV, folds of {'clusters' if groups is not None else 'couples'}: "
-              f"{cv.kappa:g} (mean held-out split error per kappa: "
-              + ", ".join(f"{k:g}: {e:.4f}" for k, e in zip(cv.grid, cv.errors.mean(axis=1))) + ")")
-    print(f"{args.setting} {args.loss}: {result.epochs} epochs, final mean loss "
-          f"{result.history[-1]:.5f}, weights {np.array2string(result.weights, precision=3)}")
-    if result.kappa is not None:
-        extra["kappa"] = result.kappa
-    store.save_model(args.out, result.weights, history=result.history, etas=result.etas, epochs=result.epochs,
-                     loss=result.loss, kappa_source=result.kappa_source, lam=result.config.lam,
-                     distance=result.config.distance, seed=args.seed, train_pairs=pairs.size,
-                     prepare_seconds=prepare_seconds, cv_seconds=result.seconds["kappa_cv"],
-                     train_seconds=result.seconds["train"], batch_related=batch, **extra)
-    print(f"done in {prepare_seconds + sum(result.seconds.values()):.1f} s")
+              f"couples: batches of {b} + {b} instead of {wanted} + {wanted}", file=sys.stderr)
+    report(record, args.setting, args.folds)
+    store.save_model(args.out, record)
+    print(f"done in {sum(record.seconds.values()):.1f} s")
 
 
 if __name__ == "__main__":

@@ -6,9 +6,10 @@ Recognition Letters, 2016.
 
 Entry points: :class:`repro.encoder.Encoder` (texts to vectors, with shipped or learned
 weights), :func:`repro.fit.fit` (the one way through training, on couples prepared once by
-:func:`repro.train.prepare`), and ``python -m repro <command>`` (:mod:`repro.cli`). Modules
-import only downward, in the layers listed in ``setup.cfg`` (docs/LAYOUT.md). Importing the
-package sets the kernel pins of :mod:`repro.kernels` first.
+:func:`repro.prepared.prepare`; it returns a :class:`repro.modelrecord.ModelRecord`), and
+``python -m repro <command>`` (:mod:`repro.cli`). Modules import only downward, in the layers
+listed in ``setup.cfg`` (docs/LAYOUT.md). Importing the package sets the kernel pins of
+:mod:`repro.kernels` first.
 """
 
 from repro import kernels as _kernels

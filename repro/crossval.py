@@ -6,7 +6,7 @@ The (kappa, fold) trainings run as ``vmap``-ed calls of the jitted Algorithm 1, 
 and scored on the held-out fold by its optimal split error (threshold and error both on that
 fold, the paper's "optimal split error"). The kappa with the lowest mean error wins; ties go to
 the smallest kappa, whatever the order of the grid (:func:`best_kappa`). The training couples
-are a :class:`repro.train.Prepared`: the data form every fold's run reads is the one built once
+are a :class:`repro.prepared.Prepared`: the data form every fold's run reads is the one built once
 for the whole training split (folds are index sets into it), and the final run of
 :func:`repro.fit.fit` reads it too.
 """
@@ -22,7 +22,8 @@ import numpy as np
 from repro import metrics, settings
 from repro.jitting import jit
 from repro.scoring import _distances, padded_chunks
-from repro.train import Prepared, TrainConfig, _check_config, check_distance, make_trainer
+from repro.prepared import Prepared
+from repro.train import TrainConfig, _check_config, check_distance, make_trainer
 
 KAPPAS_PER_CALL = {"cpu": 2}
 """Kappas trained together in one ``vmap``-ed call (with all their folds), by JAX backend;

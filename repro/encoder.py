@@ -41,6 +41,8 @@ import warnings
 import numpy as np
 
 from repro import gathersum
+from repro.settings import KAPPA_GRID, N_MAX
+from repro.modelrecord import ModelRecord
 from repro.checks import check_weights
 from repro.errors import InputError
 from repro.text import drops_letters, fingerprint, token_lists, tokeniser as tokeniser_named
@@ -113,7 +115,8 @@ class Encoder:
         :class:`repro.docfreq.DocFreq` or a :class:`repro.vocabulary.Vocabulary`. Or ``corpus``:
         texts (one per document) to count them in.
       weights: (n_max,) learned weights; None until :meth:`fit` (or use :meth:`pretrained`).
-      n_max: number of weights :meth:`fit` learns (the variable-length setting's 30).
+      n_max: number of weights :meth:`fit` learns (default :data:`repro.settings.N_MAX`, the
+        variable-length setting's 30).
       normalize: scale every word vector to unit length first (default, as in training).
       lowercase: fold the vector words' case (first casing wins), for case-sensitive models.
       chunk, workers: texts per chunk and threads of :meth:`transform` (output independent of
@@ -130,7 +133,7 @@ class Encoder:
         Recorded by :meth:`save`.
     """
 
-    def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = 30, normalize: bool = True,
+    def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = N_MAX, normalize: bool = True,
                  lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None, progress: bool = False,
                  metric: str = "euclidean", tokeniser: str = "paper"):
         metric = check_metric(metric)
@@ -162,6 +165,7 @@ class Encoder:
             self._table[self.vocabulary.rank] = matrix
         self.settings = settings
         self.provenance_: dict = {}
+        self.record_: ModelRecord | None = None  # how fit learned the weights (None: not learned here)
         self.weights_ = None
         self.components_ = None  # common components removed from every vector (fit_components)
         if weights is not None:
@@ -349,10 +353,11 @@ class Encoder:
         :data:`repro.settings.KAPPA_GRID`). Couples with a text without known words are dropped
         (with a warning). Batches hold ``batch_related`` couples of each class, fewer when a
         class is too small. Other :class:`repro.train.TrainConfig` fields pass through ``config``.
+        The run's :class:`repro.modelrecord.ModelRecord` is :attr:`record_` (saved with the
+        encoder); :attr:`provenance_` ``["fit"]`` is its summary, with the couples dropped.
         """
-        from repro import settings
         from repro.fit import fit
-        from repro.train import prepare
+        from repro.prepared import prepare
 
         pairs, dropped = self.couples_to_pairs(couples, labels)
         if dropped:
@@ -360,27 +365,21 @@ class Encoder:
                           stacklevel=2)
         prepared = prepare(self._table[:-1], pairs, self.n_max, name="couples")
         try:
-            result = fit(prepared, loss, kappa, grid=settings.KAPPA_GRID if grid is None else grid, folds=folds,
+            record = fit(prepared, loss, kappa, grid=KAPPA_GRID if grid is None else grid, folds=folds,
                          seed=seed, batch_related=batch_related, progress=self.progress, **config)
         except ValueError as err:
             raise ValueError(f"couples: {err}") from None
-        info: dict = {"loss": loss, "seed": seed, "couples": pairs.size, "dropped": dropped,
-                      "batch_related": result.config.batch_related, "kappa_source": result.kappa_source}
-        if result.cv is not None:
-            info.update(kappa_grid=result.cv.grid.tolist(), kappa_cv_errors=result.cv.errors.mean(axis=1).tolist())
-        if result.kappa is not None:
-            info["kappa"] = float(result.kappa)
-        info.update(epochs=int(result.epochs), distance=result.config.distance,
-                    final_mean_loss=float(result.history[-1]))
-        self._set_weights(result.weights)
-        self.provenance_ = {"fit": info}
+        self._set_weights(record.weights)
+        self.record_ = record
+        self.provenance_ = {"fit": {**record.summary(), "dropped": dropped}}
         return self
 
     # ---- files ----------------------------------------------------------------------------
 
     def save(self, path: str) -> None:
-        """Weights, idf table (df, N, idf), n_max, settings and vocabulary fingerprint to ``path``
-        (.npz) and ``.json`` beside it. The vectors are not copied: :meth:`load` takes them from the
+        """Weights, idf table (df, N, idf), n_max, settings, vocabulary fingerprint and, after
+        :meth:`fit`, the model record (its arrays, named ``fit_<key>``) to ``path`` (.npz) and
+        ``.json`` beside it. The vectors are not copied: :meth:`load` takes them from the
         recorded path or its ``vectors`` argument, checked against the fingerprint."""
         from repro import store
 
@@ -389,8 +388,10 @@ class Encoder:
         comps = {} if self.components_ is None else {"components": self.components_.vectors,
                                                       "component_values": self.components_.values,
                                                       "component_scales": self.components_.scales}
+        record = {} if self.record_ is None else {RECORD_PREFIX + k: a for k, a in self.record_.arrays().items()
+                                                  if k != "weights"}  # the weights are the encoder's
         store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf,
-                                      df_unlisted=self._unlisted, **comps), {
+                                      df_unlisted=self._unlisted, **comps, **record), {
             "n_max": self.n_max, "dim": self.dim, "vocab_size": len(v), "fingerprint": v.fingerprint(),
             "metric": self.metric,
             "oov": "unknown words dropped, not counted in n; a text with no known word is the zero vector",
@@ -440,6 +441,7 @@ class Encoder:
         enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings,
                    unlisted=unlisted)
         enc.provenance_ = meta.get("provenance", {})
+        enc.record_ = _record(path, arrays)
         if "components" in arrays:
             from repro.encodings import Components
 
@@ -452,6 +454,22 @@ class Encoder:
         enc.progress = bool(options.get("progress", False))
         enc.metric = metric
         return enc
+
+
+#: The prefix of the model record's arrays in an encoder file (:meth:`Encoder.save`).
+RECORD_PREFIX = "fit_"
+
+
+def _record(path: str, arrays: dict) -> ModelRecord | None:
+    """The model record an encoder file embeds; None for a file without one (not fitted here, or
+    written before encoder files held it: its ``provenance_`` still describes the fit)."""
+    fields = {k[len(RECORD_PREFIX):]: a for k, a in arrays.items() if k.startswith(RECORD_PREFIX)}
+    if not fields:
+        return None
+    try:
+        return ModelRecord.from_arrays({"weights": arrays["weights"], **fields})
+    except ValueError as err:
+        raise InputError(path, f"model record: {err}") from None
 
 
 def _empty_message(lengths: np.ndarray, name: str) -> str:

@@ -1,4 +1,5 @@
-"""Where a result came from: commit, library versions, hardware, and how a model file was made."""
+"""Where a result came from: commit, library versions, hardware (how a model was made is its
+:class:`repro.modelrecord.ModelRecord`)."""
 
 from __future__ import annotations
 
@@ -105,24 +106,3 @@ def hardware() -> dict:
     except Exception:  # noqa: BLE001 - provenance must never fail a run
         pass
     return info
-
-
-def model_summary(z: dict) -> dict:
-    """The provenance of one model file (:func:`repro.store.load_model`), as plain JSON values."""
-    out = {
-        "loss": str(z["loss"]), "kappa": float(z["kappa"]) if "kappa" in z else None,
-        "kappa_source": str(z["kappa_source"]), "epochs": int(z["epochs"]),
-        "final_mean_loss": float(z["history"][-1]), "weights": z["weights"].tolist(),
-        "train_pairs": int(z["train_pairs"]), "lambda": float(z["lam"]), "distance": str(z["distance"]),
-        "seconds": {"prepare": float(z["prepare_seconds"]), "kappa_cv": float(z["cv_seconds"]),
-                    "train": float(z["train_seconds"])},
-    }
-    if "kappa_model" in z:
-        out["kappa_model"] = str(z["kappa_model"])
-    if "cv_folds" in z:
-        out["cv_folds"] = str(z["cv_folds"])
-    if "batch_related" in z:
-        out["batch_related"] = int(z["batch_related"])
-    if "cv_grid" in z:
-        out.update(cv_grid=z["cv_grid"].tolist(), cv_mean_errors=z["cv_errors"].mean(axis=1).tolist())
-    return out

@@ -30,6 +30,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+#: The paper's number of weights for texts of up to 30 words (section 3.3; the variable-length
+#: settings' n_max): :class:`repro.encoder.Encoder`'s and ``repro train``'s default.
+N_MAX = 30
+
 
 class Setting(NamedTuple):
     name: str
@@ -51,8 +55,8 @@ class Setting(NamedTuple):
 
 SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("wiki20", "Wikipedia, 20 words", 20, 20, 20, 20, "wiki20"),
-    Setting("wikivar", "Wikipedia, variable length", 10, 30, 30, 30, "wikivar"),
-    Setting("other", "Other vectors, variable length", 10, 30, 30, 30, "wikivar", vectors="other"),
+    Setting("wikivar", "Wikipedia, variable length", 10, 30, 30, N_MAX, "wikivar"),
+    Setting("other", "Other vectors, variable length", 10, 30, 30, N_MAX, "wikivar", vectors="other"),
     # tweets keep every in-vocabulary word; rows are at least n_max = 35 wide (the code's NN_train_8)
     Setting("twitter_news", "Twitter, news accounts", 1, 35, 35, 35, "twitter_news", table=2, corpus="twitter"),
     Setting("twitter_news_nort", "Twitter, news accounts, no manual retweets", 1, 35, 35, 35, "twitter_news_nort",
@@ -70,6 +74,8 @@ WIKI_SETTINGS = tuple(s.name for s in SETTINGS.values() if s.trains and s.corpus
 TABLE_SETTINGS = {t: tuple(s.name for s in SETTINGS.values() if s.table == t) for t in (1, 2)}
 
 SPLITS = ("train", "validation", "test")
+#: The losses of section 3: "contrastive" (eq. 5) and "median" (eq. 8, with its kappa); every
+#: check of a loss name (:func:`repro.modelrecord.check_kappa`) reads them from here.
 LOSSES = ("contrastive", "median")
 
 #: The median loss's kappa (eq. 8) is chosen from this grid by five-fold cross-validation on the

@@ -19,6 +19,7 @@ groups         ``<setting>/groups.npz`` (tweet settings)   :func:`load_groups`, 
 text couples   ``twitter/couples.jsonl``, user files        :func:`read_couples`, :func:`write_couples`
 texts          one per line, or JSON lines                 :func:`read_texts`
 model          ``models/<setting>-<loss>.npz``             :func:`load_model`, :func:`save_model`
+               (a :class:`repro.modelrecord.ModelRecord`)
 scores         ``scores/<setting>.npz`` + ``.json``        :func:`load_scores`, :func:`save_scores`
 word df        ``*.npz``: ``words``, ``df``, ``n_docs``      :func:`load_word_df`, :func:`save_word_df`
 weights        ``*.npz`` (``weights``) + ``.json``          :func:`load_weights`, :func:`save_weights`
@@ -35,7 +36,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
@@ -455,33 +456,23 @@ def write_couples(path: str, related, unrelated, fmt: str = "jsonl", info=(None,
 
 # ---- learned weights ---------------------------------------------------------------------------
 
-MODEL_KEYS = ("weights", "history", "etas", "epochs", "loss", "kappa_source", "lam", "distance")
+def save_model(path: str, record) -> None:
+    """A :class:`repro.modelrecord.ModelRecord`: learned weights and how they were made, as the
+    arrays of :meth:`~repro.modelrecord.ModelRecord.arrays`."""
+    write_npz(path, **record.arrays())
 
 
-def save_model(path: str, weights, **meta) -> None:
-    """Learned weights and how they were made: ``history``, ``etas``, ``epochs``, ``loss``,
-    ``kappa_source`` (:data:`repro.fit.KAPPA_SOURCES`), ``kappa`` (the median loss only),
-    ``lam``, ``distance``, seeds, timings, cross-validation arrays."""
-    import numpy as np
+def load_model(path: str):
+    """The :class:`repro.modelrecord.ModelRecord` of :func:`save_model`, checked: finite 1-D
+    weights, a known loss, and a kappa and its source as the loss allows
+    (:func:`repro.modelrecord.check_kappa`)."""
+    from repro.modelrecord import REQUIRED_KEYS, ModelRecord
 
-    write_npz(path, weights=np.asarray(weights, np.float32), **meta)
-
-
-def load_model(path: str) -> dict:
-    """The arrays of :func:`save_model`, checked: finite 1-D weights, a known loss, and a kappa
-    exactly when the loss is the median loss."""
-    import numpy as np
-
-    z = _open_npz(path, MODEL_KEYS, "model")
-    z["weights"] = _checked_weights(path, z["weights"])
-    loss, source = str(z["loss"]), str(z["kappa_source"])
-    if loss not in ("median", "contrastive"):
-        raise InputError(path, f"unknown loss {loss!r}")
-    has_kappa = "kappa" in z and np.ndim(z["kappa"]) == 0 and np.isfinite(z["kappa"]) and float(z["kappa"]) > 0
-    if (loss == "median") != has_kappa or (source == "none") != (loss == "contrastive"):
-        raise InputError(path, f"a {loss} model with kappa source {source!r} must "
-                               + ("hold a positive kappa" if loss == "median" else "hold no kappa"))
-    return z
+    z = _open_npz(path, REQUIRED_KEYS, "model")
+    try:
+        return ModelRecord.from_arrays(z)
+    except ValueError as err:
+        raise InputError(path, f"a {z['loss']} model with kappa source {z['kappa_source']}: {err}") from None
 
 
 # ---- scores --------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@ The whole run is a ``lax.while_loop`` over epochs around a ``lax.scan`` over bat
 nothing runs per batch in Python and nothing recompiles between epochs; the same program
 ``vmap``s over kappa values and cross-validation folds (:func:`repro.crossval.select_kappa`).
 It reads the couples in one of the data forms of :mod:`repro.forms`, built once by
-:func:`prepare` and shared by every kappa, fold and the final run; :func:`repro.fit.fit`
-chains the kappa search and the final run.
+:func:`repro.prepared.prepare` and shared by every kappa, fold and the final run;
+:func:`repro.fit.fit` chains the kappa search and the final run and chooses the batch size.
 
 Algorithm 1 (paper, section 5.2), with the choices recorded in docs/FIDELITY.md:
   w <- 0.5; eta <- 0.01; L_old <- inf
@@ -26,12 +26,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from repro import forms
-from repro.jitting import jit
 from repro import losses as L
-from repro.checks import check_pairs, check_table
+from repro import settings
+from repro.jitting import jit
 from repro.model import init_weights
-from repro.pairset import PairSet
+from repro.modelrecord import check_kappa
+from repro.prepared import Prepared
 
 
 class TrainConfig(NamedTuple):
@@ -54,20 +54,6 @@ class TrainResult(NamedTuple):
     history: np.ndarray  # (epochs,) mean L_total per epoch
     etas: np.ndarray  # (epochs,) learning rate used in each epoch
     epochs: int
-
-
-class Prepared(NamedTuple):
-    """Training couples prepared once (:func:`prepare`): checked, on the device, in one data form."""
-
-    form: tuple  # the data form of repro.forms that Algorithm 1 reads
-    table: jnp.ndarray  # (V, d) float32 on the device, for scoring held-out couples
-    pairs: PairSet  # the couples on the host (labels, token rows)
-    n_max: int  # number of weights
-    distance: str = "euclidean"  # what the form was built for: "cosine" needs both texts' products
-
-    @property
-    def labels(self) -> np.ndarray:
-        return np.asarray(self.pairs.label)
 
 
 def batch_loss(w, form, index, n_related: int, config: TrainConfig, kappa):
@@ -198,8 +184,8 @@ def make_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
 
 
 def _check_config(config: TrainConfig) -> None:
-    if config.loss not in ("median", "contrastive"):
-        raise ValueError(f"loss must be 'median' or 'contrastive', got {config.loss!r}")
+    if config.loss not in settings.LOSSES:
+        raise ValueError(f"loss must be one of {', '.join(settings.LOSSES)}, got {config.loss!r}")
     if config.distance not in L.DISTANCES:
         raise ValueError(f"distance must be one of {L.DISTANCES}, got {config.distance!r}")
     if config.batch_related < 1 or config.max_epochs < 1:
@@ -212,41 +198,6 @@ def check_distance(prepared: Prepared, config: TrainConfig) -> None:
     """ValueError when ``config`` learns under the cosine from couples not prepared for it."""
     if config.distance == "cosine" and prepared.distance != "cosine":
         raise ValueError("distance: training under the cosine needs couples prepared with distance='cosine'")
-
-
-def prepare(table, pairs: PairSet, n_max: int | None = None, *, form: str = "auto",
-            budget: float = forms.QUADRATIC_BUDGET, name: str = "pairs", distance: str = "euclidean") -> Prepared:
-    """Check ``table`` and ``pairs`` once at the API boundary, move them to the device and build
-    the data form that :func:`repro.forms.build` chooses (``form``: "auto", "quadratic",
-    "gram" or "gather"; "auto" takes the quadratic form while it fits ``budget`` bytes) for
-    ``n_max`` weights (default: the pairs' width), for training under ``distance`` (the forms
-    of the cosine hold both texts' products). Every kappa, fold and final run of
-    :func:`repro.fit.fit` reads the result."""
-    if distance not in L.DISTANCES:
-        raise ValueError(f"distance: expected one of {', '.join(L.DISTANCES)}, got {distance!r}")
-    table = check_table(table)
-    check_pairs(pairs, name=name, vocab_size=table.shape[0])
-    if pairs.size and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
-        raise ValueError(f"{name}: every text needs at least one in-vocabulary word (a length is 0)")
-    n_max = pairs.width if n_max is None else int(n_max)
-    if n_max < 1:
-        raise ValueError(f"n_max must be at least 1, got {n_max}")
-    table = jnp.asarray(table, jnp.float32)
-    return Prepared(forms.build(table, pairs, n_max, form, budget, distance), table, pairs, n_max, distance)
-
-
-def fitting_batch(labels, wanted: int, folds: int = 0) -> int:
-    """The batch size (couples of each class) that the couples allow: ``wanted`` (the paper's
-    50), or less when a class, or with ``folds`` > 0 a class in a cross-validation training
-    fold, is smaller (a small tweet collection has a few dozen couples per class).
-    ``ValueError`` when not even one couple per class (and fold) is left."""
-    labels = np.asarray(labels)
-    n = int(min((labels == 1).sum(), (labels == 0).sum()))
-    room = (n // folds) * (folds - 1) if folds else n
-    if room < 1:
-        raise ValueError(f"{n} couple(s) of the smaller class: too few to train"
-                         + (f" with {folds}-fold cross-validation" if folds else ""))
-    return min(int(wanted), room)
 
 
 def _class_indices(labels, batch_related: int, name: str):
@@ -265,17 +216,14 @@ def train(prepared: Prepared, config: TrainConfig = TrainConfig(), kappa: float 
     """Learn the weights on all of ``prepared``'s couples by Algorithm 1.
 
     Args:
-      prepared: the training couples (:func:`prepare`; tokens sorted by descending idf).
+      prepared: the training couples (:func:`repro.prepared.prepare`; tokens sorted by descending idf).
       config: hyperparameters (paper defaults).
       kappa: the median loss's scale (eq. 8), required by it; the contrastive loss has none.
       seed: every batch draw flows from it; the same seed gives the same weights.
     """
     _check_config(config)
     check_distance(prepared, config)
-    if config.loss == "median" and kappa is None:
-        raise ValueError("kappa: the median loss needs kappa (repro.fit.fit chooses it by cross-validation)")
-    if config.loss == "contrastive" and kappa is not None:
-        raise ValueError("kappa: the contrastive loss has no kappa")
+    kappa = check_kappa(config.loss, kappa)  # repro.fit.fit chooses the median loss's by cross-validation
     rel, unrel = _class_indices(prepared.labels, config.batch_related, "pairs")
     run = make_trainer(config, prepared.n_max)
     w, hist, etas, epochs = run(prepared.form, jnp.asarray(rel), jnp.asarray(unrel),

@@ -14,7 +14,8 @@ from repro import losses as L
 from repro.crossval import select_kappa
 from repro.fit import fit
 from repro.pairset import PairSet
-from repro.train import TrainConfig, batch_loss, prepare, train
+from repro.prepared import prepare
+from repro.train import TrainConfig, batch_loss, train
 
 from synthetic import signal_pairs
 
@@ -101,7 +102,7 @@ def test_the_kappa_search_and_fit_run_under_the_cosine_and_refuse_unprepared_cou
     cv = select_kappa(prepared, (10.0, 40.0), folds=2, config=TrainConfig(max_epochs=3, distance="cosine"))
     assert cv.kappa in (10.0, 40.0) and cv.errors.shape == (2, 2) and np.all(cv.errors < 0.5)
     result = fit(prepared, "median", 40.0, max_epochs=3, distance="cosine")
-    assert result.config.distance == "cosine" and np.isfinite(result.weights).all()
+    assert result.distance == "cosine" and np.isfinite(result.weights).all()
     with pytest.raises(ValueError, match="^distance: training under the cosine"):
         fit(prepare(table, pairs), "median", 40.0, max_epochs=3, distance="cosine")
     with pytest.raises(ValueError, match="^distance: expected one of"):

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from repro import crossval, forms
-from repro.fit import fit
-from repro.train import TrainConfig, prepare, train
+from repro.fit import fit, fitting_batch
+from repro.prepared import prepare
+from repro.train import TrainConfig, train
 
 from synthetic import signal_pairs
 
@@ -30,14 +31,16 @@ def test_cv_then_train_on_one_prepared_form(prepared, monkeypatch):
     monkeypatch.setattr(forms, "build", no_second_build)
     r = fit(prepared, grid=(5.0, 40.0), folds=3, seed=2, max_epochs=6)
     assert r.loss == "median" and r.kappa_source == "cv" and r.kappa in (5.0, 40.0)
-    assert r.kappa == r.cv.kappa and r.cv.errors.shape == (2, 3)
+    assert r.cv.errors.shape == (2, 3) and r.cv.folds == "couples"
+    assert r.kappa == (5.0, 40.0)[int(np.argmin(r.cv.errors.mean(axis=1)))]  # the lower mean held-out error
     # the final run is Algorithm 1 with the chosen kappa and the same seed, bit for bit
     alone = train(prepared, TrainConfig(max_epochs=6), r.kappa, seed=2)
     assert r.weights.tobytes() == alone.weights.tobytes() and r.epochs == alone.epochs
     # and the search is select_kappa on the same prepared couples
     cv = crossval.select_kappa(prepared, (5.0, 40.0), folds=3, config=TrainConfig(max_epochs=6), seed=2)
     np.testing.assert_array_equal(cv.errors, r.cv.errors)
-    assert set(r.seconds) == {"kappa_cv", "train"}
+    assert r.kappa == cv.kappa and list(r.seconds) == ["prepare", "kappa_cv", "train"]
+    assert r.seed == 2 and r.train_pairs == 800 and r.batch_related == 50 and r.lam == 1e-3
 
 
 def test_given_kappa_and_the_contrastive_loss(prepared):
@@ -66,8 +69,8 @@ def test_bad_arguments(prepared):
 def test_batches_shrink_to_what_a_small_set_allows():
     table, pairs = signal_pairs(n_pairs=60, width=10, seed=3)
     r = fit(prepare(table, pairs), grid=(40.0,), folds=5, max_epochs=3)
-    assert r.config.batch_related == 24  # 30 per class: 6 per fold, 4 folds to train on
-    assert fit(prepare(table, pairs), kappa=40.0, max_epochs=3).config.batch_related == 30
+    assert r.batch_related == 24  # 30 per class: 6 per fold, 4 folds to train on
+    assert fit(prepare(table, pairs), kappa=40.0, max_epochs=3).batch_related == 30
 
 
 def test_fit_is_the_one_way_through_training():
@@ -98,8 +101,18 @@ def test_grouped_folds_reach_the_search_and_can_shrink_the_batch():
     groups = np.arange(60) + 100  # the unrelated couples: ids of no cluster
     groups[rel] = np.repeat([0, 1, 2, 3, 4], [10, 5, 5, 5, 5])
     r = fit(prepared, grid=(40.0,), folds=5, max_epochs=3, groups=groups)
-    assert r.config.batch_related == 20
-    cv = crossval.select_kappa(prepared, (40.0,), folds=5, config=r.config, groups=groups)
+    assert r.batch_related == 20 and r.cv.folds == "grouped"
+    config = TrainConfig(batch_related=r.batch_related, max_epochs=3)
+    cv = crossval.select_kappa(prepared, (40.0,), folds=5, config=config, groups=groups)
     np.testing.assert_array_equal(cv.errors, r.cv.errors)
-    plain = crossval.select_kappa(prepared, (40.0,), folds=5, config=r.config)
+    plain = crossval.select_kappa(prepared, (40.0,), folds=5, config=config)
     assert not np.array_equal(plain.errors, r.cv.errors)
+
+
+def test_fitting_batch_shrinks_to_what_the_classes_allow():
+    labels = np.array([1] * 7 + [0] * 9)
+    assert fitting_batch(labels, 50) == 7  # the smaller class
+    assert fitting_batch(labels, 50, folds=5) == 4  # a training fold holds 4 folds of 7 // 5 = 1
+    assert fitting_batch(np.array([1] * 500 + [0] * 500), 50, folds=5) == 50
+    with pytest.raises(ValueError, match="too few to train with 5-fold"):
+        fitting_batch(np.array([1] * 4 + [0] * 9), 50, folds=5)

@@ -7,7 +7,8 @@ import pytest
 
 from repro import forms
 from repro.pairset import PairSet
-from repro.train import TrainConfig, batch_loss, prepare, train
+from repro.prepared import prepare
+from repro.train import TrainConfig, batch_loss, train
 
 from synthetic import signal_pairs
 

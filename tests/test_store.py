@@ -9,7 +9,7 @@ import pytest
 
 from repro import store
 from repro.layout import Layout
-from repro.provenance import model_summary
+from repro.modelrecord import ModelRecord
 from repro.errors import InputError
 from repro.pairset import PairSet
 
@@ -37,16 +37,18 @@ def test_round_trips(tmp_path):
     store.save_pairs(lay.pairs("wiki20", "train"), pairs())
     got = store.load_pairs(lay.pairs("wiki20", "train"))
     assert all((x == y).all() and x.dtype == y.dtype for x, y in zip(got, pairs()))
-    made = dict(history=[0.3, 0.2], etas=[0.01, 0.001], epochs=2, lam=1e-3, distance="euclidean", train_pairs=4,
-                prepare_seconds=0.5, cv_seconds=1.0, train_seconds=2.0)
-    store.save_model(lay.model("wiki20", "median"), [1.0, 0.5], loss="median", kappa=160.0, kappa_source="given", **made)
+    made = dict(history=np.array([0.3, 0.2]), etas=np.array([0.01, 0.001]), epochs=2, lam=1e-3, distance="euclidean",
+                train_pairs=4, seconds=dict(prepare=0.5, kappa_cv=1.0, train=2.0))
+    store.save_model(lay.model("wiki20", "median"), ModelRecord([1.0, 0.5], loss="median", kappa=160.0,
+                                                                kappa_source="given", **made))
     m = store.load_model(lay.model("wiki20", "median"))
-    assert m["weights"].tolist() == [1.0, 0.5] and str(m["distance"]) == "euclidean"
-    summary = model_summary(m)
+    assert m.weights.tolist() == [1.0, 0.5] and m.distance == "euclidean"
+    summary = m.summary()
     assert summary["loss"] == "median" and summary["kappa"] == 160.0 and summary["kappa_source"] == "given"
     assert summary["final_mean_loss"] == pytest.approx(0.2) and summary["seconds"]["prepare"] == 0.5
-    store.save_model(lay.model("wiki20", "contrastive"), [1.0, 0.5], loss="contrastive", kappa_source="none", **made)
-    summary = model_summary(store.load_model(lay.model("wiki20", "contrastive")))
+    store.save_model(lay.model("wiki20", "contrastive"), ModelRecord([1.0, 0.5], loss="contrastive", kappa=None,
+                                                                     kappa_source="none", **made))
+    summary = store.load_model(lay.model("wiki20", "contrastive")).summary()
     assert summary["loss"] == "contrastive" and summary["kappa"] is None and summary["kappa_source"] == "none"
     store.save_scores(lay.scores("wiki20"), {"validation_label": np.array([1, 0]), "validation_mean": np.array([.1, .2]),
                                              "test_label": np.array([0]), "test_mean": np.array([.3])}, {"x": 1})
@@ -92,11 +94,15 @@ def test_bad_pairs_model_scores_and_vocab(tmp_path):
         store.load_pairs(str(p))
     model = dict(weights=np.array([1.0]), history=[1.0], etas=[1.0], epochs=1, lam=0.0, distance="euclidean")
     for bad, match in ((dict(weights=np.array([np.nan]), loss="median", kappa=1.0, kappa_source="cv"), "finite"),
-                       (dict(loss="median", kappa_source="cv"), "a median model .* must hold a positive kappa"),
-                       (dict(loss="median", kappa=np.nan, kappa_source="cv"), "must hold a positive kappa"),
-                       (dict(loss="contrastive", kappa=1.0, kappa_source="none"), "must hold no kappa"),
-                       (dict(loss="contrastive", kappa_source="cv"), "must hold no kappa"),
-                       (dict(loss="hinge", kappa_source="none"), "unknown loss 'hinge'"),
+                       (dict(loss="median", kappa_source="cv"),
+                        "a median model with kappa source cv: kappa must be a positive number .* got None"),
+                       (dict(loss="median", kappa=np.nan, kappa_source="cv"), "must be a positive number .* got nan"),
+                       (dict(loss="median", kappa=[1.0, 2.0], kappa_source="cv"), "kappa must be one number"),
+                       (dict(loss="median", kappa=1.0, kappa_source="none"), "'none' is the contrastive loss's"),
+                       (dict(loss="contrastive", kappa=1.0, kappa_source="none"), "the contrastive loss has no kappa"),
+                       (dict(loss="contrastive", kappa_source="cv"), "so its source is 'none', not 'cv'"),
+                       (dict(loss="median", kappa=1.0, kappa_source="guess"), "kappa_source must be one of"),
+                       (dict(loss="hinge", kappa_source="none"), "loss must be one of contrastive, median, got 'hinge'"),
                        (dict(kappa=1.0), r"not a model file \(missing loss, kappa_source\)")):
         np.savez(tmp_path / "m.npz", **{**model, **bad})
         with pytest.raises(InputError, match=match):

@@ -146,7 +146,7 @@ def test_figures_show_the_models_weights_and_every_test_couple(chain):
         assert (results / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (results / f"{name}.pdf").read_bytes()[:5] == b"%PDF-"
     layout = Layout(str(data))
-    weights = {loss: store.load_model(layout.model("wiki20", loss))["weights"] for loss in LOSSES}
+    weights = {loss: store.load_model(layout.model("wiki20", loss)).weights for loss in LOSSES}
     fig = figures.figure3(weights)
     lines = {line.get_label(): line for line in fig.axes[0].get_lines() if line.get_label().endswith(" loss")}
     assert set(lines) == {"contrastive loss", "median loss"}

@@ -14,6 +14,7 @@ import pytest
 
 from repro import store
 from repro.errors import run
+from repro.modelrecord import ModelRecord
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 
@@ -72,9 +73,9 @@ def workspace(tmp_path_factory):
     assert run(paragraphdf.main, ["--paragraphs", str(data / "paragraphs.tsv"), "--vocab", str(data / "w2v" / "vocab.txt"),
                          "--out", str(data / "df.npz"), "--workers", "1"]) == 0
     # the Wikipedia median model whose kappa Table 2 keeps (paper, section 5.4)
-    store.save_model(str(data / "models" / "wikivar-median.npz"), np.full(30, 0.5), history=[1.0], etas=[0.01],
-                     epochs=1, loss="median", kappa=640.0, kappa_source="cv", lam=1e-3, distance="euclidean",
-                     train_pairs=1, prepare_seconds=0.0, cv_seconds=0.0, train_seconds=0.0)
+    store.save_model(str(data / "models" / "wikivar-median.npz"),
+                     ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 640.0, "cv", 1e-3,
+                                 "euclidean", train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
     stamp = root / "stamp"
     stamp.write_text("")
     return root, data, stamp

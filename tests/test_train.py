@@ -8,7 +8,8 @@ import pytest
 
 from repro import crossval, forms, metrics, model, scoring
 from repro.scoring import learned_pair_scores
-from repro.train import TrainConfig, batch_loss, make_step, make_trainer, next_rate, prepare, train
+from repro.prepared import prepare
+from repro.train import TrainConfig, batch_loss, make_step, make_trainer, next_rate, train
 
 from synthetic import signal_pairs
 
@@ -104,7 +105,7 @@ def test_train_bad_input(synthetic):
     prepared = prepare(table, pairs)
     with pytest.raises(ValueError, match="loss must be"):
         train(prepared, TrainConfig(loss="hinge"), 40.0)
-    with pytest.raises(ValueError, match="the median loss needs kappa"):
+    with pytest.raises(ValueError, match="kappa must be a positive number for the median loss, got None"):
         train(prepared)
     with pytest.raises(ValueError, match="the contrastive loss has no kappa"):
         train(prepared, TrainConfig(loss="contrastive"), 40.0)
@@ -281,21 +282,10 @@ def test_select_kappa_same_result_for_any_grouping(synthetic, monkeypatch):
     np.testing.assert_array_equal(one.errors, all_.errors)
 
 
-def test_fitting_batch_shrinks_to_what_the_classes_allow():
-    from repro.train import fitting_batch
-
-    labels = np.array([1] * 7 + [0] * 9)
-    assert fitting_batch(labels, 50) == 7  # the smaller class
-    assert fitting_batch(labels, 50, folds=5) == 4  # a training fold holds 4 folds of 7 // 5 = 1
-    assert fitting_batch(np.array([1] * 500 + [0] * 500), 50, folds=5) == 50
-    with pytest.raises(ValueError, match="too few to train with 5-fold"):
-        fitting_batch(np.array([1] * 4 + [0] * 9), 50, folds=5)
-
-
 _TWO_PROCESSES = """
 import sys; sys.path.insert(0, sys.argv[1])
 from repro.fit import fit
-from repro.train import prepare
+from repro.prepared import prepare
 from synthetic import signal_pairs
 table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
 run = fit(prepare(table, pairs, 7), grid=(5.0, 40.0), folds=3, seed=3, max_epochs=4)
@@ -321,7 +311,8 @@ _SHARDED = """
 import sys; sys.path.insert(0, sys.argv[1])
 import jax
 from repro import crossval
-from repro.train import TrainConfig, prepare
+from repro.prepared import prepare
+from repro.train import TrainConfig
 from synthetic import signal_pairs
 table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
 cv = crossval.select_kappa(prepare(table, pairs, 7), grid=(5.0, 40.0, 160.0), folds=3, config=TrainConfig(max_epochs=5),

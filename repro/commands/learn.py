@@ -4,7 +4,8 @@
 
 Couples are ``text_a<TAB>text_b<TAB>label`` lines (1 related, 0 unrelated) or JSON lines.
 Training is :func:`repro.fit.fit`: with the median loss kappa is chosen by five-fold
-cross-validation unless ``--kappa`` is given. The output is an encoder file (.npz + .json) for ``repro encode --model``.
+cross-validation unless ``--kappa`` is given. The output is an encoder file (.npz + .json, with the
+run's model record) for ``repro encode --model``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def main(argv=None) -> int:
     ap.add_argument("--loss", default="median", choices=settings.LOSSES)
     ap.add_argument("--kappa", type=float, help="the median loss's kappa (default: 5-fold CV over "
                                                 "repro.settings.KAPPA_GRID, " + ", ".join(f"{k:g}" for k in settings.KAPPA_GRID) + ")")
-    ap.add_argument("--n-max", type=int, default=30, help="number of weights (default 30)")
+    ap.add_argument("--n-max", type=int, default=settings.N_MAX, help=f"number of weights (default {settings.N_MAX})")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-epochs", type=int, default=100)
     add_encoder_options(ap)
@@ -57,9 +58,9 @@ def main(argv=None) -> int:
             raise InputError(args.couples, str(err)) from None
     report_warnings(caught)
     enc.save(args.out)
-    info = enc.provenance_["fit"]
-    print(f"train: {info['couples']} couples, {info['epochs']} epochs"
-          + (f", kappa {info['kappa']:g}" if "kappa" in info else "")
+    record = enc.record_
+    print(f"train: {record.train_pairs} couples, {record.epochs} epochs"
+          + (f", kappa {record.kappa:g}" if record.kappa is not None else "")
           + f", weights {np.array2string(enc.weights_, precision=3, max_line_width=200)} -> {args.out}")
     return 0
 

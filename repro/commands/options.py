@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from repro import store
+from repro import settings, store
 from repro.errors import InputError
 
 
@@ -76,7 +76,7 @@ def _workers(args) -> int | None:
     return workers
 
 
-def encoder_from(args, *, weights: bool = True, n_max: int = 30):
+def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
     """The Encoder the options name: ``--model`` (its vectors from ``--vectors`` or as saved), or
     ``--vectors`` with ``--df``/``--corpus`` and the shipped weights (or none, ``weights=False``)."""
     from repro.encoder import Encoder
