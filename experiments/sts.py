@@ -52,7 +52,7 @@ from collections import Counter
 import numpy as np
 from scipy import stats
 
-from experiments.files import ReadmeBlock, readme_markers, short_commit
+from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
 from repro import encodings, frequencies, peers, store
 from repro import stsbenchmark
 from repro.docfreq import DocFreq
