@@ -274,7 +274,3 @@ def baseline_pair_scores(method: str, table, pairs: PairSet, idf=None, *, top_ru
         out[(la == 0) | (lb == 0)] = float(empty_score)
     return out
 
-
-def all_pair_scores(table, pairs: PairSet, idf, methods=METHODS, **opts) -> dict[str, np.ndarray]:
-    """``{method: baseline_pair_scores(method, ...)}`` for every name in ``methods``."""
-    return {m: baseline_pair_scores(m, table, pairs, idf, **opts) for m in methods}
