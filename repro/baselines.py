@@ -39,7 +39,6 @@ import scipy.sparse as sp
 from repro.checks import check_idf, check_lengths, check_table, check_tokens
 from repro.pairset import PairSet
 from repro.settings import BASELINES as METHODS
-EMBEDDING_METHODS = METHODS[1:]
 TOP_RULES = ("paper", "code")
 IDF_METHODS = ("tfidf", "mean_idf")
 
