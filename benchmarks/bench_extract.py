@@ -1,8 +1,8 @@
-"""Extraction speed and memory of repro.wikidump against gensim's WikiCorpus.
+"""Extraction speed and memory of repro.data.wikipedia.wikidump against gensim's WikiCorpus.
 
     .venv/bin/python -m benchmarks.bench_extract [--dump PATH] [--repeats 3] [--copies 10]
 
-1. Throughput on the same dump in the same run: ``repro.wikidump.extract`` (all cores) and
+1. Throughput on the same dump in the same run: ``repro.data.wikipedia.wikidump.extract`` (all cores) and
    ``gensim.corpora.wikicorpus.WikiCorpus(path, dictionary={}).get_texts()`` (its default
    ``processes = cpu_count - 1``, and with ``processes = cpu_count``); ours with one worker
    too, for reference. MB of uncompressed XML
@@ -10,7 +10,7 @@
    article) per second. Each run is a fresh interpreter and times the extraction only (not
    the imports); runs alternate and the best of ``--repeats`` counts, because a shared
    machine adds noise.
-2. Peak resident memory of ``python -m repro.wikidump`` on the dump and on the dump's pages
+2. Peak resident memory of ``python -m repro wikidump`` on the dump and on the dump's pages
    repeated ``--copies`` times inside one ``<mediawiki>`` root (bz2, written to a temporary
    folder): the largest single process (``getrusage(RUSAGE_CHILDREN)`` in a wrapper process)
    and the sum over the process tree (parser + pool workers, sampled from ``/proc``).
