@@ -99,7 +99,7 @@ $(STAMP): setup.cfg pyproject.toml $(LOCKFILE) $(LOCK_ID)
 install: $(STAMP)
 
 # the newest versions of the default install and every extra, for each Python version
-lock:
+lock: $(call deps,experiments.lock)
 	$(PYTHON3) -m experiments.lock --out $(LOCKFILE)
 
 # every stage's SHA-256 on a small dump (gensim's 106 articles; and seeded synthetic vectors)
