@@ -99,8 +99,8 @@ $(STAMP): setup.cfg pyproject.toml $(LOCKFILE) $(LOCK_ID)
 install: $(STAMP)
 
 # the newest versions of the default install and every extra, for each Python version
-lock:
-	$(PYTHON3) experiments/lock.py --out $(LOCKFILE)
+lock: $(call deps,experiments.lock)
+	$(PYTHON3) -m experiments.lock --out $(LOCKFILE)
 
 # every stage's SHA-256 on a small dump (gensim's 106 articles; and seeded synthetic vectors)
 # against the committed checksums; fails naming the first stage that differs
@@ -293,19 +293,19 @@ $(FSE_VENV)/.installed:
 	touch $@
 
 bench: $(STAMP) $(FSE_VENV)/.installed
-	$(PY) benchmarks/bench_train.py
-	$(PY) benchmarks/bench_extract.py
-	$(PY) benchmarks/bench_encode.py --fse-venv .bench-venv-fse
-	$(PY) benchmarks/bench_vectors.py
-	$(PY) benchmarks/bench_first_call.py
-	$(PY) benchmarks/bench_summary.py
-	$(PY) benchmarks/bench_pins.py
-	$(PY) benchmarks/speed_block.py benchmarks/results docs/RESULTS.md
+	$(PY) -m benchmarks.bench_train
+	$(PY) -m benchmarks.bench_extract
+	$(PY) -m benchmarks.bench_encode --fse-venv .bench-venv-fse
+	$(PY) -m benchmarks.bench_vectors
+	$(PY) -m benchmarks.bench_first_call
+	$(PY) -m benchmarks.bench_summary
+	$(PY) -m benchmarks.bench_pins
+	$(PY) -m benchmarks.speed_block benchmarks/results docs/RESULTS.md
 
 # the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the speed block (docs/RESULTS.md)
 bench-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
-	PYTHONPATH=$(CURDIR) $(PY) benchmarks/bench_train.py --require-gpu --out benchmarks/results/train-gpu.json
-	PYTHONPATH=$(CURDIR) $(PY) benchmarks/speed_block.py benchmarks/results docs/RESULTS.md
+	$(PY) -m benchmarks.bench_train --require-gpu --out benchmarks/results/train-gpu.json
+	$(PY) -m benchmarks.speed_block benchmarks/results docs/RESULTS.md
 
 # ---- paper scale, measured by simulation (docs/SCALE.md) -----------------------------------------
 # make scale: every stage at 1x, 10x and 30x the default corpus (about 40 minutes on 2 cores); the

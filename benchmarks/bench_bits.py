@@ -1,8 +1,8 @@
 """Where the bits come from: the chain on a small dump under each kernel switch, and the stages
 whose SHA-256 moves (docs/REPRODUCIBILITY.md).
 
-    python benchmarks/bench_bits.py run VARIANT [VARIANT ...]   # benchmarks/results/bits/VARIANT.json
-    python benchmarks/bench_bits.py doc                         # docs/REPRODUCIBILITY.md's table
+    python -m benchmarks.bench_bits run VARIANT [VARIANT ...]   # benchmarks/results/bits/VARIANT.json
+    python -m benchmarks.bench_bits doc                         # docs/REPRODUCIBILITY.md's table
 
 Each variant runs ``python -m experiments.reprocheck hashes --size small`` (both parts: the whole
 chain on gensim's dump, and the stages after word2vec on seeded synthetic vectors) in a fresh
@@ -21,6 +21,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+from repro.errors import run
+from repro.readmeblock import ReadmeBlock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "benchmarks", "results", "bits")
@@ -95,7 +98,7 @@ def load(folder: str = RESULTS) -> dict[str, dict]:
             with open(path) as f:
                 out[name] = json.load(f)
     if "pinned" not in out:
-        raise SystemExit(f"error: {folder}: no pinned.json (python benchmarks/bench_bits.py run pinned)")
+        raise SystemExit(f"error: {folder}: no pinned.json (python -m benchmarks.bench_bits run pinned)")
     return out
 
 
@@ -107,10 +110,6 @@ def doc_block(results: dict[str, dict]) -> str:
              f"{base['versions']['jaxlib']}, gensim {base['versions']['gensim']}; `make repro-check`'s small size. "
              "**moves**: some output of the stage has another SHA-256 than under `pinned`.", ""]
     return "\n".join(lines + table(results))
-
-
-START, END = "<!-- bits:start -->", "<!-- bits:end -->"
-OTHER_START, OTHER_END = "<!-- bits-other:start -->", "<!-- bits-other:end -->"
 
 
 def other_machines(folder: str = RESULTS) -> list[dict]:
@@ -141,25 +140,16 @@ def other_block(records: list[dict], checksums: dict) -> str:
     return "\n".join(lines)
 
 
-def _fill(text: str, start: str, end: str, body: str, path: str) -> str:
-    if start not in text or end not in text:
-        raise SystemExit(f"error: {path}: no {start} ... {end} block")
-    head, rest = text.split(start, 1)
-    return f"{head}{start}\n{body}\n{end}{rest.split(end, 1)[1]}"
-
-
 def write_doc(results: dict[str, dict], path: str = DOC, others: list | None = None,
               checksums_path: str = os.path.join(ROOT, "results", "repro-checksums.json")) -> None:
     """Replace the blocks between the markers of ``path``: this machine's table, and the other
-    machines' records where there are any."""
-    with open(path) as f:
-        text = f.read()
-    text = _fill(text, START, END, doc_block(results), path)
-    if others:
+    machines' records where there are any (every block checked before either is written)."""
+    here = ReadmeBlock(path, "bits")
+    there = ReadmeBlock(path, "bits-other") if others else None
+    here.fill_body(doc_block(results))
+    if there is not None:
         with open(checksums_path) as f:
-            text = _fill(text, OTHER_START, OTHER_END, other_block(others, json.load(f)), path)
-    with open(path, "w") as f:
-        f.write(text)
+            there.fill_body(other_block(others, json.load(f)))
 
 
 def main(argv=None) -> int:
@@ -187,4 +177,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

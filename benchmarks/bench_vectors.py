@@ -1,7 +1,7 @@
 """Loading word vectors: the converted folder against text, and our text parser against gensim's, in one run.
 
-    python benchmarks/bench_vectors.py                          # make bench: 400,000 x 300, about 5 minutes on 2 cores
-    python benchmarks/bench_vectors.py --words 20000 --dim 50   # a quick check, seconds
+    python -m benchmarks.bench_vectors                          # make bench: 400,000 x 300, about 5 minutes on 2 cores
+    python -m benchmarks.bench_vectors --words 20000 --dim 50   # a quick check, seconds
 
 A GloVe-style text file (no header) of ``--words`` words and ``--dim`` values is written once
 (seed 0) into a temporary folder: words ``w0``, ``w1``, ... and values in (-1, 1) printed with 8
@@ -91,6 +91,48 @@ def command_s(args: list[str]) -> float:
     return time.perf_counter() - t0
 
 
+def time_text_readers(text: str, rounds: int) -> tuple[list, list, bool, list, np.ndarray]:
+    """Interleaved rounds of our text parser and gensim's: (ours s, gensim s, identical, words, matrix)."""
+    ours_s, gensim_s, identical = [], [], True
+    for r in range(rounds):
+        t, (words, matrix) = timed(read_text_vectors, text)
+        ours_s.append(t)
+        t, (g_words, g_matrix) = timed(gensim_text, text)
+        gensim_s.append(t)
+        identical &= bool(words == g_words and np.array_equal(matrix, g_matrix))
+        del g_words, g_matrix
+        print(f"round {r + 1}: ours {ours_s[-1]:.2f} s, gensim {gensim_s[-1]:.2f} s", flush=True)
+    return ours_s, gensim_s, identical, words, matrix
+
+
+def time_folder(folder: str, df_path: str, repeats: int) -> dict:
+    """Loads of the folder: memory-mapped, unit length, and an encoder with the df file."""
+    Encoder.pretrained(folder, df_path)  # warm: imports, the coefficient table's JIT
+    raw_s, unit_s, encoder_s = [], [], []
+    for _ in range(repeats):
+        t, (_, mapped) = timed(load_word_vectors, folder, normalize=False)
+        raw_s.append(t)
+        unit_s.append(timed(load_word_vectors, folder)[0])
+        encoder_s.append(timed(Encoder.pretrained, folder, df_path)[0])
+    mapped_base = mapped
+    while getattr(mapped_base, "base", None) is not None and not isinstance(mapped_base, np.memmap):
+        mapped_base = mapped_base.base
+    med = statistics.median
+    return {"raw_s": raw_s, "unit_s": unit_s, "encoder_s": encoder_s,
+            "raw_median_s": med(raw_s), "unit_median_s": med(unit_s), "encoder_median_s": med(encoder_s),
+            "memory_mapped": isinstance(mapped_base, np.memmap)}
+
+
+def time_commands(tmp: str, words: list[str], folder: str, text: str, df_path: str) -> dict:
+    """``repro encode`` of 100 texts in a fresh process, from the folder and from the text file."""
+    texts = os.path.join(tmp, "texts.txt")
+    store.write_text(texts, "".join(" ".join(words[(7 * i + 13 * j) % len(words)] for j in range(12)) + "\n"
+                                    for i in range(100)))
+    common = ["--df", df_path, "--out", os.path.join(tmp, "X.npy"), "--quiet"]
+    return {"texts": 100, "folder_s": command_s(["encode", texts, "--vectors", folder, *common]),
+            "text_s": command_s(["encode", texts, "--vectors", text, *common])}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--words", type=int, default=400_000)
@@ -105,66 +147,32 @@ def main(argv=None) -> int:
         write_s, _ = timed(write_glove, text, args.words, args.dim)
         size_mb = os.path.getsize(text) / 1e6
         print(f"{args.words:,} x {args.dim} GloVe text: {size_mb:,.0f} MB written in {write_s:.1f} s", flush=True)
-
-        ours_s, gensim_s, identical = [], [], True
-        for r in range(args.rounds):
-            t, (words, matrix) = timed(read_text_vectors, text)
-            ours_s.append(t)
-            t, (g_words, g_matrix) = timed(gensim_text, text)
-            gensim_s.append(t)
-            identical &= bool(words == g_words and np.array_equal(matrix, g_matrix))
-            del g_words, g_matrix
-            print(f"round {r + 1}: ours {ours_s[-1]:.2f} s, gensim {gensim_s[-1]:.2f} s", flush=True)
+        ours_s, gensim_s, identical, words, matrix = time_text_readers(text, args.rounds)
         if not identical:
             print("error: the text parser and gensim read different vectors", file=sys.stderr)
             return 1
-
         save_s, _ = timed(store.save_vectors, folder, words, matrix)
         del matrix
-        df_words = words[:50_000]
-        df_path = os.path.join(tmp, "df.npz")
-        rng = np.random.default_rng(1)
-        store.save_word_df(df_path, df_words, rng.integers(1, 1000, len(df_words)), 10_000)
-        Encoder.pretrained(folder, df_path)  # warm: imports, the coefficient table's JIT
-        raw_s, unit_s, encoder_s = [], [], []
-        for _ in range(args.repeats):
-            t, (_, mapped) = timed(load_word_vectors, folder, normalize=False)
-            raw_s.append(t)
-            unit_s.append(timed(load_word_vectors, folder)[0])
-            encoder_s.append(timed(Encoder.pretrained, folder, df_path)[0])
-        mapped_base = mapped
-        while getattr(mapped_base, "base", None) is not None and not isinstance(mapped_base, np.memmap):
-            mapped_base = mapped_base.base
-        memory_mapped = isinstance(mapped_base, np.memmap)
-        del mapped, mapped_base
-
-        texts = os.path.join(tmp, "texts.txt")
-        store.write_text(texts, "".join(" ".join(words[(7 * i + 13 * j) % len(words)] for j in range(12)) + "\n"
-                                        for i in range(100)))
-        common = ["--df", df_path, "--out", os.path.join(tmp, "X.npy"), "--quiet"]
-        cmd_folder = command_s(["encode", texts, "--vectors", folder, *common])
-        cmd_text = command_s(["encode", texts, "--vectors", text, *common])
-
+        df_words, df_path = words[:50_000], os.path.join(tmp, "df.npz")
+        store.save_word_df(df_path, df_words, np.random.default_rng(1).integers(1, 1000, len(df_words)), 10_000)
+        loads = time_folder(folder, df_path, args.repeats)
+        command = time_commands(tmp, words, folder, text, df_path)
     med = statistics.median
     result = {
         "words": args.words, "dim": args.dim, "text_mb": size_mb, "text_write_s": write_s,
         "text": {"ours_s": ours_s, "gensim_s": gensim_s, "ours_median_s": med(ours_s), "gensim_median_s": med(gensim_s),
                  "identical": identical, "parser": "pandas read_csv (C engine)"},
         "text_speedup_vs_gensim": med(gensim_s) / med(ours_s),
-        "folder": {"save_s": save_s, "raw_s": raw_s, "unit_s": unit_s, "encoder_s": encoder_s,
-                   "raw_median_s": med(raw_s), "unit_median_s": med(unit_s), "encoder_median_s": med(encoder_s),
-                   "memory_mapped": memory_mapped, "df_words": len(df_words)},
-        "folder_load_s": med(unit_s),
-        "command": {"texts": 100, "folder_s": cmd_folder, "text_s": cmd_text},
-        "rounds": args.rounds, "repeats": args.repeats,
+        "folder": {"save_s": save_s, **loads, "df_words": len(df_words)},
+        "folder_load_s": loads["unit_median_s"], "command": command, "rounds": args.rounds, "repeats": args.repeats,
         "load_average_before": load_before, "load_average_after": os.getloadavg(),
         "commit": git_commit(), **hardware(), "versions": versions(("numpy", "pandas", "gensim", "jax")),
     }
     store.write_json(args.out, result)
-    print(f"vectors: folder {med(raw_s):.3f} s memory-mapped, {med(unit_s):.3f} s unit length, encoder "
-          f"{med(encoder_s):.3f} s; text: ours {med(ours_s):.2f} s, gensim {med(gensim_s):.2f} s "
-          f"({result['text_speedup_vs_gensim']:.1f}x); repro encode of 100 texts {cmd_folder:.2f} s from the folder, "
-          f"{cmd_text:.2f} s from text -> {args.out}")
+    print(f"vectors: folder {loads['raw_median_s']:.3f} s memory-mapped, {loads['unit_median_s']:.3f} s unit length, "
+          f"encoder {loads['encoder_median_s']:.3f} s; text: ours {med(ours_s):.2f} s, gensim {med(gensim_s):.2f} s "
+          f"({result['text_speedup_vs_gensim']:.1f}x); repro encode of 100 texts {command['folder_s']:.2f} s from the "
+          f"folder, {command['text_s']:.2f} s from text -> {args.out}")
     return 0
 
 

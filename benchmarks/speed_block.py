@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
-from repro.store import write_text
+from repro.errors import run
+from repro.readmeblock import ReadmeBlock, readme_markers
+from repro.store import read_json, read_json_if_any
 
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+START, END = readme_markers("bench")
 
 
 def break_even(train: dict, form: str = "gram") -> int:
@@ -125,44 +126,26 @@ def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None 
     return "\n".join(lines)
 
 
+def read_results(results: str) -> dict:
+    """The benchmarks' result files of ``results`` as :func:`block`'s arguments: ``train.json``
+    (required), the others where they are (``extract`` ``{}``, the rest None without a file)."""
+    files = {"extract": "extract.json", "enc": "encode.json", "gpu": "train-gpu.json", "vec": "vectors.json",
+             "first": "first-call.json"}
+    found = {"train": read_json(os.path.join(results, "train.json"))}
+    for key, name in files.items():
+        found[key] = read_json_if_any(os.path.join(results, name))
+    found["extract"] = found["extract"] or {}
+    return found
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     results, readme = (argv + ["benchmarks/results", "docs/RESULTS.md"][len(argv):])[:2]
-    with open(os.path.join(results, "train.json")) as f:
-        train = json.load(f)
-    extract = {}
-    path = os.path.join(results, "extract.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            extract = json.load(f)
-    enc = gpu = vec = first = None
-    path = os.path.join(results, "encode.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            enc = json.load(f)
-    path = os.path.join(results, "vectors.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            vec = json.load(f)
-    path = os.path.join(results, "first-call.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            first = json.load(f)
-    path = os.path.join(results, "train-gpu.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            gpu = json.load(f)
-    with open(readme, encoding="utf-8") as f:
-        text = f.read()
-    if START not in text or END not in text:
-        print(f"error: {readme}: no {START} ... {END} block", file=sys.stderr)
-        return 1
-    head, rest = text.split(START, 1)
-    new = head + block(train, extract, enc, gpu, vec, first) + rest.split(END, 1)[1]
-    write_text(readme, new)
+    target = ReadmeBlock(readme, "bench")  # checked before anything is read or written
+    target.fill(block(**read_results(results)))
     print(f"benchmark block of {readme} updated")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

@@ -1,6 +1,6 @@
 """Synthetic multistream Wikipedia dumps, k times the default corpus, for ``make scale``.
 
-    python benchmarks/synthdump.py --copies K --out DIR [--ovos WHEEL] [--seed 0]
+    python -m benchmarks.synthdump --copies K --out DIR [--ovos WHEEL] [--seed 0]
 
 **Pages.** The default corpus's (README "Data"): the pages of gensim's shipped dump excerpt
 (wikitext; its redirects and other-namespace pages too) and, with ``--ovos``, the lead sections
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import bz2
+import functools
 import json
 import math
 import os
@@ -42,14 +43,11 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-from repro.data.wikipedia import wikidump  # noqa: E402
-from repro.data.wikipedia.wikitext import article_paragraphs  # noqa: E402
-from repro.data.wikipedia.ovos import read_ovos  # noqa: E402
-from repro.data.parallel import mp_context  # noqa: E402
-from repro.store import atomic_file  # noqa: E402
+from repro.data.parallel import pool_map, worker_pool
+from repro.data.wikipedia import wikidump
+from repro.data.wikipedia.ovos import read_ovos
+from repro.data.wikipedia.wikitext import article_paragraphs
+from repro.store import atomic_file
 
 PAGES_PER_STREAM = 100  # as Wikipedia's multistream dumps
 RARE = 3  # words occurring at most this often in the default corpus may be renamed
@@ -113,18 +111,23 @@ def _init(pages):
 
 
 def write_copy(args) -> tuple[list[bytes], list[list[tuple[int, str]]]]:
-    """Worker: copy ``c`` with ``renamed`` words suffixed -> (compressed streams, (id, title) per stream)."""
+    """Worker: :func:`copy_streams` of the pages its pool started with (:func:`_init`)."""
+    return copy_streams(_PAGES, args)
+
+
+def copy_streams(pages: list[tuple], args) -> tuple[list[bytes], list[list[tuple[int, str]]]]:
+    """Copy ``c`` of ``pages`` with ``renamed`` words suffixed -> (compressed streams, (id, title) per stream)."""
     c, renamed, last = args
     tag = suffix(c)
     rename = (lambda m: m.group(0) + tag if m.group(0).lower() in renamed else m.group(0)) if renamed else None
     streams, listed = [], []
-    for k in range(0, len(_PAGES), PAGES_PER_STREAM):
+    for k in range(0, len(pages), PAGES_PER_STREAM):
         xml, ids = [], []
-        for pid, title, ns, redirect, text in _PAGES[k:k + PAGES_PER_STREAM]:
+        for pid, title, ns, redirect, text in pages[k:k + PAGES_PER_STREAM]:
             pid, title = pid + c * COPY_ID_STRIDE, title if c == 0 else f"{title} (copy {c})"
             xml.append(page_xml(pid, title, ns, redirect, _WORD.sub(rename, text) if rename else text))
             ids.append((pid, title))
-        if last and k + PAGES_PER_STREAM >= len(_PAGES):
+        if last and k + PAGES_PER_STREAM >= len(pages):
             xml.append("</mediawiki>\n")
         streams.append(bz2.compress("".join(xml).encode("utf-8"), 9))
         listed.append(ids)
@@ -160,14 +163,14 @@ def make(copies: int, out: str, ovos: str | None = None, seed: int = 0, workers:
     os.makedirs(out, exist_ok=True)
     dump, index = os.path.join(out, DUMP_NAME), os.path.join(out, INDEX_NAME)
     workers = max(1, min(workers or os.cpu_count() or 1, copies))
-    ctx = mp_context()  # forked, unless threads (JAX's, in the tests) make forking unsafe
     offset = 0
     with atomic_file(dump, "wb") as fd, atomic_file(index, "wb") as fi, bz2.open(fi, "wt", encoding="utf-8") as ix:
         head = bz2.compress(header, 9)
         fd.write(head)
         offset = len(head)
-        with ctx.Pool(workers, initializer=_init, initargs=(pages,)) as p:
-            for streams, listed in p.imap(write_copy, plan):
+        # forked, unless threads (JAX's, in the tests) make forking unsafe; one worker: this process
+        with worker_pool(workers, _init, (pages,)) as p:
+            for streams, listed in pool_map(p, write_copy if p else functools.partial(copy_streams, pages), plan):
                 for data, ids in zip(streams, listed):
                     ix.writelines(f"{offset}:{pid}:{title}\n" for pid, title in ids)
                     fd.write(data)

@@ -1,6 +1,6 @@
 """The project's source files that a module imports, directly or not, itself included.
 
-    python3 experiments/deps.py experiments.train_weights   ->  experiments/common.py ... repro/train.py
+    python3 experiments/deps.py experiments.train_weights   ->  experiments/files.py ... repro/train.py
 
 Used by the Makefile, so that every product depends on exactly the code that makes it. The
 imports are read statically (``ast``; imports inside functions count too), so it runs with any

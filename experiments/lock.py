@@ -1,6 +1,6 @@
 """The lock: exact versions of every package of the default install and its extras (``make lock``).
 
-    python3 experiments/lock.py [--out constraints.txt] [--python 3.11 3.12 3.13]
+    python3 -m experiments.lock [--out constraints.txt] [--python 3.11 3.12 3.13]
 
 For each Python version, pip resolves the requirements of setup.cfg (``install_requires`` and
 every extra) to the newest versions, without installing anything (``pip install --dry-run
@@ -21,10 +21,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from repro.provenance import canonical  # stdlib only: runs on a bare python3
 
-from repro.provenance import canonical  # noqa: E402 - stdlib only: runs on a bare python3
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 
 

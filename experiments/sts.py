@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from experiments.files import ReadmeBlock, readme_markers, short_commit
+from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
 from repro import encodings, frequencies, peers, settings, store
 from repro import stsbenchmark
 from repro.docfreq import DocFreq

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from experiments import figures
-from experiments.files import ReadmeBlock, readme_markers, short_commit
+from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
 from repro import report, settings, store
 from repro.errors import run
 from repro.layout import Layout

@@ -39,7 +39,6 @@ import scipy.sparse as sp
 from repro.checks import check_idf, check_lengths, check_table, check_tokens
 from repro.pairset import PairSet
 from repro.settings import BASELINES as METHODS
-EMBEDDING_METHODS = METHODS[1:]
 TOP_RULES = ("paper", "code")
 IDF_METHODS = ("tfidf", "mean_idf")
 
@@ -274,7 +273,3 @@ def baseline_pair_scores(method: str, table, pairs: PairSet, idf=None, *, top_ru
         out[(la == 0) | (lb == 0)] = float(empty_score)
     return out
 
-
-def all_pair_scores(table, pairs: PairSet, idf, methods=METHODS, **opts) -> dict[str, np.ndarray]:
-    """``{method: baseline_pair_scores(method, ...)}`` for every name in ``methods``."""
-    return {m: baseline_pair_scores(m, table, pairs, idf, **opts) for m in methods}

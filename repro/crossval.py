@@ -209,7 +209,8 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     w = jnp.concatenate(ws)[: k * f].reshape(k, f, -1)
     epochs = jnp.concatenate(eps)[: k * f]
 
-    # the held-out distances of every (kappa, fold) in one jitted call, scored on the host
+    # the held-out distances of every (kappa, fold), HELD_OUT_CHUNK couples of a fold per jitted call,
+    # scored on the host
     kind = "cosine" if config.distance == "cosine" else "euclidean"  # sqeuclidean: the same order
     d = held_out_distances(w, table, *(np.asarray(x)[held] for x in pairs[:4]), kind=kind).astype(np.float64)
     labels = np.asarray(pairs.label)[held]  # (F, H)

@@ -35,8 +35,6 @@ from repro.encoder import Encoder
 
 _LOCK = threading.Lock()
 _ENCODERS: dict = {}
-#: Encoders built in this process, by key: the test's check that a worker builds one.
-BUILDS: dict = {}
 
 
 def encoder_for(model: str, vectors: str | None = None, workers: int = 1) -> Encoder:
@@ -47,7 +45,6 @@ def encoder_for(model: str, vectors: str | None = None, workers: int = 1) -> Enc
         enc = _ENCODERS.get(key)
         if enc is None:
             enc = _ENCODERS[key] = Encoder.load(model, vectors=vectors, workers=workers)
-            BUILDS[key] = BUILDS.get(key, 0) + 1
     return enc
 
 

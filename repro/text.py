@@ -22,9 +22,8 @@ is. :func:`tokens` and :func:`token_lists` decide which, here and nowhere else.
 **Token rows.** A text is represented by the word indices of its in-vocabulary words sorted by
 descending idf (paper, section 3.1), ties broken by the word string ascending (the original
 code sorts (df, word) tuples), padded on the right with 0 to a common width:
-:func:`sort_text` for one text, :func:`pack_texts` for a flat array of many at once, given
-every word's idf rank (:class:`repro.vocabulary.Vocabulary` holds it, and turns texts into rows
-and couples).
+:func:`pack_texts` for a flat array of texts at once, given every word's idf rank
+(:class:`repro.vocabulary.Vocabulary` holds it, and turns texts into rows and couples).
 
 numpy is imported inside the functions: the Wikipedia extractor uses this module and must not
 start numpy's threads before it forks its workers (:func:`repro.data.parallel.mp_context`).
@@ -105,14 +104,6 @@ def tokeniser(name: str):
 def drops_letters(text: str) -> bool:
     """Whether the paper's rule drops letters from ``text``: it holds a letter outside ASCII."""
     return not text.isascii() and any(ch.isalpha() and not ch.isascii() for ch in text)
-
-
-def sort_text(ids, rank: "np.ndarray") -> "np.ndarray":
-    """Word indices of one text in descending-idf order (word-string tie-break)."""
-    import numpy as np
-
-    ids = np.asarray(ids, dtype=np.int64)
-    return ids[np.argsort(rank[ids], kind="stable")]
 
 
 def tokens(text, tokenise=tokenise, name: str = "text"):

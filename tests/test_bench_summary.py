@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-
-import bench_summary  # noqa: E402
+from benchmarks import bench_summary
 
 KEYS = {"train_speedup_vs_numpy", "kappa_grid_over_single", "encode_speedup_vs_fse", "evaluate_seconds_10m",
         "extract_speedup_vs_gensim", "extract_rss_growth_10x"}

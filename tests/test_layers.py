@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -78,3 +79,18 @@ def test_an_upward_import_breaks_the_contract(tmp_path, module, line, broken):
         f.write(f"\n{line}  # an upward import\n")
     out = _lint(str(tmp_path), str(tmp_path / "cache"))
     assert out.returncode != 0 and "BROKEN" in out.stdout and broken in out.stdout, out.stdout[-3000:]
+
+
+def _doc_layers(path: str) -> list[list[str]]:
+    """The import-layer table of docs/LAYOUT.md: its second column, one layer a row, as setup.cfg writes it."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    table = text[text.index("| layer | modules (as `setup.cfg` lists them)"):].split("\n\n", 1)[0].splitlines()[2:]
+    rows = [re.split(r"(?<!\\)\|", row)[2].strip() for row in table]
+    return [[m.strip() for m in cell.strip("`").split("\\|")] for cell in rows]
+
+
+def test_the_layout_doc_lists_the_layers_of_setup_cfg():
+    """docs/LAYOUT.md's layer table holds setup.cfg's layers exactly, in order (a layer added,
+    moved or renamed in one and not the other fails here)."""
+    assert _doc_layers(os.path.join(ROOT, "docs", "LAYOUT.md")) == _layers()

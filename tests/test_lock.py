@@ -8,12 +8,10 @@ import sys
 
 import pytest
 
+from experiments import lock
 from repro.provenance import LOCKFILE, canonical, lock_state, parse_lock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "experiments"))
-
-import lock  # noqa: E402
 
 
 def committed() -> str:

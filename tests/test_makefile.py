@@ -9,12 +9,10 @@ import sys
 
 import pytest
 
+from experiments import deps
+from repro.cli import COMMANDS
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "experiments"))
-
-import deps  # noqa: E402
-
-from repro.cli import COMMANDS  # noqa: E402
 
 
 def runtime_imports(module: str) -> set[str]:

@@ -19,8 +19,16 @@ from repro import store
 from repro.data import couples
 from repro.store import load_pairs as load
 from repro.docfreq import idf
-from repro.text import sort_text
 from repro.vocabulary import Vocabulary, idf_order_rank
+
+
+
+def sort_text(ids, rank: np.ndarray) -> np.ndarray:
+    """Word indices of one text in descending-idf order (word-string tie-break), one text at a
+    time: the brute-force order that repro.text.pack_texts must give."""
+    ids = np.asarray(ids, dtype=np.int64)
+    return ids[np.argsort(rank[ids], kind="stable")]
+
 
 # ---- windows and related pairs -----------------------------------------------------------------
 

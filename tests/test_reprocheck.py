@@ -68,10 +68,7 @@ def test_a_check_against_other_checksums_fails_with_one_line_per_part(tmp_path, 
 def test_other_machines_table_names_the_stages_that_differ(tmp_path):
     """bench_bits' block for other machines: each run's stages split by whether their SHA-256 is
     the committed one."""
-    import sys
-
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
-    import bench_bits
+    from benchmarks import bench_bits
 
     ref = {"sizes": {"small": {"synthetic": {"pairs": {"a": "1"}, "weights": {"b": "2"}, "scores": {"c": "3"}}}}}
     rec = {"machine": {"cpu": "Xeon", "cpus": 16, "python": "3.12", "versions": {"numpy": "2.5"}},

@@ -1,12 +1,9 @@
 """benchmarks/speed_block.py: the README's speed block from the benchmark JSON files."""
 
 import json
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
-
-import speed_block as report  # noqa: E402
+from benchmarks import speed_block as report
+from repro.errors import run
 
 
 def epoch(numpy_s, gather_s, gram_s, quad_s, **extra):
@@ -53,8 +50,9 @@ def test_a_readme_without_the_block_is_an_error(tmp_path, capsys):
     (results / "train.json").write_text(json.dumps(epoch(4.0, 1.0, 0.2, 0.08)))
     readme = tmp_path / "README.md"
     readme.write_text("no block here\n")
-    assert report.main([str(results), str(readme)]) == 1
-    assert "no <!-- bench:start -->" in capsys.readouterr().err and readme.read_text() == "no block here\n"
+    assert run(report.main, [str(results), str(readme)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {readme}: no <!-- bench:start -->") and readme.read_text() == "no block here\n"
 
 
 def test_vectors_rows_join_the_block(tmp_path):

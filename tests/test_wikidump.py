@@ -137,7 +137,9 @@ def test_chunking_does_not_change_output(dumps, tmp_path, monkeypatch, capsys):
 def test_spawned_workers_give_the_same_output(dumps, tmp_path, monkeypatch, capsys):
     import multiprocessing
 
-    monkeypatch.setattr(wikidump, "mp_context", lambda: multiprocessing.get_context("spawn"))
+    from repro.data import parallel
+
+    monkeypatch.setattr(parallel, "mp_context", lambda: multiprocessing.get_context("spawn"))
     out = tmp_path / "spawn.tsv"
     assert run(capsys, "--out", out, "--dump", dumps[1], "--workers", 2)[0] == 0
     assert read_lines(out) == EXPECTED
@@ -146,7 +148,7 @@ def test_spawned_workers_give_the_same_output(dumps, tmp_path, monkeypatch, caps
 def test_command_line_in_a_fresh_process_forks(dumps, tmp_path):
     """A fresh interpreter has one thread, so the real command forks its workers."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    probe = "import repro.data.wikipedia.wikidump as w; print(w.mp_context().get_start_method())"
+    probe = "import repro.data.wikipedia.wikidump, repro.data.parallel as p; print(p.mp_context().get_start_method())"
     assert subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True,
                           check=True).stdout.strip() == "fork"
     out = tmp_path / "cli.tsv"

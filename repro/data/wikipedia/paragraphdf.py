@@ -12,14 +12,15 @@ int64 and ``counts`` (V,) int64, written under a temporary name and renamed. The
 
 The file is streamed in blocks of lines; a ``multiprocessing.Pool`` counts the blocks
 (``imap_unordered``: integer sums do not depend on the order) and the parent adds the counts.
-Workers are forked, or spawned in a process that runs other threads (``wikidump.mp_context``;
-numpy's BLAS threads count), and only for files of 16 MB or more: below that, starting them
-costs more than it saves.
+Workers are forked, or spawned in a process that runs other threads (numpy's BLAS threads
+count), by :func:`repro.data.parallel.worker_pool`, and only for files of 16 MB or more: below
+that, starting them costs more than it saves.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import os
 import sys
@@ -29,7 +30,7 @@ import numpy as np
 from tqdm import tqdm
 
 from repro.errors import InputError, run
-from repro.data.parallel import mp_context
+from repro.data.parallel import pool_map, worker_pool
 from repro.docfreq import count_known, idf
 from repro.store import read_vocab, save_df
 
@@ -82,27 +83,15 @@ def document_frequencies(paragraphs: str, words: list[str], workers: int = 1,
     blocks = _blocks(paragraphs)
     if os.path.getsize(paragraphs) < MIN_POOL_BYTES:
         workers = 1
-    pool = mp_context().Pool(workers, initializer=_init_worker, initargs=(words,)) if workers > 1 else None
-    try:
-        with tqdm(desc="docfreq", unit=" paragraphs", disable=progress is False or None) as bar:
-            if pool is not None:
-                for block in pool.imap_unordered(_count, blocks):
-                    df[block.words] += block.df  # indices are unique within a block
-                    terms[block.words] += block.terms
-                    n_docs += block.documents
-                    bar.update(block.documents)
-            else:
-                index = {w: i for i, w in enumerate(words)}
-                for lines in blocks:
-                    block = count_block(lines, index)
-                    df[block.words] += block.df
-                    terms[block.words] += block.terms
-                    n_docs += block.documents
-                    bar.update(block.documents)
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    # one process counts with its own index; workers each build theirs once (_init_worker)
+    serial = functools.partial(count_block, index={w: i for i, w in enumerate(words)}) if workers <= 1 else None
+    with worker_pool(workers, _init_worker, (words,)) as pool, \
+            tqdm(desc="docfreq", unit=" paragraphs", disable=progress is False or None) as bar:
+        for block in pool_map(pool, serial or _count, blocks, ordered=False):
+            df[block.words] += block.df  # indices are unique within a block
+            terms[block.words] += block.terms
+            n_docs += block.documents
+            bar.update(block.documents)
     return (df, n_docs, terms) if counts else (df, n_docs)
 
 

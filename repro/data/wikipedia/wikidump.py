@@ -21,7 +21,7 @@ temporary names and renamed when complete, the ``.tsv`` last.
   about 256k characters keep the workers balanced and few of them are in flight at a time.
   Workers are forked, unless the process already runs other threads (JAX's, say), where
   forking is unsafe: then they are spawned, which costs a few tenths of a second (the
-  cleaning code imports nothing heavy). See :func:`mp_context`.
+  cleaning code imports nothing heavy). See :func:`repro.data.parallel.worker_pool`.
 * A **multistream** dump (``...-pages-articles-multistream.xml.bz2`` with its
   ``...-multistream-index.txt.bz2``, lines ``offset:page_id:title``; ``--index`` names the
   index, found beside the dump by default) is a series of independent bz2 streams of about 100
@@ -55,7 +55,7 @@ from tqdm import tqdm
 from repro.errors import InputError, run
 from repro.data.wikipedia.wikitext import MIN_TOKENS, article_paragraphs, plain_paragraphs
 from repro.data.wikipedia.ovos import OvosFormatError, read_ovos
-from repro.data.parallel import mp_context
+from repro.data.parallel import pool_map, worker_pool
 from repro.store import atomic_file, write_json
 
 
@@ -280,22 +280,16 @@ def _run_multistream(dump: str, index: str, fout, workers: int, min_tokens: int,
     header = _read_range(dump, 0, offsets[0])
     ranges = list(zip(offsets, offsets[1:] + [size]))
     n_par = n_tok = with_par = 0
-    pool = mp_context().Pool(workers) if workers > 1 else None
-    try:
-        with tqdm(total=size, unit="B", unit_scale=True, desc="wikidump", disable=None) as bar:
-            jobs = ((dump, a, b, header, min_tokens) for a, b in ranges)
-            results = pool.imap(clean_stream, jobs) if pool else map(clean_stream, jobs)
-            for (a, b), ((pages, redirects, other, articles), batch) in zip(ranges, results):
-                counts.pages += pages
-                counts.redirects += redirects
-                counts.other_namespace += other
-                counts.articles += articles
-                n_par, n_tok, with_par = _write(batch, fout, titles, (n_par, n_tok, with_par))
-                bar.update(b - a)
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    with worker_pool(workers) as pool, \
+            tqdm(total=size, unit="B", unit_scale=True, desc="wikidump", disable=None) as bar:
+        jobs = ((dump, a, b, header, min_tokens) for a, b in ranges)
+        for (a, b), ((pages, redirects, other, articles), batch) in zip(ranges, pool_map(pool, clean_stream, jobs)):
+            counts.pages += pages
+            counts.redirects += redirects
+            counts.other_namespace += other
+            counts.articles += articles
+            n_par, n_tok, with_par = _write(batch, fout, titles, (n_par, n_tok, with_par))
+            bar.update(b - a)
     return n_par, n_tok, with_par
 
 
@@ -309,21 +303,15 @@ def _run_dump(dump: str, fout, workers: int, min_tokens: int, counts: _Counts, t
     n_par = n_tok = with_par = 0
     stream, under = open_dump(dump)
     size = os.path.getsize(dump)
-    pool = mp_context().Pool(workers) if workers > 1 else None  # before any progress-bar thread
-    try:
-        with stream, under, tqdm(total=size, unit="B", unit_scale=True, desc="wikidump", disable=None) as bar:
-            jobs = ((chunk, min_tokens) for chunk in _article_chunks(iter_pages(stream), counts))
-            results = pool.imap(clean_chunk, jobs) if pool else map(clean_chunk, jobs)
-            for batch in results:
-                n_par, n_tok, with_par = _write(batch, fout, titles, (n_par, n_tok, with_par))
-                if not under.closed:
-                    bar.update(max(0, under.tell() - bar.n))
-                bar.set_postfix(articles=counts.articles, paragraphs=n_par, refresh=False)
-            bar.update(max(0, size - bar.n))
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    with worker_pool(workers) as pool, stream, under, \
+            tqdm(total=size, unit="B", unit_scale=True, desc="wikidump", disable=None) as bar:
+        jobs = ((chunk, min_tokens) for chunk in _article_chunks(iter_pages(stream), counts))
+        for batch in pool_map(pool, clean_chunk, jobs):
+            n_par, n_tok, with_par = _write(batch, fout, titles, (n_par, n_tok, with_par))
+            if not under.closed:
+                bar.update(max(0, under.tell() - bar.n))
+            bar.set_postfix(articles=counts.articles, paragraphs=n_par, refresh=False)
+        bar.update(max(0, size - bar.n))
     return n_par, n_tok, with_par
 
 
