@@ -36,7 +36,7 @@ sys.path.insert(0, ROOT)
 
 from repro.data.wikipedia import wikidump  # noqa: E402
 from repro.store import write_json  # noqa: E402
-from measure import measured  # noqa: E402
+from benchmarks.measure import measured  # noqa: E402
 
 
 def xml_bytes(path: str) -> int:

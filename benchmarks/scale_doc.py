@@ -163,7 +163,7 @@ def _head(scale: dict, gpu: dict | None, proj: dict, dump_gb: float) -> list[str
     total = sum(x["seconds"] for x in proj["lines"])
     bound = max(proj["lines"], key=lambda x: x["seconds"])
     out = ["# Paper scale: a full English dump on one box", "",
-           "<!-- written by benchmarks/scale_doc.py (make scale, make scale-gpu): do not edit by hand -->", "",
+           "<!-- written by benchmarks/scale_doc.py (make scale, make scale-scoring, make scale-gpu): do not edit by hand -->", "",
            "The paper trained on a whole English Wikipedia dump: 4.9M related couples per setting, 1.5M + 1.5M "
            "for training, a 2.2M-word vocabulary. No whole dump can be had here, so every stage was measured on "
            f"synthetic dumps made from the default corpus's real pages at {', '.join(sizes)} (`make scale`), "

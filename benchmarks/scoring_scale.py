@@ -141,7 +141,7 @@ def measure_row(method: str, table_path: str, vocab: int, n: int, validation_n: 
     out["score_s"] = _timed(lambda: score(pairs))[0]
     out["couples_per_s"] = n * len(encs) / out["score_s"]
     out["backend"] = jax.default_backend()
-    return {k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}
+    return {k: round(v, 6) if isinstance(v, float) else v for k, v in out.items()}
 
 
 def projection(rows: dict, couples_n: float, validation_share: float) -> dict:
