@@ -47,7 +47,7 @@ def main(argv=None) -> int:
             ap.error("--row needs --table and --out")
         write_json(args.out, sc.measure_row(args.row, args.table, args.vocab, args.couples, args.validation, args.seed))
         return 0
-    started, t = time.time(), time.perf_counter()
+    started, t, load = time.time(), time.perf_counter(), os.getloadavg()[0]
     table = os.path.join(args.work, f"table-{args.vocab}x{args.dim}.npy")
     sc.write_table(table, args.vocab, args.dim, args.seed)
     made_s = time.perf_counter() - t
@@ -60,7 +60,8 @@ def main(argv=None) -> int:
     result = {"vocab": args.vocab, "dim": args.dim, "table_gb": round(args.vocab * args.dim * 4 / 1e9, 2),
               "table_written_s": round(made_s, 2), "couples": args.couples, "validation_couples": args.validation,
               "couples_shape": f"synthetic {sc.SETTING}: lengths uniform in 10..30, word ids uniform",
-              "rows": rows, "runs": runs, "backend": backend, "minutes": round((time.time() - started) / 60, 1),
+              "rows": rows, "runs": runs, "backend": backend,
+              "load_average": [round(load, 2), round(os.getloadavg()[0], 2)], "minutes": round((time.time() - started) / 60, 1),
               "commit": git_commit(), **hardware()}
     out = args.out or os.path.join(ROOT, "benchmarks", "results", f"scoring-scale-{backend}.json")
     write_json(out, result)

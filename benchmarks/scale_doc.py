@@ -27,9 +27,7 @@ PAPER = {"related": 4_900_000, "train_couples": 3_000_000, "scored_couples": 6_8
          "dim": 400, "settings": 2, "score_columns": 3}
 BOX_CORES = 16
 VALIDATION_SHARE = 0.5  # of the scored couples, the validation split's (the peers' selection scores it)
-SCORING_BOTTLENECK = ("What bounds it: the rows computed by NumPy (the baselines) gather 400 floats per word from "
-                      "a 3.5 GB table on one core, a cache miss per word, and the whitening peers make two "
-                      "transformed 3.5 GB tables each.")
+
 MEMORY_GB = 24
 SHORTEN = {
     "extraction": "more cores: the multistream workers scale on (see the sweep below)",
@@ -325,13 +323,26 @@ def scoring_projection(scoring: dict) -> dict:
     return rows_projection(scoring["rows"], PAPER["scored_couples"], VALIDATION_SHARE)
 
 
+def _bottleneck(rows: dict, per_row: dict) -> str:
+    """The slowest row, the passes over the couples that make it so, and the row of the largest peak."""
+    slowest = max(per_row, key=per_row.get)
+    r, fastest = rows[slowest], max(rows, key=lambda m: rows[m]["couples_per_s"] / rows[m]["scorings"])
+    rate = r["couples_per_s"] / r["scorings"]
+    passes = r["scorings"] + VALIDATION_SHARE * r["grid_weightings"]
+    big = max(rows, key=lambda m: rows[m]["peak_rss_mb"])
+    return (f"The slowest row is **{slowest}** ({_hms(per_row[slowest])} a column, {100 * per_row[slowest] / sum(per_row.values()):.0f}%): "
+            f"{rate:,.0f} couples/s under one encoding ({fastest}: {rows[fastest]['couples_per_s'] / rows[fastest]['scorings']:,.0f}), "
+            f"and {passes:g} passes over a column's couples (the validation half under each of its grid's "
+            f"{r['grid_weightings']} weightings, every couple under each of its {r['scorings']} choices). The largest "
+            f"peak is **{big}**'s, {_mb(rows[big]['peak_rss_mb'])}.")
+
+
 def _scoring(scoring: dict | None, gpu_scoring: dict | None) -> list[str]:
     """Every row of Table 1 scored at the paper's vocabulary: stages, rates, peak memory."""
     if not scoring:
         return ["## Scoring at the paper's vocabulary", "", "Not measured: run `make scale-scoring`.", ""]
     per_row = scoring_projection(scoring)
     column = sum(per_row.values())
-    slowest = max(per_row, key=per_row.get)
     peak = max(scoring["rows"].values(), key=lambda r: r["peak_rss_mb"])
     out = ["## Scoring at the paper's vocabulary", "",
            f"`make scale-scoring` (`benchmarks/bench_scoring.py`): every row of Table 1 scored as `experiments.score` "
@@ -340,7 +351,9 @@ def _scoring(scoring: dict | None, gpu_scoring: dict | None) -> list[str]:
            f"each row in a fresh process on {scoring['couples']:,} couples ({scoring['couples_shape']}: a subset of the "
            f"paper's {PAPER['scored_couples'] / 1e6:.1f}M per column, the rate then projected) and a peer's selection on "
            f"{scoring['validation_couples']:,} validation couples; {scoring['cpus']} cores ({scoring.get('cpu', '?')}), "
-           f"backend {scoring['backend']}, commit {scoring['commit'][:7]}. Stages: the table's checks, its copy to "
+           f"backend {scoring['backend']}, commit {scoring['commit'][:7]}"
+           + (f", load average {scoring['load_average'][0]:.1f} then {scoring['load_average'][1]:.1f}" if "load_average" in scoring else "")
+           + ". Stages: the table's checks, its copy to "
            "the JAX device (the rows JAX computes), a peer's setup (weights, whitening, common components, the "
            "validation couples under its grid), the first chunk (compile), then the rate.", "",
            "| row | table checks | device copy | setup | first chunk | couples/s | peak RSS | one column at the "
@@ -356,8 +369,7 @@ def _scoring(scoring: dict | None, gpu_scoring: dict | None) -> list[str]:
             f"{_hms(column)}; the three columns in three processes at once: {_hms(column)} and 3 x its memory; "
             f"every row of the three columns spread over {BOX_CORES} processes (each row is independent, the table "
             f"memory-mapped once): {_hms(PAPER['score_columns'] * column / BOX_CORES)}, against the target of 15 "
-            f"min on 16 cores. The slowest row is **{slowest}** ({_hms(per_row[slowest])} a column). "
-            f"{SCORING_BOTTLENECK}", ""]
+            f"min on 16 cores. {_bottleneck(scoring['rows'], per_row)}", ""]
     if gpu_scoring:
         g = scoring_projection(gpu_scoring)
         out += [f"On the GPU ({gpu_scoring.get('jax_devices', ['?'])[0]}, commit {gpu_scoring['commit'][:7]}): one "
