@@ -64,7 +64,7 @@ TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # every product's list against the real imports)
 deps = $(shell $(PYTHON3) experiments/deps.py $(1))
 
-.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-gpu weights clean-data help
+.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-scoring scale-gpu weights clean-data help
 all: table1
 
 help:
@@ -80,7 +80,8 @@ help:
 	@echo "make bench    - speed benchmarks against reference implementations"
 	@echo "make bench-gpu - the training epoch on a GPU, into the speed block of docs/RESULTS.md"
 	@echo "make scale    - every stage on synthetic dumps 1x, 10x, 30x (benchmarks/results/scale.json, docs/SCALE.md)"
-	@echo "make scale-gpu - the paper-size kappa search on a GPU and the CPU stages' rates on all cores"
+	@echo "make scale-scoring - every row of Table 1 scored at the paper's 2.2M x 400 table (benchmarks/results/scoring-scale-cpu.json)"
+	@echo "make scale-gpu - the paper-size kappa search and scoring on a GPU and the CPU stages' rates on all cores"
 	@echo "make weights  - copy $(DATA)/models/wikivar-median.npz into the package (repro/weights/)"
 
 # ---- environment -------------------------------------------------------------
@@ -309,25 +310,32 @@ bench-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 
 # ---- paper scale, measured by simulation (docs/SCALE.md) -----------------------------------------
 # make scale: every stage at 1x, 10x and 30x the default corpus (about 40 minutes on 2 cores); the
-# synthetic dumps stay in $(DATA)/scale. make scale-gpu (PY=python3 for the box's own JAX, and
-# gensim) measures the kappa search at the paper's 3M training couples on the GPU and the CPU
-# stages' rates on every core; docs/SCALE.md projects from whichever results are there.
-SCALE_DOC = $(PY) benchmarks/scale_doc.py --results benchmarks/results --out docs/SCALE.md
+# synthetic dumps stay in $(DATA)/scale. make scale-scoring: every row of Table 1 scored at the
+# paper's 2.2M x 400 table (a synthetic one, memory-mapped, in $(DATA)/scale/scoring; about 10
+# minutes on 2 cores), alone. make scale-gpu (PY=python3 for the box's own JAX, and gensim)
+# measures the kappa search at the paper's 3M training couples and the scoring on the GPU and the
+# CPU stages' rates on every core; docs/SCALE.md projects from whichever results are there.
+SCALE_PY = PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH} $(PY) -m
+SCALE_DOC = $(SCALE_PY) benchmarks.scale_doc --results benchmarks/results --out docs/SCALE.md
 scale: $(STAMP) $(OVOS_WHEEL)
-	$(PY) benchmarks/bench_scale.py --ovos $(OVOS_WHEEL) --work $(DATA)/scale
-	$(PY) benchmarks/bench_rates.py --ovos $(OVOS_WHEEL) --work $(DATA)/scale
-	$(PY) benchmarks/bench_fit_scale.py --epochs 1 --grid 320 --out benchmarks/results/fit-scale-cpu.json
+	$(SCALE_PY) benchmarks.bench_scale --ovos $(OVOS_WHEEL) --work $(DATA)/scale
+	$(SCALE_PY) benchmarks.bench_rates --ovos $(OVOS_WHEEL) --work $(DATA)/scale
+	$(SCALE_PY) benchmarks.bench_fit_scale --epochs 1 --grid 320 --out benchmarks/results/fit-scale-cpu.json
 	rm -f benchmarks/results/fit-scale-cpu-quadratic.json
-	$(PY) benchmarks/bench_fit_scale.py --epochs 1 --grid 320 --form quadratic --out benchmarks/results/fit-scale-cpu-quadratic.json \
-	    || $(PY) benchmarks/bench_fit_scale.py --failed $$? --form quadratic --out benchmarks/results/fit-scale-cpu-quadratic.json
+	$(SCALE_PY) benchmarks.bench_fit_scale --epochs 1 --grid 320 --form quadratic --out benchmarks/results/fit-scale-cpu-quadratic.json \
+	    || $(SCALE_PY) benchmarks.bench_fit_scale --failed $$? --form quadratic --out benchmarks/results/fit-scale-cpu-quadratic.json
+	$(MAKE) scale-scoring
+
+scale-scoring: $(STAMP)
+	$(SCALE_PY) benchmarks.bench_scoring --work $(DATA)/scale/scoring --out benchmarks/results/scoring-scale-cpu.json
 	$(SCALE_DOC)
 
-GPU_PATH = PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}
 scale-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
-	$(GPU_PATH) $(PY) benchmarks/bench_fit_scale.py --form quadratic --out benchmarks/results/fit-scale-gpu.json
-	$(GPU_PATH) $(PY) benchmarks/bench_rates.py --copies 30 --w2v-workers $$(nproc) --work $(DATA)/scale \
+	$(SCALE_PY) benchmarks.bench_fit_scale --form quadratic --out benchmarks/results/fit-scale-gpu.json
+	$(SCALE_PY) benchmarks.bench_scoring --whiten-vocabs "" --work $(DATA)/scale/scoring --out benchmarks/results/scoring-scale-gpu.json
+	$(SCALE_PY) benchmarks.bench_rates --copies 30 --w2v-workers $$(nproc) --work $(DATA)/scale \
 	    $(if $(wildcard $(OVOS_WHEEL)),--ovos $(OVOS_WHEEL))
-	$(GPU_PATH) $(SCALE_DOC)
+	$(SCALE_DOC)
 
 clean-data:
 	rm -rf $(DATA)

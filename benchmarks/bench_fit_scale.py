@@ -1,7 +1,7 @@
 """The kappa search and the final training at the paper's size, on synthetic couples.
 
-    python benchmarks/bench_fit_scale.py [--related 1500000] [--vocab 2200000] [--dim 400]
-                                         [--form auto] [--epochs 1,3] [--out FILE]
+    python -m benchmarks.bench_fit_scale [--related 1500000] [--vocab 2200000] [--dim 400]
+                                        [--form auto] [--epochs 1,3] [--out FILE]
 
 The paper trains on 1.5M related + 1.5M unrelated couples per setting with a 2.2M-word
 vocabulary of 400-dimensional vectors (section 4.1). This builds couples of that size with
@@ -28,18 +28,19 @@ import resource
 import sys
 import time
 
+import repro  # noqa: F401, I001 - the kernel pins, before NumPy and XLA load
+
 import jax
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+from repro import forms, settings
+from repro.fit import fit
+from repro.pairset import PairSet, from_rows
+from repro.provenance import git_commit, hardware
+from repro.store import write_json
+from repro.prepared import prepare
 
-from repro import forms, settings  # noqa: E402
-from repro.fit import fit  # noqa: E402
-from repro.pairset import PairSet, from_rows  # noqa: E402
-from repro.provenance import git_commit, hardware  # noqa: E402
-from repro.store import write_json  # noqa: E402
-from repro.prepared import prepare  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def synthetic(related: int, vocab: int, dim: int, seed: int = 0) -> tuple[np.ndarray, PairSet]:
@@ -72,6 +73,35 @@ def timed(fn):
     return time.perf_counter() - t, out
 
 
+def failure(args, backend: str) -> dict:
+    """The record of a run with ``args`` that exited with ``args.failed`` (137: killed, for memory)."""
+    couples = 2 * args.related
+    with open("/proc/meminfo") as f:
+        total_kb = int(next(line for line in f if line.startswith("MemTotal:")).split()[1])
+    return {"failed": args.failed, "killed": args.failed in (137, -9), "related": args.related,
+            "couples": couples, "vocab": args.vocab, "dim": args.dim, "form_asked": args.form,
+            "quad_bytes": couples * settings.setting("wikivar").n_max ** 2 * 4,
+            "memory_gb": round(total_kb / 2 ** 20, 1), "backend": backend, "commit": git_commit(), **hardware()}
+
+
+def record(search: dict, final: dict, epochs: list, grid: list) -> dict:
+    """The timings by ``max_epochs`` (the time per epoch from the two values, compile cancelled),
+    the device's peak and the provenance."""
+    e1, e2 = epochs[0], epochs[-1]
+    rate = (lambda t: round((t[e2] - t[e1]) / (e2 - e1), 4)) if e2 > e1 else (lambda t: None)
+    backend = jax.default_backend()
+    return {
+        "gram_budget": forms.QUADRATIC_BUDGET, "kappa_runs": len(grid) * 5, "grid": grid, "epochs": epochs,
+        "search_s": {str(k): round(v, 3) for k, v in search.items()},
+        "final_s": {str(k): round(v, 3) for k, v in final.items()},
+        "search_epoch_s": rate(search), "final_epoch_s": rate(final),
+        "device_peak_mb": None if peak_device_mb() is None else round(peak_device_mb(), 1),
+        "backend": backend, "accelerator": jax.devices()[0].device_kind if backend != "cpu" else None,
+        "devices": jax.device_count(), "jax": jax.__version__, "numpy": np.__version__,
+        "commit": git_commit(), **hardware(),
+    }
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--related", type=int, default=1_500_000, help="related couples (as many unrelated)")
@@ -90,14 +120,8 @@ def main(argv=None) -> int:
     backend = jax.default_backend()
     out = args.out or os.path.join(HERE, "results", f"fit-scale-{backend}.json")
     if args.failed is not None:
-        couples = 2 * args.related
-        with open("/proc/meminfo") as f:
-            total_kb = int(next(line for line in f if line.startswith("MemTotal:")).split()[1])
-        write_json(out, {"failed": args.failed, "killed": args.failed in (137, -9), "related": args.related,
-                         "couples": couples, "vocab": args.vocab, "dim": args.dim, "form_asked": args.form,
-                         "quad_bytes": couples * settings.setting("wikivar").n_max ** 2 * 4,
-                         "memory_gb": round(total_kb / 2 ** 20, 1), "backend": backend, "commit": git_commit(), **hardware()})
-        print(f"recorded: --form {args.form} at {couples} couples exited with {args.failed} -> {out}")
+        write_json(out, failure(args, backend))
+        print(f"recorded: --form {args.form} at {2 * args.related} couples exited with {args.failed} -> {out}")
         return 0
     epochs = [int(x) for x in args.epochs.split(",")]
     grid = [float(x) for x in args.grid.split(",")]
@@ -116,24 +140,13 @@ def main(argv=None) -> int:
         result = fit(prepared, "median", grid=grid, folds=5, max_epochs=e)
         search[e], final[e] = result.seconds["kappa_cv"], result.seconds["train"]
         print(f"max_epochs {e}: kappa search {search[e]:.2f} s, final run {final[e]:.2f} s", flush=True)
-    runs = len(grid) * 5
-    e1, e2 = epochs[0], epochs[-1]
-    rate = (lambda t: round((t[e2] - t[e1]) / (e2 - e1), 4)) if e2 > e1 else (lambda t: None)
-    result = {
-        "related": args.related, "couples": pairs.size, "vocab": args.vocab, "dim": args.dim, "n_max": n_max,
-        "form": form, "form_asked": args.form, "quad_bytes": forms.quad_bytes(pairs, n_max),
-        "gram_budget": forms.QUADRATIC_BUDGET, "kappa_runs": runs, "grid": grid, "epochs": epochs,
-        "make_data_s": round(make_s, 2), "prepare_s": round(prep_s, 2),
-        "search_s": {str(k): round(v, 3) for k, v in search.items()},
-        "final_s": {str(k): round(v, 3) for k, v in final.items()},
-        "search_epoch_s": rate(search), "final_epoch_s": rate(final),
-        "host_peak_mb": {"data": round(host_data_mb, 1), "prepared": round(host_prepared_mb, 1), "end": round(peak_host_mb(), 1)},
-        "device_peak_mb": None if peak_device_mb() is None else round(peak_device_mb(), 1),
-        "backend": backend, "accelerator": jax.devices()[0].device_kind if backend != "cpu" else None,
-        "devices": jax.device_count(), "jax": jax.__version__, "numpy": np.__version__,
-        "commit": git_commit(), **hardware(),
-    }
+    result = dict(record(search, final, epochs, grid), related=args.related, couples=pairs.size, vocab=args.vocab,
+                  dim=args.dim, n_max=n_max, form=form, form_asked=args.form, quad_bytes=forms.quad_bytes(pairs, n_max),
+                  make_data_s=round(make_s, 2), prepare_s=round(prep_s, 2),
+                  host_peak_mb={"data": round(host_data_mb, 1), "prepared": round(host_prepared_mb, 1),
+                                "end": round(peak_host_mb(), 1)})
     write_json(out, result)
+    runs = result["kappa_runs"]
     print(f"{pairs.size} couples ({form}), {runs} kappa runs: search {result['search_epoch_s']} s/epoch, final run "
           f"{result['final_epoch_s']} s/epoch, prepare {result['prepare_s']} s; host peak {result['host_peak_mb']['end']} MB, "
           f"device peak {result['device_peak_mb']} MB -> {out}")

@@ -1,7 +1,7 @@
 """The CPU stages' rates on this box, by number of workers: what docs/SCALE.md projects from.
 
-    python benchmarks/bench_rates.py [--copies 10] [--workers 1,2,...,all] [--w2v-workers ...]
-                                     [--ovos WHEEL] [--work DIR] [--out FILE]
+    python -m benchmarks.bench_rates [--copies 10] [--workers 1,2,...,all] [--w2v-workers ...]
+                                    [--ovos WHEEL] [--work DIR] [--out FILE]
 
 On a :mod:`synthdump` dump of ``--copies`` times the default corpus (multistream), each in a
 fresh process (:func:`measure.measured`):
@@ -24,16 +24,15 @@ import platform
 import sys
 import time
 
+from benchmarks import synthdump
+from benchmarks.bench_extract import xml_bytes
+from benchmarks.bench_scale import _dump, _read
+from benchmarks.measure import measured
+from repro.provenance import git_commit, hardware
+from repro.store import write_json
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
-
-import synthdump  # noqa: E402
-from bench_extract import xml_bytes  # noqa: E402
-from bench_scale import _dump, _read  # noqa: E402
-from measure import measured  # noqa: E402
-from repro.provenance import git_commit, hardware  # noqa: E402
-from repro.store import write_json  # noqa: E402
 
 PY = sys.executable
 

@@ -1,7 +1,7 @@
 """Every stage of the Wikipedia chain on synthetic dumps 1x, 10x and 30x the default corpus.
 
-    python benchmarks/bench_scale.py [--sizes 1,10,30] [--work data/scale] [--ovos WHEEL]
-                                     [--out benchmarks/results/scale.json]
+    python -m benchmarks.bench_scale [--sizes 1,10,30] [--work data/scale] [--ovos WHEEL]
+                                    [--out benchmarks/results/scale.json]
 
 For each size, :mod:`synthdump` writes a multistream dump of the default corpus's pages with
 the vocabulary grown by Heaps' law, and each stage runs as ``make table1`` runs it, in a
@@ -38,17 +38,18 @@ import platform
 import sys
 import time
 
+import repro  # noqa: F401, I001 - the kernel pins, before NumPy loads
+
 import numpy as np
+
+from benchmarks import synthdump
+from benchmarks.bench_extract import xml_bytes
+from benchmarks.measure import measured
+from repro.provenance import git_commit, hardware
+from repro.store import write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
-
-import synthdump  # noqa: E402
-from bench_extract import xml_bytes  # noqa: E402
-from measure import measured  # noqa: E402
-from repro.provenance import git_commit, hardware  # noqa: E402
-from repro.store import write_json  # noqa: E402
 
 PY = sys.executable
 SETTING = "wikivar"

@@ -1,12 +1,13 @@
 """Write docs/SCALE.md from the scale benchmarks' results: a full English dump, projected.
 
-    python benchmarks/scale_doc.py [--results benchmarks/results] [--out docs/SCALE.md] [--dump-gb 20]
+    python -m benchmarks.scale_doc [--results benchmarks/results] [--out docs/SCALE.md] [--dump-gb 20]
 
 Reads ``scale.json`` (:mod:`bench_scale`, required), the ``rates-<N>cpu.json`` of the box with
 the most cores (:mod:`bench_rates`), ``fit-scale-gpu.json``, ``fit-scale-cpu.json`` and ``fit-scale-cpu-quadratic.json``
-(:mod:`bench_fit_scale`) where present, and ``extract.json`` (gensim's real dump excerpt: XML
-bytes and tokens). Every number of the page comes from those files or from the paper's sizes
-below; ``make scale`` and ``make scale-gpu`` rewrite it.
+(:mod:`bench_fit_scale`) where present, ``scoring-scale-cpu.json`` and ``scoring-scale-gpu.json``
+(:mod:`bench_scoring`: every row of Table 1 at the paper's vocabulary) where present, and
+``extract.json`` (gensim's real dump excerpt: XML bytes and tokens). Every number of the page comes from those files or from the paper's sizes
+below; ``make scale``, ``make scale-scoring`` and ``make scale-gpu`` rewrite it.
 """
 
 from __future__ import annotations
@@ -17,15 +18,16 @@ import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+from repro.store import write_text
 
-from repro.store import write_text  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # the paper's sizes (section 4.1) and the projection's target box
 PAPER = {"related": 4_900_000, "train_couples": 3_000_000, "scored_couples": 6_800_000, "vocabulary": 2_200_000,
          "dim": 400, "settings": 2, "score_columns": 3}
 BOX_CORES = 16
+VALIDATION_SHARE = 0.5  # of the scored couples, the validation split's (the peers' selection scores it)
+
 MEMORY_GB = 24
 SHORTEN = {
     "extraction": "more cores: the multistream workers scale on (see the sweep below)",
@@ -86,7 +88,8 @@ def seconds_line(scale: dict, stage: str, count: str) -> tuple[float, float]:
     return max(float(a), 0.0), float(b)
 
 
-def projection(scale: dict, rates: dict, where: str, gpu: dict | None, extract: dict | None, dump_gb: float) -> dict:
+def projection(scale: dict, rates: dict, where: str, gpu: dict | None, extract: dict | None, dump_gb: float,
+               scoring: dict | None = None) -> dict:
     """Projected seconds per stage for the full dump on BOX_CORES cores and one GPU, with sources."""
     factor = BOX_CORES / rates["cpus"] if rates["cpus"] < BOX_CORES else 1.0
     scaled = "" if factor == 1 else f", scaled linearly from {rates['cpus']} to {BOX_CORES} cores (an assumption)"
@@ -134,22 +137,31 @@ def projection(scale: dict, rates: dict, where: str, gpu: dict | None, extract: 
             f"({gpu['form']})", f"{gpu['search_epoch_s']:.2f} s per search epoch, {gpu['final_epoch_s']:.2f} s per run epoch",
             f"{gpu.get('accelerator', gpu['backend'])}, commit {gpu['commit'][:7]}; epochs: the {scale['sizes'][-1]}x run",
             PAPER["settings"] * (gpu["prepare_s"] + search + final))
-    fixed, per = seconds_line(scale, "scoring", "scored_couples")
-    add("scoring", f"{PAPER['score_columns']} columns x {PAPER['scored_couples'] / 1e6:.1f}M couples",
-        f"{1 / per:.0f} couples/s after {fixed:.0f} s", f"this box ({scale['cpus']} cores), the line through "
-        f"{', '.join(f'{k}x' for k in scale['sizes'])}: an upper bound",
-        PAPER["score_columns"] * (fixed + PAPER["scored_couples"] * per))
+    if scoring:
+        per_row = scoring_projection(scoring)
+        column = sum(per_row.values())
+        add("scoring", f"{PAPER['score_columns']} columns x {PAPER['scored_couples'] / 1e6:.1f}M couples x "
+            f"{len(per_row)} rows at a {scoring['vocab'] / 1e6:.1f}M x {scoring['dim']} table",
+            f"{PAPER['scored_couples'] * len(per_row) / column:,.0f} couples/s per row on average",
+            f"{scoring['cpus']} cores ({scoring.get('cpu', '?')}), commit {scoring['commit'][:7]}; the rows spread over "
+            f"{BOX_CORES} processes, each at this box's rates (below)", PAPER["score_columns"] * column / BOX_CORES)
+    else:
+        fixed, per = seconds_line(scale, "scoring", "scored_couples")
+        add("scoring", f"{PAPER['score_columns']} columns x {PAPER['scored_couples'] / 1e6:.1f}M couples",
+            f"{1 / per:.0f} couples/s after {fixed:.0f} s", f"this box ({scale['cpus']} cores), the line through "
+            f"{', '.join(f'{k}x' for k in scale['sizes'])}: an upper bound",
+            PAPER["score_columns"] * (fixed + PAPER["scored_couples"] * per))
     return {"xml_bytes": xml, "tokens": tokens, "ratio": ratio, "tokens_per_byte": tokens_per_byte,
             "text_source": text_source, "lines": lines}
 
 
-def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: list[dict], proj: dict, dump_gb: float) -> str:
-    a = scale["analysis"]
+def _head(scale: dict, gpu: dict | None, proj: dict, dump_gb: float) -> list[str]:
+    """The title, the projected wall time per stage and the stage that bounds it."""
     sizes = [f"{k}x" for k in scale["sizes"]]
     total = sum(x["seconds"] for x in proj["lines"])
     bound = max(proj["lines"], key=lambda x: x["seconds"])
     out = ["# Paper scale: a full English dump on one box", "",
-           "<!-- written by benchmarks/scale_doc.py (make scale, make scale-gpu): do not edit by hand -->", "",
+           "<!-- written by benchmarks/scale_doc.py (make scale, make scale-scoring, make scale-gpu): do not edit by hand -->", "",
            "The paper trained on a whole English Wikipedia dump: 4.9M related couples per setting, 1.5M + 1.5M "
            "for training, a 2.2M-word vocabulary. No whole dump can be had here, so every stage was measured on "
            f"synthetic dumps made from the default corpus's real pages at {', '.join(sizes)} (`make scale`), "
@@ -169,7 +181,14 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
     if not gpu:
         out += ["The kappa search and training were not measured on a GPU (no `fit-scale-gpu.json`): "
                 "run `make scale-gpu` on a GPU box.", ""]
-    out += ["## Memory: every stage at each size", "",
+    return out
+
+
+def _memory(scale: dict) -> list[str]:
+    """Peak memory per stage and size, the streaming check and the projection of the growing stages."""
+    a = scale["analysis"]
+    sizes = [f"{k}x" for k in scale["sizes"]]
+    out = ["## Memory: every stage at each size", "",
             f"Peak resident memory of the largest process (and wall time) per stage on this box ({scale['cpus']} "
             f"cores, {scale.get('cpu', '?')}), commit {scale['commit'][:7]}; word2vec with {scale['w2v_workers']} "
             "threads and 1 epoch, the wikivar setting (width 30) for the couples, training and scoring.", "",
@@ -224,6 +243,12 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
             f"{PAPER['vocabulary'] / 1e6:.1f}M x {PAPER['dim']} float32 = "
             f"{2 * PAPER['vocabulary'] * PAPER['dim'] * 4 / 2 ** 30:.1f} GB, plus gensim's raw count of every distinct "
             "word before the min_count cut (Heaps' law puts a whole dump's at tens of millions).", ""]
+    return out
+
+
+def _training(gpu: dict | None, cpu_fits: list[dict]) -> list[str]:
+    """The paper's training size, measured on the CPU path and on the GPU."""
+    out = []
     for fit in cpu_fits:
         if fit.get("failed") is not None:
             why = "killed, for memory" if fit.get("killed") else f"failed with exit code {fit['failed']}"
@@ -244,13 +269,25 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
         out += [f"**The same on the GPU** ({gpu.get('accelerator', gpu['backend'])}): {gpu['couples'] / 1e6:.0f}M couples "
                 f"as the {gpu['form']} ({gpu['quad_bytes'] / 1e9:.1f} GB), the {gpu['kappa_runs']}-run search in one call: "
                 f"device peak {_mb(gpu['device_peak_mb'])}, host peak {_mb(gpu['host_peak_mb']['end'])}.", ""]
-    out += ["## Parallel extraction of a multistream dump", "",
+    return out
+
+
+def _extraction(scale: dict, rates: dict, where: str) -> list[str]:
+    """The parallel extraction's speed-up here and the rates by workers on the rates box."""
+    a = scale["analysis"]
+    out = ["## Parallel extraction of a multistream dump", "",
             f"Workers against one on this box ({scale['cpus']} cores): "
             + ", ".join(f"{k} {v}x" for k, v in a["extraction_speedup"].items()) + " (target at 10x: at least 1.7x).", ""]
     if len(rates["extraction"]) > 1:
         out += [f"On {where}: " + ", ".join(f"{k} workers {v['xml_mb_per_s']} MB/s" for k, v in
                                             sorted(rates["extraction"].items(), key=lambda kv: int(kv[0]))) + ".", ""]
-    out += ["## The synthetic dumps", "",
+    return out
+
+
+def _dumps(scale: dict) -> list[str]:
+    """How the synthetic dumps are made and their sizes."""
+    sizes = [f"{k}x" for k in scale["sizes"]]
+    out = ["## The synthetic dumps", "",
             "`benchmarks/synthdump.py`: the default corpus's pages (gensim's excerpt and the ovos leads) repeated with "
             "distinct titles and ids, written as a multistream dump with its index. The vocabulary grows by Heaps' "
             "law, V(N) = V1 (N/N1)^beta, with beta fitted on the default corpus's own prefixes: copy c renames "
@@ -261,7 +298,12 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
         d, c = scale["dumps"][s], scale["runs"][s]["counts"]
         out.append(f"| {s} | {d['compressed_bytes'] / 1e6:.1f} | {d['heaps_beta']} | {d['words_heaps']:,} | "
                    f"{d['words_expected']:,} | {c.get('distinct_words', 0):,} | {c['vocabulary']:,} |")
-    out += ["", "## Provenance", "",
+    return out
+
+
+def _provenance(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: list[dict]) -> list[str]:
+    """Where and at which commit each results file was measured."""
+    out = ["## Provenance", "",
             f"- `scale.json`: commit {scale['commit']}, {scale['cpus']} cores ({scale.get('cpu', '?')}), Python "
             f"{scale['python']}, seed {scale['seed']}, {scale['minutes']} minutes.",
             f"- rates: {where}, Python {rates['python']}."]
@@ -270,6 +312,79 @@ def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: lis
     for fit in cpu_fits:
         out.append(f"- CPU training size ({fit['form_asked']}): {fit.get('cpu')}, JAX {fit.get('jax', '-')}, "
                    f"commit {fit['commit']}.")
+    return out
+
+
+def scoring_projection(scoring: dict) -> dict:
+    """Seconds per row of one column at the paper's size: its measured stages, and its couples at
+    its measured rate (:func:`benchmarks.scoring_scale.projection`)."""
+    from benchmarks.scoring_scale import projection as rows_projection
+
+    return rows_projection(scoring["rows"], PAPER["scored_couples"], VALIDATION_SHARE)
+
+
+def _bottleneck(rows: dict, per_row: dict) -> str:
+    """The slowest row, the passes over the couples that make it so, and the row of the largest peak."""
+    slowest = max(per_row, key=per_row.get)
+    r, fastest = rows[slowest], max(rows, key=lambda m: rows[m]["couples_per_s"] / rows[m]["scorings"])
+    rate = r["couples_per_s"] / r["scorings"]
+    passes = r["scorings"] + VALIDATION_SHARE * r["grid_weightings"]
+    big = max(rows, key=lambda m: rows[m]["peak_rss_mb"])
+    return (f"The slowest row is **{slowest}** ({_hms(per_row[slowest])} a column, {100 * per_row[slowest] / sum(per_row.values()):.0f}%): "
+            f"{rate:,.0f} couples/s under one encoding ({fastest}: {rows[fastest]['couples_per_s'] / rows[fastest]['scorings']:,.0f}), "
+            f"and {passes:g} passes over a column's couples (the validation half under each of its grid's "
+            f"{r['grid_weightings']} weightings, every couple under each of its {r['scorings']} choices). The largest "
+            f"peak is **{big}**'s, {_mb(rows[big]['peak_rss_mb'])}.")
+
+
+def _scoring(scoring: dict | None, gpu_scoring: dict | None) -> list[str]:
+    """Every row of Table 1 scored at the paper's vocabulary: stages, rates, peak memory."""
+    if not scoring:
+        return ["## Scoring at the paper's vocabulary", "", "Not measured: run `make scale-scoring`.", ""]
+    per_row = scoring_projection(scoring)
+    column = sum(per_row.values())
+    peak = max(scoring["rows"].values(), key=lambda r: r["peak_rss_mb"])
+    out = ["## Scoring at the paper's vocabulary", "",
+           f"`make scale-scoring` (`benchmarks/bench_scoring.py`): every row of Table 1 scored as `experiments.score` "
+           f"scores it, through `repro.encodings.couple_scores` (the peers chosen by `repro.peers.select`), at a "
+           f"synthetic {scoring['vocab']:,} x {scoring['dim']} float32 table ({scoring['table_gb']} GB, memory-mapped), "
+           f"each row in a fresh process on {scoring['couples']:,} couples ({scoring['couples_shape']}: a subset of the "
+           f"paper's {PAPER['scored_couples'] / 1e6:.1f}M per column, the rate then projected) and a peer's selection on "
+           f"{scoring['validation_couples']:,} validation couples; {scoring['cpus']} cores ({scoring.get('cpu', '?')}), "
+           f"backend {scoring['backend']}, commit {scoring['commit'][:7]}"
+           + (f", load average {scoring['load_average'][0]:.1f} then {scoring['load_average'][1]:.1f}" if "load_average" in scoring else "")
+           + ". Stages: the table's checks, its copy to "
+           "the JAX device (the rows JAX computes), a peer's setup (weights, whitening, common components, the "
+           "validation couples under its grid), the first chunk (compile), then the rate.", "",
+           "| row | table checks | device copy | setup | first chunk | couples/s | peak RSS | one column at the "
+           "paper's size |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for m, r in scoring["rows"].items():
+        note = f" (projected from {r['projected_from'][0]:,} and {r['projected_from'][1]:,} words)" if r.get(
+            "projected_from") else ""
+        out.append(f"| {m}{note} | {r['table_s']:.1f} s | {r['device_s']:.1f} s | {r['setup_s']:.1f} s | "
+                   f"{r['warmup_s']:.1f} s | {r['couples_per_s'] / r['scorings']:,.0f} | {_mb(r['peak_rss_mb'])} | "
+                   f"{_hms(per_row[m])} |")
+    out += [f"| **one column** | | | | | | **{_mb(peak['peak_rss_mb'])}** | **{_hms(column)}** |", "",
+            f"One column, its rows one after another in one process as `experiments.score` runs them: "
+            f"{_hms(column)}; the three columns in three processes at once: {_hms(column)} and 3 x its memory; "
+            f"every row of the three columns spread over {BOX_CORES} processes (each row is independent, the table "
+            f"memory-mapped once): {_hms(PAPER['score_columns'] * column / BOX_CORES)}, against the target of 15 "
+            f"min on 16 cores. {_bottleneck(scoring['rows'], per_row)}", ""]
+    if gpu_scoring:
+        g = scoring_projection(gpu_scoring)
+        out += [f"On the GPU ({gpu_scoring.get('jax_devices', ['?'])[0]}, commit {gpu_scoring['commit'][:7]}): one "
+                f"column {_hms(sum(g.values()))}, three {_hms(3 * sum(g.values()))} (target: 5 min).", ""]
+    else:
+        out += ["On a GPU: not measured yet (no `scoring-scale-gpu.json`): `make scale-gpu` on a GPU box runs the "
+                "same measurement there.", ""]
+    return out
+
+
+def render(scale: dict, rates: dict, where: str, gpu: dict | None, cpu_fits: list[dict], proj: dict, dump_gb: float,
+           scoring: tuple = (None, None)) -> str:
+    """docs/SCALE.md: its sections in order."""
+    out = (_head(scale, gpu, proj, dump_gb) + _memory(scale) + _training(gpu, cpu_fits) + _scoring(*scoring)
+           + _extraction(scale, rates, where) + _dumps(scale) + [""] + _provenance(scale, rates, where, gpu, cpu_fits))
     return "\n".join(out) + "\n"
 
 
@@ -287,8 +402,9 @@ def main(argv=None) -> int:
     cpu_fits = [f for f in (_load(os.path.join(args.results, n)) for n in ("fit-scale-cpu.json",
                                                                           "fit-scale-cpu-quadratic.json")) if f]
     extract = _load(os.path.join(args.results, "extract.json"))
-    proj = projection(scale, rates, where, gpu, extract, args.dump_gb)
-    write_text(args.out, render(scale, rates, where, gpu, cpu_fits, proj, args.dump_gb))
+    scoring = tuple(_load(os.path.join(args.results, f"scoring-scale-{b}.json")) for b in ("cpu", "gpu"))
+    proj = projection(scale, rates, where, gpu, extract, args.dump_gb, scoring[0])
+    write_text(args.out, render(scale, rates, where, gpu, cpu_fits, proj, args.dump_gb, scoring))
     print(f"-> {args.out}")
     return 0
 

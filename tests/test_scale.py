@@ -1,4 +1,5 @@
-"""The paper-scale benchmarks' pieces (make scale): synthetic dumps, measurement, analysis, SCALE.md."""
+"""The paper-scale benchmarks' pieces (make scale): synthetic dumps, measurement, analysis, scoring at the
+paper's vocabulary, SCALE.md."""
 
 from __future__ import annotations
 
@@ -10,14 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-
-import bench_scale  # noqa: E402
-import measure  # noqa: E402
-import scale_doc  # noqa: E402
-import synthdump  # noqa: E402
-from repro.data.wikipedia import wikidump  # noqa: E402
+from benchmarks import bench_scale, measure, scale_doc, scoring_scale, synthdump
+from repro import settings
+from repro.data.wikipedia import wikidump
 
 
 @pytest.fixture(scope="module")
@@ -166,3 +162,83 @@ def test_scale_doc_with_the_gpu_and_cpu_training_measurements(tmp_path):
     assert "(`--form auto`)" in text and "over 24 GB" in text and "device peak 23.44 GB" in text
     training = next(line for line in text.splitlines() if line.startswith("| training |"))
     assert training.endswith(f"| {round(2 * (4.0 + 5.0 + 29 * 0.5 + 2 * 2.0 + 58 * 0.5) / 60)} min |")
+
+
+def test_the_synthetic_table_is_written_by_blocks_with_unit_rows_and_reused(tmp_path, monkeypatch):
+    monkeypatch.setattr(scoring_scale, "BLOCK", 7)
+    path = str(tmp_path / "t.npy")
+    table = scoring_scale.write_table(path, 20, 5, seed=1)
+    assert isinstance(table, np.memmap) and table.shape == (20, 5) and table.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(table, axis=1), 1.0, rtol=1e-6)
+    first, mtime = np.array(table), os.path.getmtime(path)
+    assert np.array_equal(scoring_scale.write_table(path, 20, 5, seed=1), first) and os.path.getmtime(path) == mtime
+    assert not np.array_equal(scoring_scale.write_table(path, 20, 5, seed=2), first)  # another seed: rewritten
+
+
+def test_synthetic_couples_have_the_wikivar_shape():
+    p = scoring_scale.couples(1000, 50, seed=0)
+    cfg = settings.setting("wikivar")
+    assert p.a.shape == (1000, cfg.width) and p.label.sum() == 500
+    for rows, lens in ((p.a, p.len_a), (p.b, p.len_b)):
+        assert lens.min() == cfg.min_n and lens.max() == cfg.max_n
+        live = np.arange(cfg.width)[None, :] < lens[:, None]
+        assert (rows[live] >= 1).all() and (rows[live] < 50).all() and (rows[~live] == 0).all()
+
+
+def test_one_row_measured_scores_what_the_scoring_surface_scores(tmp_path):
+    path = str(tmp_path / "t.npy")
+    scoring_scale.write_table(path, 300, 8)
+    r = scoring_scale.measure_row("mean_idf", path, 200, 50, 20)
+    assert (r["vocab"], r["dim"], r["couples"], r["scorings"], r["grid_weightings"]) == (200, 8, 50, 1, 0)
+    assert r["couples_per_s"] == pytest.approx(50 / r["score_s"], rel=1e-2)
+    counts, idf = scoring_scale.corpus(4, docs=8)
+    np.testing.assert_allclose(idf, np.log(8 / np.array([8, 4, 2, 2])))  # df = floor(8 / rank)
+    assert list(counts) == [1e9 + 1, 5e8 + 1, np.floor(1e9 / 3) + 1, 2.5e8 + 1]
+    encs, facts = scoring_scale.row_encodings("learned_median", np.ones((5, 2), np.float32), counts, idf, None, None)
+    assert encs[0].kind == "rank" and facts == {"grid_weightings": 0}
+
+
+def test_a_peer_row_counts_its_grid_and_choices(tmp_path):
+    path = str(tmp_path / "t.npy")
+    scoring_scale.write_table(path, 400, 8)
+    r = scoring_scale.measure_row("sif", path, 400, 30, 40)
+    assert r["grid_weightings"] == 3  # a in 1e-4, 1e-3, 1e-2
+    assert 1 <= r["scorings"] == len(r["chosen"]) <= len(settings.TABLE_METRICS) and r["setup_s"] > 0
+
+
+def _row(**k):
+    base = {"table_s": 1.0, "device_s": 2.0, "setup_s": 0.0, "warmup_s": 3.0, "couples_per_s": 100.0, "scorings": 1,
+            "grid_weightings": 0, "validation_couples": 10, "vocab": 100, "peak_rss_mb": 1000.0}
+    return dict(base, **k)
+
+
+def test_the_projection_adds_the_stages_the_grid_and_the_couples():
+    rows = {"mean": _row(), "sif": _row(setup_s=10.0, grid_weightings=3, scorings=2, couples_per_s=400.0)}
+    p = scoring_scale.projection(rows, 1000, 0.5)
+    assert p["mean"] == pytest.approx(1 + 2 + 3 + 1000 / 100)
+    # sif: 200 couples/s under one encoding; setup 10 s less 3 x 10 validation couples; 3 x 500 validation; 2 x 1000
+    assert p["sif"] == pytest.approx(6 + (10 - 30 / 200) + 1500 / 200 + 2000 / 200)
+
+
+def test_a_row_measured_at_two_smaller_vocabularies_is_projected_along_their_line():
+    runs = [_row(vocab=100, setup_s=5.0, peak_rss_mb=300.0), _row(vocab=200, setup_s=7.0, peak_rss_mb=500.0)]
+    r = scoring_scale.at_vocab(runs, 1000)
+    assert (r["setup_s"], r["peak_rss_mb"], r["projected_from"]) == (23.0, 2100.0, [100, 200])
+    assert scoring_scale.at_vocab(runs, 200)["projected_from"] is None
+
+
+def test_scale_doc_takes_the_scoring_line_from_the_scoring_record(tmp_path):
+    results = fake_results(tmp_path, cpus=16, extraction=80.0, w2v=10 ** 6, docfreq=4 * 10 ** 6)
+    record = {"vocab": 2_200_000, "dim": 400, "table_gb": 3.52, "couples": 1000, "validation_couples": 10,
+              "couples_shape": "synthetic", "backend": "cpu", "cpus": 2, "cpu": "box", "commit": "fedcba9" * 6,
+              "rows": {"mean": _row(couples_per_s=6800.0), "zipf": _row(projected_from=[1, 2], couples_per_s=680.0)}}
+    (results / "scoring-scale-cpu.json").write_text(json.dumps(record))
+    out = tmp_path / "SCALE.md"
+    assert scale_doc.main(["--results", str(results), "--out", str(out)]) == 0
+    text = out.read_text()
+    # a column: mean 6 s + 6.8M / 6,800 = 1,006 s; zipf 6 s + 10,000 s; three columns over 16 processes
+    column = 6 + 1000 + 6 + 10_000
+    line = next(x for x in text.splitlines() if x.startswith("| scoring |"))
+    assert line.endswith(f"| {round(3 * column / 16 / 60)} min |") and "2.2M x 400 table" in line
+    assert "| zipf (projected from 1 and 2 words) |" in text and f"**{column / 3600:.1f} h**" in text
+    assert "The slowest row is **zipf**" in text and "not measured yet" in text

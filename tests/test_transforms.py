@@ -143,3 +143,28 @@ def test_whitening_peers_choose_on_validation_as_brute_force(name):
         assert enc.kind == "mean" and enc.components.vectors.shape[0] == 0
     with pytest.raises(ValueError, match="^table"):
         peers.weighting(name, counts, 3.0)
+
+
+
+def test_blocks_cover_the_rows_and_fold_a_short_tail_into_the_last_block():
+    assert transforms.blocks(3 * 256 + 70, 256) == [(0, 256), (256, 512), (512, 768), (768, 838)]
+    assert transforms.blocks(2 * 256 + 5, 256) == [(0, 256), (256, 517)]  # 5 rows < MIN_BLOCK: joined
+    assert transforms.blocks(200, 256) == [(0, 200)] and transforms.blocks(0, 256) == []
+
+
+def _whole(t, table):
+    return ((np.asarray(table, np.float64) - t.shift) @ t.matrix * t.scale[:, None]).astype(np.float32)
+
+
+def test_apply_in_one_block_is_the_whole_table_product_bit_for_bit_and_by_blocks_to_float32_rounding(monkeypatch):
+    rng = np.random.default_rng(3)
+    table = rng.standard_normal((3 * 256 + 70, 64), dtype=np.float32)
+    t = transforms.zipf_whitening(table, rng.random(table.shape[0]), "whiten")._replace(scale=rng.random(table.shape[0]))
+    whole = _whole(t, table)
+    np.testing.assert_array_equal(transforms.apply(t, table).view(np.uint32), whole.view(np.uint32))
+    monkeypatch.setattr(transforms, "BLOCK", 256)
+    assert len(transforms.blocks(table.shape[0])) == 4
+    # BLAS may round a row at a thread's edge differently in float64; in float32 at most one step apart
+    np.testing.assert_array_max_ulp(transforms.apply(t, table), whole, maxulp=1)
+    shifted = transforms.apply(t._replace(shift=t.shift + 1.0), table)
+    assert np.abs(shifted - whole).max() > 1e-3  # the comparison can fail
