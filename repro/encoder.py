@@ -600,8 +600,7 @@ def _load_word_map(enc: "Encoder", path: str, arrays: dict) -> None:
     from repro import transforms
 
     parts = {k[len(MAP_PREFIX):]: a for k, a in arrays.items() if k.startswith(MAP_PREFIX)}
-    needs = wordmap.needs_counts(enc.settings["word_weights"], enc.settings["whiten"])
-    if bool(parts) != needs or set(parts) - set(Transform._fields):
+    if set(parts) != wordmap.parts(enc.settings["word_weights"], enc.settings["whiten"]):
         raise InputError(path, f"its word map ({', '.join(sorted(parts)) or 'none'}) does not match its options "
                                f"word_weights={enc.settings['word_weights']!r}, whiten={enc.settings['whiten']!r}")
     counts = arrays.get("word_counts")

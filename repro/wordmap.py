@@ -59,6 +59,12 @@ def needs_counts(word_weights, whiten) -> bool:
     return word_weights is not None or whiten is not None
 
 
+def parts(word_weights, whiten) -> set:
+    """The parts of :class:`repro.transforms.Transform` that the options' map has."""
+    return ({"scale"} if word_weights is not None else set()) | ({"shift"} if whiten is not None else set()) | \
+        ({"matrix"} if whiten == "zipf" else set())
+
+
 def word_counts(words, counts, frequencies: str) -> np.ndarray:
     """(V,) int64 word counts of the vector ``words`` from ``frequencies``: ``"corpus"`` takes
     ``counts`` (the df source's, already on ``words``; None when the source has none: a df file
@@ -69,8 +75,8 @@ def word_counts(words, counts, frequencies: str) -> np.ndarray:
 
     if parse_source(frequencies)[0] == "corpus" and counts is None:
         raise InputError("frequencies", "word weights and whitening need word counts, and the df source holds "
-                                        "none (a df file without counts, or a Vocabulary): pass corpus= (texts) "
-                                        "or frequencies='wordfreq:en'")
+                                        "none (a df file without counts, or a Vocabulary): pass corpus= (texts; "
+                                        "--corpus) or frequencies='wordfreq:en' (--frequencies wordfreq:en)")
     return np.asarray(source_counts(frequencies, list(words), counts), np.int64)
 
 
