@@ -29,7 +29,8 @@ def texts_parser(prog: str, doc: str, out_help: str) -> argparse.ArgumentParser:
 
 def add_encoder_options(ap: argparse.ArgumentParser) -> None:
     g = ap.add_argument_group("encoder (a saved --model, or the shipped weights on --vectors and --df/--corpus)")
-    g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz)")
+    g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz), applied with "
+                                   "everything it holds (word weights, whitening, components)")
     g.add_argument("--vectors", help="word vectors: a folder made by `repro vectors` (loads in a second, "
                                      "memory-mapped), or a word2vec .bin, word2vec or GloVe text file")
     g.add_argument("--df", help="document frequencies with their words (.npz, repro.store.save_word_df)")
@@ -65,7 +66,8 @@ def add_word_map_options(ap: argparse.ArgumentParser) -> None:
                    help="uSIF's mean text length (default: that of the training couples' distinct texts)")
     g.add_argument("--distance", default="euclidean", choices=("euclidean", "cosine"),
                    help="what the losses measure while learning: euclidean (the paper's) or cosine (1 - cos); "
-                        "scores still use --metric's default, euclidean (default: euclidean)")
+                        "the encoder still scores by euclidean unless similarity/evaluate get --metric cosine "
+                        "(default: euclidean)")
 
 
 def word_map_options(args) -> dict:
