@@ -159,10 +159,10 @@ class Encoder:
     """
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = N_MAX, normalize: bool = True,
-                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None, progress: bool = False,
-                 metric: str = "euclidean", tokeniser: str = "paper", word_weights: str | None = None,
-                 whiten: str | None = None, components: int = 0, frequencies: str = "corpus",
-                 usif_length: float | None = None):
+                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None,
+                 progress: bool = False, metric: str = "euclidean", tokeniser: str = "paper",
+                 word_weights: str | None = None, whiten: str | None = None, components: int = 0,
+                 frequencies: str = "corpus", usif_length: float | None = None):
         metric = check_metric(metric)
         word_weights, whiten, components, frequencies = wordmap.check_options(word_weights, whiten, components,
                                                                               frequencies)
@@ -201,7 +201,7 @@ class Encoder:
         self._warned = set()  # the warnings given once per encoder
         self.word_map_ = IDENTITY  # the fixed map of the word vectors (repro.wordmap), word order
         self._counts = None  # (V,) word counts of the vector words, where word_weights or whiten need them
-        self._base = None  # the unmapped rank-ordered table, kept while a word map is in use
+        self._base = None  # the unmapped rank-ordered table, kept while fit may rebuild the map (uSIF)
         v, d = matrix.shape
         # rows in idf-rank order (unit length unless settings say otherwise, written in one pass
         # from the vectors as loaded, e.g. memory-mapped), and a zero row V for unknown words and padding
@@ -270,6 +270,12 @@ class Encoder:
         table[v] = 0.0  # unknown words and padding stay the zero row
         wordmap.apply_rows(ranked, self._base[:v], table[:v])
         self._table = table
+        if not self._remaps():
+            self._base = None  # the map never changes again: no second table kept
+
+    def _remaps(self) -> bool:
+        """Whether :meth:`fit` may rebuild the map: uSIF's length is then the training texts'."""
+        return self.settings.get("word_weights") == "usif" and self.settings.get("usif_length_from") != "given"
 
     def _rank_rows(self, tokens: list) -> tuple[np.ndarray, np.ndarray]:
         """A chunk of token lists as rows of the rank-ordered table (:meth:`Vocabulary.rows`, ``order="idf"``)."""
@@ -429,6 +435,11 @@ class Encoder:
     def couples_to_pairs(self, couples, labels):
         """(PairSet in this encoder's rank rows, number of couples dropped for an empty text), by
         :meth:`repro.vocabulary.Vocabulary.couples` (``order="idf"``: the rows of the rank-ordered table)."""
+        pairs, kept, _ = self._couples(couples, labels)
+        return pairs, int(kept.size - kept.sum())
+
+    def _couples(self, couples, labels):
+        """(PairSet, (P,) bool kept, the token lists of the kept couples' texts), the couples checked."""
         couples = list(couples)
         labels = np.asarray(labels)
         if not couples:
@@ -437,11 +448,6 @@ class Encoder:
             raise ValueError(f"labels: need one 0 (unrelated) or 1 (related) per couple, got shape {labels.shape}")
         if any(not isinstance(c, (tuple, list)) or len(c) != 2 for c in couples):
             raise ValueError("couples: every couple must be a pair (text_a, text_b)")
-        pairs, kept, _ = self._couples(couples, labels)
-        return pairs, int(kept.size - kept.sum())
-
-    def _couples(self, couples, labels):
-        """(PairSet, (P,) bool kept, the token lists of the kept couples' texts)."""
         p = len(couples)
         texts = self._tokens([c[0] for c in couples] + [c[1] for c in couples], "couples")
         pairs, kept = self.vocabulary.couples(texts[:p], texts[p:], labels, order="idf", drop_empty=True)
@@ -473,13 +479,13 @@ class Encoder:
         from repro.fit import fit
         from repro.prepared import prepare
 
-        pairs, kept, texts = self._couples(list(couples), labels)
+        pairs, kept, texts = self._couples(couples, labels)
         dropped = int(kept.size - kept.sum())
         if dropped:
             warnings.warn(EmptyTextWarning(f"{dropped} couple(s) dropped: a text has no word with a vector"),
                           stacklevel=2)
         state = (self.word_map_, self._table, self.settings["usif_length"], self.settings["usif_length_from"])
-        if self.settings.get("word_weights") == "usif" and self.settings["usif_length_from"] != "given":
+        if self._remaps():
             from repro.peers import training_texts
 
             self._set_usif_length(float(np.mean(training_texts(pairs)[1])), "fit")

@@ -295,6 +295,12 @@ def test_bad_options_and_missing_counts(matrix, corpus, tmp_path):
     with pytest.raises(ValueError, match="^usif_length: uSIF needs the mean text length, and an encoder with "
                                          "given weights"):
         Encoder((WORDS, matrix), df=DocFreq.from_corpus(corpus), weights=[1.0], word_weights="usif")
+    enc = Encoder((WORDS, matrix), corpus=corpus, n_max=3, word_weights="sif")
+    with pytest.raises(ValueError, match=r"^labels: need one 0 \(unrelated\) or 1 \(related\) per couple"):
+        enc.fit(couples_of(1)[0], [2] * 120, kappa=10.0)
+    with pytest.raises(ValueError, match="^distance: expected one of euclidean, sqeuclidean, cosine, got 'l1'"):
+        enc.fit(*couples_of(1), kappa=10.0, distance="l1")
+    assert enc.weights_ is None
     # a df file without word counts, or a Vocabulary, cannot give p(w)
     freq = DocFreq.from_corpus(corpus)
     store.save_word_df(str(tmp_path / "old.npz"), freq.words, freq.df, freq.n_docs)
