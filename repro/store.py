@@ -22,8 +22,10 @@ model          ``models/<setting>-<loss>.npz``             :func:`load_model`, :
                (a :class:`repro.modelrecord.ModelRecord`)
 scores         ``scores/<setting>.npz`` + ``.json``        :func:`load_scores`, :func:`save_scores`
 word df        ``*.npz``: ``words``, ``df``, ``n_docs``      :func:`load_word_df`, :func:`save_word_df`
+               (and ``counts`` where counted)
 weights        ``*.npz`` (``weights``) + ``.json``          :func:`load_weights`, :func:`save_weights`
 encoder        ``*.npz`` + ``.json`` (:mod:`repro.encoder`)  :func:`load_encoder`, :func:`save_encoder`
+               (optional ``map_*``, ``word_counts``, ...)
 =============  ==========================================  ================================
 
 Where each file lives under a data folder is :class:`repro.layout.Layout`. numpy is imported
