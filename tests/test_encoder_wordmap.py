@@ -312,6 +312,12 @@ def test_bad_options_and_missing_counts(matrix, corpus, tmp_path):
             Encoder((WORDS, matrix), df=df, whiten="zipf")
     # a df file with counts (DocFreq.save, repro df) gives the corpus's p(w): the same encoder
     freq.save(str(tmp_path / "new.npz"))
+    back = DocFreq.load(str(tmp_path / "new.npz"))
+    assert back.counts.tolist() == freq.counts.tolist() and DocFreq.load(str(tmp_path / "old.npz")).counts is None
+    store.save_word_df(str(tmp_path / "bad.npz"), freq.words, freq.df, freq.n_docs, freq.df - 1)
+    with pytest.raises(InputError, match=r"bad.npz: word counts that do not match the words \(need one count per "
+                                         r"word, count >= df\)"):
+        DocFreq.load(str(tmp_path / "bad.npz"))
     a = Encoder((WORDS, matrix), df=str(tmp_path / "new.npz"), weights=[1.0, 0.5], word_weights="sif", whiten="zipf")
     b = Encoder((WORDS, matrix), corpus=corpus, weights=[1.0, 0.5], word_weights="sif", whiten="zipf")
     assert a._table.tobytes() == b._table.tobytes()
