@@ -439,7 +439,7 @@ class Encoder:
         return pairs, int(kept.size - kept.sum())
 
     def _couples(self, couples, labels):
-        """(PairSet, (P,) bool kept, the token lists of the kept couples' texts), the couples checked."""
+        """(PairSet, (P,) bool kept, the 2P token lists: every text a, then every text b), the couples checked."""
         couples = list(couples)
         labels = np.asarray(labels)
         if not couples:
@@ -451,8 +451,7 @@ class Encoder:
         p = len(couples)
         texts = self._tokens([c[0] for c in couples] + [c[1] for c in couples], "couples")
         pairs, kept = self.vocabulary.couples(texts[:p], texts[p:], labels, order="idf", drop_empty=True)
-        where = np.flatnonzero(kept)
-        return pairs, kept, [texts[i] for i in where] + [texts[p + i] for i in where]
+        return pairs, kept, texts
 
     def fit(self, couples, labels, loss: str = "median", kappa: float | None = None, *, distance: str = "euclidean",
             seed: int = 0, folds: int = 5, grid=None, batch_related: int = 50, **config) -> "Encoder":
@@ -500,8 +499,10 @@ class Encoder:
         self._set_weights(record.weights)
         self.record_ = record
         self.provenance_ = {"fit": {**record.summary(), "dropped": dropped}}
-        if self.settings.get("components"):
-            self._fit_components(texts, self.settings["components"])
+        if self.settings.get("components"):  # the texts of the couples kept, each distinct one once
+            where = np.flatnonzero(kept)
+            self._fit_components([texts[i] for i in where] + [texts[kept.size + i] for i in where],
+                                 self.settings["components"])
         return self
 
     # ---- files ----------------------------------------------------------------------------
