@@ -119,15 +119,17 @@ class DocFreq(NamedTuple):
 
     @classmethod
     def load(cls, path: str) -> "DocFreq":
-        """The words, df and N of a file of :func:`repro.store.save_word_df`."""
+        """The words, df, N and (where the file holds them) word counts of a file of
+        :func:`repro.store.save_word_df`."""
         from repro import store
 
-        return cls(*store.load_word_df(path))
+        return cls(*store.load_word_df(path, counts=True))
 
     def save(self, path: str) -> None:
+        """The words, df, N and the word counts (when counted) to ``path`` (.npz)."""
         from repro import store
 
-        store.save_word_df(path, self.words, self.df, self.n_docs)
+        store.save_word_df(path, self.words, self.df, self.n_docs, self.counts)
 
     def idf(self) -> np.ndarray:
         """(len(words),) float64 idf of every word (paper, eq. 1)."""

@@ -29,6 +29,14 @@ list gets df = 1 (the authors' rule).
 **Scores** of couples (:meth:`Encoder.similarity`) are minus the Euclidean distance (the paper's
 eq. 2, the default) or the cosine (:mod:`repro.textmetric`); a saved encoder records its metric.
 
+**Beyond the paper** (issue 23; all off by default, which gives the paper's vectors bit for bit):
+``word_weights`` ("sif", "usif") and ``whiten`` ("centre", "zipf") map every word vector once,
+e_w -> s(w) P (e_w - mu) (:mod:`repro.wordmap`), p(w) from the corpus's word counts or
+``frequencies="wordfreq:en"``; the weights are learned and applied on the mapped table.
+``components=k`` removes k common components of the training texts' vectors, fitted by
+:meth:`Encoder.fit`; ``fit(distance="cosine")`` learns the weights under 1 - cos. All are saved
+with the encoder.
+
 **Progress.** With ``progress=True`` a step shows one bar, and only when it lasts more than a
 second, on a terminal (:mod:`repro.progress`); a call that fits in one chunk shows none.
 """
@@ -40,7 +48,7 @@ import warnings
 
 import numpy as np
 
-from repro import gathersum
+from repro import gathersum, wordmap
 from repro.settings import KAPPA_GRID, N_MAX
 from repro.modelrecord import ModelRecord
 from repro.checks import check_weights
@@ -50,6 +58,7 @@ from repro.textmetric import check_metric, couple_scores
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
 from repro.vectors import load_word_vectors, normalise
+from repro.transforms import IDENTITY, Transform
 
 #: The shipped weights: median loss, variable-length Wikipedia setting (make weights).
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-median.npz")
@@ -131,19 +140,55 @@ class Encoder:
         ``0``; it warns once, :class:`TokeniserWarning`, when it drops letters of a raw text) or
         "unicode" (letters of any script, numbers as written: :func:`repro.text.tokenise_unicode`).
         Recorded by :meth:`save`.
+      word_weights: None (the paper's), "sif" (s(w) = a / (a + p(w)), a = 1e-3) or "usif"
+        (Ethayarajh's a / (a/2 + p(w))): a fixed weight per word, multiplied into its vector
+        before the learned weights (:mod:`repro.wordmap`; not in the paper).
+      whiten: None (the paper's), "centre" (subtract mu = sum_w p(w) e_w) or "zipf" (Zipfian
+        whitening, C^(-1/2)(e_w - mu), Yokoi et al. 2024), applied to the unit-length vectors
+        before ``word_weights`` (not in the paper).
+      components: remove this many common components (top singular vectors of the training
+        texts' vectors, SIF's convention; uSIF's share scaling with ``word_weights="usif"``),
+        fitted by :meth:`fit` after the weights (or by :meth:`fit_components`); 0: none.
+      frequencies: where p(w) comes from, for ``word_weights`` and ``whiten``: "corpus" (the
+        word counts of ``corpus``, or of a df file or :class:`~repro.docfreq.DocFreq` that
+        holds them; a word they never saw counts 1) or "wordfreq:<lang>" (e.g. "wordfreq:en":
+        the ``wordfreq`` package, fse's ``lang_freq``; the optional extra ``freq``).
+      usif_length: uSIF's mean text length; by default that of the distinct texts of the couples
+        :meth:`fit` learns on, or, for an encoder not fitted, of the distinct texts of ``corpus``
+        (known words only, each as :func:`repro.peers.training_texts` counts them).
     """
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = N_MAX, normalize: bool = True,
-                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None, progress: bool = False,
-                 metric: str = "euclidean", tokeniser: str = "paper"):
+                 lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None,
+                 progress: bool = False, metric: str = "euclidean", tokeniser: str = "paper",
+                 word_weights: str | None = None, whiten: str | None = None, components: int = 0,
+                 frequencies: str = "corpus", usif_length: float | None = None):
         metric = check_metric(metric)
+        word_weights, whiten, components, frequencies = wordmap.check_options(word_weights, whiten, components,
+                                                                              frequencies)
+        if usif_length is not None and not (isinstance(usif_length, (int, float)) and usif_length > 0):
+            raise ValueError(f"usif_length: expected a positive mean text length, got {usif_length!r}")
         tokenise = tokeniser_named(tokeniser)
         words, matrix, source = _vectors(vectors, lowercase, progress)
         freq = _docfreq(df, corpus, tokenise, progress)
-        self._setup(words, matrix, freq.translate(words).df, freq.n_docs, weights, n_max,
-                    dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source, tokeniser=tokeniser),
-                    unlisted=~freq.lists(words))
+        carried = freq.translate(words)
+        settings = dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source, tokeniser=tokeniser,
+                        word_weights=word_weights, whiten=whiten, components=components, frequencies=frequencies,
+                        usif_length=None if usif_length is None else float(usif_length),
+                        usif_length_from="given" if usif_length is not None else None)
+        self._setup(words, matrix, carried.df, freq.n_docs, weights, n_max, settings, unlisted=~freq.lists(words))
         self.chunk, self.workers, self.progress, self.metric = int(chunk), _workers(workers), bool(progress), metric
+        if wordmap.needs_counts(word_weights, whiten):
+            self._counts = wordmap.word_counts(words, carried.counts, frequencies)
+            if word_weights == "usif" and usif_length is None and corpus is not None:
+                self._set_usif_length(self._mean_length(token_lists(list(corpus), self._tokenise, "corpus")),
+                                      "corpus")
+            if word_weights == "usif" and self.settings["usif_length"] is None:
+                if weights is not None:
+                    raise ValueError("usif_length: uSIF needs the mean text length, and an encoder with given "
+                                     "weights is not fitted: pass corpus= (texts) or usif_length=")
+            else:
+                self._set_word_map(self._make_word_map(self.settings["usif_length"]))
 
     def _setup(self, words, matrix, df, n_docs, weights, n_max, settings, unlisted=None) -> None:
         self.vocabulary = Vocabulary(words, df, n_docs)
@@ -154,6 +199,9 @@ class Encoder:
         self._unlisted_rank = np.zeros(len(words) + 1, bool)
         self._unlisted_rank[self.vocabulary.rank] = self._unlisted
         self._warned = set()  # the warnings given once per encoder
+        self.word_map_ = IDENTITY  # the fixed map of the word vectors (repro.wordmap), word order
+        self._counts = None  # (V,) word counts of the vector words, where word_weights or whiten need them
+        self._base = None  # the unmapped rank-ordered table, kept while fit may rebuild the map (uSIF)
         v, d = matrix.shape
         # rows in idf-rank order (unit length unless settings say otherwise, written in one pass
         # from the vectors as loaded, e.g. memory-mapped), and a zero row V for unknown words and padding
@@ -178,6 +226,56 @@ class Encoder:
         w = check_weights(np.asarray(weights, np.float32), "weights")
         self.weights_, self.n_max = w, w.shape[0]
         self._coef = gathersum.coefficient_table(w, 2 * w.shape[0])
+
+    # ---- the word map (repro.wordmap; not in the paper) -------------------------------------
+
+    def _set_usif_length(self, length: float, source: str) -> None:
+        self.settings["usif_length"], self.settings["usif_length_from"] = float(length), source
+
+    def _mean_length(self, tokens: list) -> float:
+        """uSIF's mean text length: known words per distinct text with at least one (as
+        :func:`repro.peers.training_texts` counts the training texts)."""
+        from repro.peers import distinct_texts
+
+        rows, lengths = self.vocabulary.rows(tokens, order="idf")
+        keep = lengths > 0
+        if not keep.any():
+            raise ValueError("corpus: no text has a word with a vector, so uSIF has no mean text length")
+        return float(np.mean(distinct_texts(rows[keep], lengths[keep])[1]))
+
+    def _make_word_map(self, usif_length: float | None) -> Transform:
+        """The word map of the encoder's options (:func:`repro.wordmap.word_map`), its word scale
+        in the vectors' word order, computed on the unit-length table."""
+        base = self._base if self._base is not None else self._table
+        rank = self.vocabulary.rank
+        counts = np.empty_like(self._counts)
+        counts[rank] = self._counts  # into table (idf-rank) order
+        t = wordmap.word_map(base[:-1], counts, self.settings["word_weights"], self.settings["whiten"], usif_length)
+        return t if t.scale is None else t._replace(scale=t.scale[rank])
+
+    def _set_word_map(self, t: Transform) -> None:
+        """Map every table row by ``t`` (word order), from the unmapped table kept in ``_base``."""
+        if self._base is None:
+            self._base = self._table
+        self.word_map_ = t
+        if t.identity:
+            self._table = self._base
+            return
+        ranked = t if t.scale is None else t._replace(scale=np.empty_like(t.scale))
+        if t.scale is not None:
+            ranked.scale[self.vocabulary.rank] = t.scale
+        v = self._base.shape[0] - 1
+        width = self.dim if t.matrix is None else t.matrix.shape[1]
+        table = np.empty((v + 1, width), np.float32)
+        table[v] = 0.0  # unknown words and padding stay the zero row
+        wordmap.apply_rows(ranked, self._base[:v], table[:v])
+        self._table = table
+        if not self._remaps():
+            self._base = None  # the map never changes again: no second table kept
+
+    def _remaps(self) -> bool:
+        """Whether :meth:`fit` may rebuild the map: uSIF's length is then the training texts'."""
+        return self.settings.get("word_weights") == "usif" and self.settings.get("usif_length_from") != "given"
 
     def _rank_rows(self, tokens: list) -> tuple[np.ndarray, np.ndarray]:
         """A chunk of token lists as rows of the rank-ordered table (:meth:`Vocabulary.rows`, ``order="idf"``)."""
@@ -292,19 +390,26 @@ class Encoder:
             warnings.warn(EmptyTextWarning(message), stacklevel=2)
         return vectors
 
-    def fit_components(self, texts, k: int = 1) -> "Encoder":
+    def fit_components(self, texts, k: int | None = None) -> "Encoder":
         """Remove, from every later vector, the first ``k`` common components of ``texts``' vectors
         (the top singular vectors, not centred), as SIF does (Arora et al., 2017; beyond the
         paper, :mod:`repro.peers`). Fit them on training texts, each distinct text once (a text
         repeated in the list counts once, as :func:`repro.peers.training_texts` counts them);
-        ``k=0`` removes none. The components are saved with the encoder."""
+        ``k=0`` removes none; ``k=None``: the encoder's ``components`` option, or 1 when that is 0.
+        Each is removed whole (SIF), or scaled by its share of the squared singular values with
+        ``word_weights="usif"`` (Ethayarajh's uSIF). The components are saved with the encoder."""
         self._check_fitted()
-        tokens = list({tuple(t): None for t in self._tokens(texts)})  # distinct, in first-seen order
+        k = (self.settings.get("components") or 1) if k is None else int(k)
+        self._fit_components(self._tokens(texts), k)
+        return self
+
+    def _fit_components(self, tokens: list, k: int) -> None:
+        tokens = list({tuple(t): None for t in tokens})  # distinct, in first-seen order
         x, _ = self._encode([list(t) for t in tokens], "encode", components=False)
         from repro.encodings import fit_components
 
-        self.components_ = fit_components(x, int(k)) if k else None
-        return self
+        scales = "share" if self.settings.get("word_weights") == "usif" else "one"
+        self.components_ = fit_components(x, k, scales) if k else None
 
     def similarity(self, texts_a, texts_b, metric: str | None = None) -> np.ndarray:
         """(P,) float64 scores of couples, higher = more related, by ``metric`` (default: the
@@ -330,6 +435,11 @@ class Encoder:
     def couples_to_pairs(self, couples, labels):
         """(PairSet in this encoder's rank rows, number of couples dropped for an empty text), by
         :meth:`repro.vocabulary.Vocabulary.couples` (``order="idf"``: the rows of the rank-ordered table)."""
+        pairs, kept, _ = self._couples(couples, labels)
+        return pairs, int(kept.size - kept.sum())
+
+    def _couples(self, couples, labels):
+        """(PairSet, (P,) bool kept, the 2P token lists: every text a, then every text b), the couples checked."""
         couples = list(couples)
         labels = np.asarray(labels)
         if not couples:
@@ -341,10 +451,10 @@ class Encoder:
         p = len(couples)
         texts = self._tokens([c[0] for c in couples] + [c[1] for c in couples], "couples")
         pairs, kept = self.vocabulary.couples(texts[:p], texts[p:], labels, order="idf", drop_empty=True)
-        return pairs, int(kept.size - kept.sum())
+        return pairs, kept, texts
 
-    def fit(self, couples, labels, loss: str = "median", kappa: float | None = None, *, seed: int = 0,
-            folds: int = 5, grid=None, batch_related: int = 50, **config) -> "Encoder":
+    def fit(self, couples, labels, loss: str = "median", kappa: float | None = None, *, distance: str = "euclidean",
+            seed: int = 0, folds: int = 5, grid=None, batch_related: int = 50, **config) -> "Encoder":
         """Learn the weights by :func:`repro.fit.fit` (paper, section 5.2) on related (label 1) and
         unrelated (label 0) couples of texts.
 
@@ -355,23 +465,44 @@ class Encoder:
         class is too small. Other :class:`repro.train.TrainConfig` fields pass through ``config``.
         The run's :class:`repro.modelrecord.ModelRecord` is :attr:`record_` (saved with the
         encoder); :attr:`provenance_` ``["fit"]`` is its summary, with the couples dropped.
+
+        ``distance``: what the losses measure, "euclidean" (the paper's) or "cosine" (1 - cos, not
+        the paper's; kappa searched the same way); recorded (``record_.distance``), while
+        :attr:`metric`, the default score of :meth:`similarity`, stays as it was set.
+        Beyond the paper: the weights are learned on the encoder's mapped table
+        (``word_weights``, ``whiten``; uSIF's mean length, unless given, is first taken from the
+        distinct texts of these couples), and with ``components=k`` the k common components of
+        the distinct texts of these couples are fitted afterwards, on the learned vectors. Only
+        these couples are read.
         """
         from repro.fit import fit
         from repro.prepared import prepare
 
-        pairs, dropped = self.couples_to_pairs(couples, labels)
+        pairs, kept, texts = self._couples(couples, labels)
+        dropped = int(kept.size - kept.sum())
         if dropped:
             warnings.warn(EmptyTextWarning(f"{dropped} couple(s) dropped: a text has no word with a vector"),
                           stacklevel=2)
-        prepared = prepare(self._table[:-1], pairs, self.n_max, name="couples")
+        state = (self.word_map_, self._table, self.settings["usif_length"], self.settings["usif_length_from"])
+        if self._remaps():
+            from repro.peers import training_texts
+
+            self._set_usif_length(float(np.mean(training_texts(pairs)[1])), "fit")
+            self._set_word_map(self._make_word_map(self.settings["usif_length"]))
         try:
+            prepared = prepare(self._table[:-1], pairs, self.n_max, name="couples", distance=distance)
             record = fit(prepared, loss, kappa, grid=KAPPA_GRID if grid is None else grid, folds=folds,
-                         seed=seed, batch_related=batch_related, progress=self.progress, **config)
+                         seed=seed, batch_related=batch_related, progress=self.progress, distance=distance, **config)
         except ValueError as err:
-            raise ValueError(f"couples: {err}") from None
+            self.word_map_, self._table, self.settings["usif_length"], self.settings["usif_length_from"] = state
+            raise ValueError(str(err) if str(err).startswith("distance") else f"couples: {err}") from None
         self._set_weights(record.weights)
         self.record_ = record
         self.provenance_ = {"fit": {**record.summary(), "dropped": dropped}}
+        if self.settings.get("components"):  # the texts of the couples kept, each distinct one once
+            where = np.flatnonzero(kept)
+            self._fit_components([texts[i] for i in where] + [texts[kept.size + i] for i in where],
+                                 self.settings["components"])
         return self
 
     # ---- files ----------------------------------------------------------------------------
@@ -390,8 +521,11 @@ class Encoder:
                                                       "component_scales": self.components_.scales}
         record = {} if self.record_ is None else {RECORD_PREFIX + k: a for k, a in self.record_.arrays().items()
                                                   if k != "weights"}  # the weights are the encoder's
+        mapped = {MAP_PREFIX + k: a for k, a in self.word_map_._asdict().items() if a is not None}
+        if self._counts is not None:
+            mapped["word_counts"] = self._counts
         store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf,
-                                      df_unlisted=self._unlisted, **comps, **record), {
+                                      df_unlisted=self._unlisted, **comps, **record, **mapped), {
             "n_max": self.n_max, "dim": self.dim, "vocab_size": len(v), "fingerprint": v.fingerprint(),
             "metric": self.metric,
             "oov": "unknown words dropped, not counted in n; a text with no known word is the zero vector",
@@ -433,13 +567,18 @@ class Encoder:
         settings["tokeniser"] = options.get("tokeniser") or meta.get("tokeniser", "paper")
         try:
             tokeniser_named(settings["tokeniser"])
+            options_ = wordmap.check_options(meta.get("word_weights"), meta.get("whiten"), meta.get("components", 0),
+                                             meta.get("frequencies", "corpus"))
         except ValueError as err:
             raise InputError(path, str(err)) from None
+        settings.update(zip(("word_weights", "whiten", "components", "frequencies"), options_))
+        settings.update(usif_length=meta.get("usif_length"), usif_length_from=meta.get("usif_length_from"))
         unlisted = arrays.get("df_unlisted")
         if unlisted is not None and unlisted.shape != (len(words),):
             raise InputError(path, f"df_unlisted of shape {unlisted.shape} for {len(words)} words")
         enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings,
                    unlisted=unlisted)
+        _load_word_map(enc, path, arrays)
         enc.provenance_ = meta.get("provenance", {})
         enc.record_ = _record(path, arrays)
         if "components" in arrays:
@@ -458,6 +597,30 @@ class Encoder:
 
 #: The prefix of the model record's arrays in an encoder file (:meth:`Encoder.save`).
 RECORD_PREFIX = "fit_"
+#: The prefix of the word map's arrays (``map_shift``, ``map_matrix``, ``map_scale``, word order)
+#: in an encoder file; a file without them (every file written before issue 23) maps nothing.
+MAP_PREFIX = "map_"
+
+
+def _load_word_map(enc: "Encoder", path: str, arrays: dict) -> None:
+    """The word map and word counts an encoder file holds, checked and applied to ``enc``'s table."""
+    from repro import transforms
+
+    parts = {k[len(MAP_PREFIX):]: a for k, a in arrays.items() if k.startswith(MAP_PREFIX)}
+    if set(parts) != wordmap.parts(enc.settings["word_weights"], enc.settings["whiten"]):
+        raise InputError(path, f"its word map ({', '.join(sorted(parts)) or 'none'}) does not match its options "
+                               f"word_weights={enc.settings['word_weights']!r}, whiten={enc.settings['whiten']!r}")
+    counts = arrays.get("word_counts")
+    if counts is not None:
+        if counts.shape != (len(enc.vocabulary),) or (counts < 0).any():
+            raise InputError(path, f"word_counts of shape {counts.shape} for {len(enc.vocabulary)} words")
+        enc._counts = counts.astype(np.int64)
+    if parts:
+        try:
+            t = transforms.check(Transform(**parts), len(enc.vocabulary), enc.dim)
+        except ValueError as err:
+            raise InputError(path, f"word map: {err}") from None
+        enc._set_word_map(t)
 
 
 def _record(path: str, arrays: dict) -> ModelRecord | None:

@@ -22,8 +22,10 @@ model          ``models/<setting>-<loss>.npz``             :func:`load_model`, :
                (a :class:`repro.modelrecord.ModelRecord`)
 scores         ``scores/<setting>.npz`` + ``.json``        :func:`load_scores`, :func:`save_scores`
 word df        ``*.npz``: ``words``, ``df``, ``n_docs``      :func:`load_word_df`, :func:`save_word_df`
+               (and ``counts`` where counted)
 weights        ``*.npz`` (``weights``) + ``.json``          :func:`load_weights`, :func:`save_weights`
 encoder        ``*.npz`` + ``.json`` (:mod:`repro.encoder`)  :func:`load_encoder`, :func:`save_encoder`
+               (optional ``map_*``, ``word_counts``, ...)
 =============  ==========================================  ================================
 
 Where each file lives under a data folder is :class:`repro.layout.Layout`. numpy is imported
@@ -500,15 +502,19 @@ def load_scores(path: str, methods=(), splits=("validation", "test")) -> dict:
 # ---- word document frequencies, weights and encoders (repro.encoder) ------------------------------
 
 
-def save_word_df(path: str, words, df, n_docs: int) -> None:
-    """Document frequencies that name their words: ``words`` (V,) str, ``df`` (V,) int64, ``n_docs``."""
+def save_word_df(path: str, words, df, n_docs: int, counts=None) -> None:
+    """Document frequencies that name their words: ``words`` (V,) str, ``df`` (V,) int64, ``n_docs``,
+    and optionally ``counts`` (V,) int64, the words' occurrences (SIF, uSIF and whitening read them)."""
     import numpy as np
 
-    write_npz(path, words=np.asarray(list(words), dtype=str), df=np.asarray(df, np.int64), n_docs=np.int64(n_docs))
+    extra = {} if counts is None else {"counts": np.asarray(counts, np.int64)}
+    write_npz(path, words=np.asarray(list(words), dtype=str), df=np.asarray(df, np.int64), n_docs=np.int64(n_docs),
+              **extra)
 
 
-def load_word_df(path: str) -> tuple[list[str], "np.ndarray", int]:  # noqa: F821
-    """(words, df (V,) int64, N) of :func:`save_word_df`, checked (unique words, 0 <= df <= N)."""
+def load_word_df(path: str, counts: bool = False) -> tuple:
+    """(words, df (V,) int64, N) of :func:`save_word_df`, checked (unique words, 0 <= df <= N);
+    with ``counts=True`` also the (V,) int64 word counts, or None for a file written without them."""
     import numpy as np
 
     z = _open_npz(path, ("df", "n_docs"), "df")
@@ -520,7 +526,12 @@ def load_word_df(path: str) -> tuple[list[str], "np.ndarray", int]:  # noqa: F82
         raise InputError(path, f"{df.shape[0] if df.ndim else 0} frequencies for {len(words)} words, or a word twice")
     if n_docs <= 0 or (df < 0).any() or (df > n_docs).any():
         raise InputError(path, "inconsistent df file (need 0 <= df <= n_docs, n_docs > 0)")
-    return words, df, n_docs
+    if not counts:
+        return words, df, n_docs
+    terms = z["counts"].astype(np.int64) if "counts" in z else None
+    if terms is not None and (terms.shape != df.shape or (terms < df).any()):
+        raise InputError(path, "word counts that do not match the words (need one count per word, count >= df)")
+    return words, df, n_docs, terms
 
 
 def save_weights(path: str, weights, meta: dict) -> None:

@@ -6,6 +6,12 @@ Couples are ``text_a<TAB>text_b<TAB>label`` lines (1 related, 0 unrelated) or JS
 Training is :func:`repro.fit.fit`: with the median loss kappa is chosen by five-fold
 cross-validation unless ``--kappa`` is given. The output is an encoder file (.npz + .json, with the
 run's model record) for ``repro encode --model``.
+
+Beyond the paper (not in it; docs/ENCODING.md): ``--word-weights sif|usif`` and ``--whiten
+centre|zipf`` map every word vector once before the weights are learned, with p(w) from the
+corpus's word counts or ``--frequencies wordfreq:en``; ``--components K`` removes K common
+components of the training texts afterwards; ``--distance cosine`` learns under 1 - cos. All are
+saved in the encoder file, and ``repro encode``, ``similarity`` and ``evaluate --model`` apply them.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import numpy as np
 
 from repro import store, settings
 from repro.errors import InputError, run
-from repro.commands.options import add_encoder_options, encoder_from, report_warnings
+from repro.commands.options import add_encoder_options, add_word_map_options, encoder_from, report_warnings
 
 
 def check_options(args) -> None:
@@ -42,6 +48,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-epochs", type=int, default=100)
     add_encoder_options(ap)
+    add_word_map_options(ap)
     args = ap.parse_args(argv)
     if not args.out.endswith(".npz"):
         raise InputError(args.out, "the encoder file must end in .npz")
@@ -53,7 +60,8 @@ def main(argv=None) -> int:
         warnings.simplefilter("always")
         enc = encoder_from(args, weights=False, n_max=args.n_max)
         try:
-            enc.fit(couples, labels, loss=args.loss, kappa=args.kappa, seed=args.seed, max_epochs=args.max_epochs)
+            enc.fit(couples, labels, loss=args.loss, kappa=args.kappa, seed=args.seed, max_epochs=args.max_epochs,
+                    distance=args.distance)
         except ValueError as err:
             raise InputError(args.couples, str(err)) from None
     report_warnings(caught)

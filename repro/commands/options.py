@@ -29,7 +29,8 @@ def texts_parser(prog: str, doc: str, out_help: str) -> argparse.ArgumentParser:
 
 def add_encoder_options(ap: argparse.ArgumentParser) -> None:
     g = ap.add_argument_group("encoder (a saved --model, or the shipped weights on --vectors and --df/--corpus)")
-    g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz)")
+    g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz), applied with "
+                                   "everything it holds (word weights, whitening, components)")
     g.add_argument("--vectors", help="word vectors: a folder made by `repro vectors` (loads in a second, "
                                      "memory-mapped), or a word2vec .bin, word2vec or GloVe text file")
     g.add_argument("--df", help="document frequencies with their words (.npz, repro.store.save_word_df)")
@@ -40,6 +41,52 @@ def add_encoder_options(ap: argparse.ArgumentParser) -> None:
     g.add_argument("--workers", type=int, help="threads that encode (default: one per core, at most 8; any "
                                                "number gives the same vectors)")
     add_quiet_option(ap)
+
+
+def add_word_map_options(ap: argparse.ArgumentParser) -> None:
+    """The options of an encoder beyond the paper (``repro train``; the other commands read them
+    from the encoder file): Encoder's ``word_weights``, ``whiten``, ``components``,
+    ``frequencies``, ``usif_length``, and fit's ``distance`` (:mod:`repro.wordmap`)."""
+    g = ap.add_argument_group("beyond the paper (saved in the encoder file; default: the paper's model)")
+    g.add_argument("--word-weights", choices=("sif", "usif"),
+                   help="a fixed weight per word times its vector before the learned weights: sif, a/(a + p(w)) "
+                        "with a = 1e-3; usif, Ethayarajh's a/(a/2 + p(w)) (default: none)")
+    g.add_argument("--whiten", choices=("centre", "zipf"),
+                   help="map the unit-length word vectors first: centre, subtract the p(w)-weighted mean; zipf, "
+                        "Zipfian whitening C^(-1/2)(e - mean) (Yokoi et al. 2024) (default: none)")
+    g.add_argument("--components", type=int, default=0,
+                   help="common components of the training texts' vectors to remove after learning the "
+                        "weights (SIF's removal; uSIF's scaled one with --word-weights usif) (default: 0)")
+    g.add_argument("--frequencies", default="corpus",
+                   help="where p(w) of --word-weights and --whiten comes from: corpus (the word counts of "
+                        "--corpus, or of a --df file that holds them; `repro df` writes them) or "
+                        "wordfreq:<language>, e.g. wordfreq:en (the wordfreq package, the extra freq) "
+                        "(default: corpus)")
+    g.add_argument("--usif-length", type=float,
+                   help="uSIF's mean text length (default: that of the training couples' distinct texts)")
+    g.add_argument("--distance", default="euclidean", choices=("euclidean", "cosine"),
+                   help="what the losses measure while learning: euclidean (the paper's) or cosine (1 - cos); "
+                        "the encoder still scores by euclidean unless similarity/evaluate get --metric cosine "
+                        "(default: euclidean)")
+
+
+def word_map_options(args) -> dict:
+    """Encoder's options of :func:`add_word_map_options` (none for a command without them),
+    each checked by its option's name."""
+    if not hasattr(args, "word_weights"):
+        return {}
+    from repro.frequencies import parse_source
+
+    if args.components < 0:
+        raise InputError("--components", f"must be at least 0, got {args.components}")
+    if args.usif_length is not None and not args.usif_length > 0:
+        raise InputError("--usif-length", f"must be a positive number, got {args.usif_length:g}")
+    try:
+        parse_source(args.frequencies)
+    except InputError as err:
+        raise InputError("--frequencies", err.cause) from None
+    return dict(word_weights=args.word_weights, whiten=args.whiten, components=args.components,
+                frequencies=args.frequencies, usif_length=args.usif_length)
 
 
 def add_tokeniser_option(ap, default: str | None = None) -> None:
@@ -92,7 +139,8 @@ def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
         raise InputError("--df/--corpus", "give exactly one: a df file, or a corpus to count document frequencies in")
     corpus = store.read_texts(args.corpus) if args.corpus else None
     options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=progress,
-                   workers=_workers(args), metric=metric or "euclidean", tokeniser=tokeniser or "paper")
+                   workers=_workers(args), metric=metric or "euclidean", tokeniser=tokeniser or "paper",
+                   **word_map_options(args))
     df = _exists(args.df) if args.df else None
     if weights:
         return Encoder.pretrained(_exists(args.vectors), df, **options)
