@@ -94,3 +94,57 @@ def test_the_layout_doc_lists_the_layers_of_setup_cfg():
     """docs/LAYOUT.md's layer table holds setup.cfg's layers exactly, in order (a layer added,
     moved or renamed in one and not the other fails here)."""
     assert _doc_layers(os.path.join(ROOT, "docs", "LAYOUT.md")) == _layers()
+
+
+def import_cycles(packages, path: str) -> list[list[str]]:
+    """The import cycles among the modules of ``packages`` under ``path`` (every import statement,
+    those inside functions too, as grimp reads them): each strongly connected component of more
+    than one module of the directed import graph, found by Tarjan's algorithm."""
+    import grimp
+
+    sys.path.insert(0, path)
+    try:
+        graph = grimp.build_graph(*packages, cache_dir=None)
+    finally:
+        sys.path.remove(path)
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.find_modules_directly_imported_by(v)):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while not comp or comp[-1] != v:
+                comp.append(stack.pop())
+                on.discard(comp[-1])
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for m in sorted(graph.modules):
+        if m not in index:
+            visit(m)
+    return found
+
+
+def test_no_module_imports_itself_through_others():
+    """0 import cycles in repro, experiments and benchmarks (the layers contract cannot see a cycle
+    inside one package of a layer, such as repro.data)."""
+    assert import_cycles(("repro", "experiments", "benchmarks"), ROOT) == []
+
+
+def test_the_cycle_check_finds_a_cycle(tmp_path):
+    pkg = tmp_path / "cyclepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from cyclepkg import b  # inside a function, still an import\n")
+    (pkg / "b.py").write_text("from cyclepkg import c\n")
+    (pkg / "c.py").write_text("import cyclepkg.a\n")
+    (pkg / "d.py").write_text("import cyclepkg.a\n")
+    assert import_cycles(("cyclepkg",), str(tmp_path)) == [["cyclepkg.a", "cyclepkg.b", "cyclepkg.c"]]
