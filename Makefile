@@ -61,8 +61,10 @@ endif
 # every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
 TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # the project's source files a module imports, itself included (tests/test_makefile.py checks
-# every product's list against the real imports)
-deps = $(shell $(PYTHON3) experiments/deps.py $(1))
+# every product's list against the real imports); one python3 reads every module's list, once a run
+DEPS_TABLE := $(shell $(PYTHON3) experiments/deps.py --table)
+COMMA := ,
+deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
 
 .PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-gpu weights clean-data help
 all: table1
