@@ -242,6 +242,11 @@ $(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vec
 
 TWITTER_KAPPA ?= wikivar
 KAPPA_MODEL := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/models/wikivar-median.npz)
+# kappa's source is part of the median models' inputs: changing TWITTER_KAPPA retrains them (only them)
+KAPPA_ID := $(DATA)/.twitter-kappa-$(TWITTER_KAPPA)
+$(KAPPA_ID):
+	@mkdir -p $(DATA) && rm -f $(DATA)/.twitter-kappa-* && touch $@
+$(foreach s,$(TWITTER),$(DATA)/models/$(s)-median.npz): $(KAPPA_ID)
 # one pattern rule per column: $(DATA)/models/<column>-<loss>.npz (more specific than the Wikipedia rule)
 define TWEET_MODEL_RULE
 $(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(KAPPA_MODEL) $(call deps,experiments.train_weights)
