@@ -61,8 +61,10 @@ endif
 # every stage's wall time lands in $(DATA)/timings/<stage>.json (Table 1 provenance)
 TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # the project's source files a module imports, itself included (tests/test_makefile.py checks
-# every product's list against the real imports)
-deps = $(shell $(PYTHON3) experiments/deps.py $(1))
+# every product's list against the real imports); one python3 reads every module's list, once a run
+DEPS_TABLE := $(shell $(PYTHON3) experiments/deps.py --table)
+COMMA := ,
+deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
 
 .PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-scoring scale-gpu weights clean-data help
 all: table1
@@ -241,6 +243,11 @@ $(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vec
 
 TWITTER_KAPPA ?= wikivar
 KAPPA_MODEL := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/models/wikivar-median.npz)
+# kappa's source is part of the median models' inputs: changing TWITTER_KAPPA retrains them (only them)
+KAPPA_ID := $(DATA)/.twitter-kappa-$(TWITTER_KAPPA)
+$(KAPPA_ID):
+	@mkdir -p $(DATA) && rm -f $(DATA)/.twitter-kappa-* && touch $@
+$(foreach s,$(TWITTER),$(DATA)/models/$(s)-median.npz): $(KAPPA_ID)
 # one pattern rule per column: $(DATA)/models/<column>-<loss>.npz (more specific than the Wikipedia rule)
 define TWEET_MODEL_RULE
 $(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(KAPPA_MODEL) $(call deps,experiments.train_weights)

@@ -1,8 +1,10 @@
 """The project's source files that a module imports, directly or not, itself included.
 
-    python3 experiments/deps.py experiments.train_weights   ->  experiments/files.py ... repro/train.py
+    python3 experiments/deps.py experiments.train_weights   ->  experiments/__init__.py ... repro/train.py
+    python3 experiments/deps.py --table    ->  one word per module: MODULE=FILE,FILE,...
 
-Used by the Makefile, so that every product depends on exactly the code that makes it. The
+Used by the Makefile, so that every product depends on exactly the code that makes it: it reads
+``--table`` once a run (one interpreter for every rule, not one per rule). The
 imports are read statically (``ast``; imports inside functions count too), so it runs with any
 Python 3 and imports nothing. ``python -m repro <command>`` modules come from repro.cli.COMMANDS.
 """
@@ -10,6 +12,7 @@ Python 3 and imports nothing. ``python -m repro <command>`` modules come from re
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import sys
 
@@ -28,7 +31,8 @@ def module_file(name: str) -> str | None:
     return None
 
 
-def _imported(path: str, name: str) -> set[str]:
+@functools.lru_cache(maxsize=None)
+def _imported(path: str, name: str) -> frozenset[str]:
     """Project modules named by the import statements of one file."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
@@ -46,7 +50,7 @@ def _imported(path: str, name: str) -> set[str]:
                 mod = node.module or ""
             out.add(mod)
             out.update(f"{mod}.{a.name}" for a in node.names)  # "from pkg import module"
-    return {m for m in out if module_file(m)}
+    return frozenset(m for m in out if module_file(m))
 
 
 def closure(name: str) -> set[str]:
@@ -68,11 +72,31 @@ def files(name: str) -> list[str]:
     return sorted(os.path.relpath(module_file(m), ROOT) for m in closure(name))
 
 
+def modules() -> list[str]:
+    """Every module of the project's packages, sorted (``a/b.py`` -> ``a.b``, ``a/__init__.py`` -> ``a``)."""
+    out = []
+    for package in PACKAGES:
+        for folder, dirs, names in os.walk(os.path.join(ROOT, package)):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            base = os.path.relpath(folder, ROOT).split(os.sep)
+            out.extend(".".join(base if n == "__init__.py" else base + [n[:-3]]) for n in names if n.endswith(".py"))
+    return sorted(out)
+
+
+def table() -> str:
+    """``MODULE=FILE,FILE,...`` for every module of :func:`modules`, one word each: the Makefile's
+    ``deps`` picks its module's word, so one interpreter serves every rule."""
+    return " ".join(f"{m}={','.join(files(m))}" for m in modules())
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
-        print("usage: python3 experiments/deps.py MODULE...", file=sys.stderr)
+        print("usage: python3 experiments/deps.py MODULE... | --table", file=sys.stderr)
         return 2
+    if argv == ["--table"]:
+        print(table())
+        return 0
     missing = [m for m in argv if not module_file(m)]
     if missing:
         print(f"error: {', '.join(missing)}: not a module of this project", file=sys.stderr)

@@ -11,9 +11,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 THRESHOLDS = np.linspace(0.0, 1.0, 1001)
+
+
+def _binomtest(k: int, n: int, p: float = 0.5, **options):
+    """``scipy.stats.binomtest``, imported at its first call: scipy.stats takes half a second of
+    CPU to import, and most processes that import this module (training, the commands) test nothing."""
+    from scipy.stats import binomtest
+
+    return binomtest(k, n, p, **options)
 
 
 def _scores_labels(scores, labels, name: str):
@@ -136,7 +143,7 @@ def binomial_test(errors_a: int, n_a: int, errors_b: int, n_b: int) -> float:
         if not (0 <= int(k) <= int(n)) or int(n) < 1:
             raise ValueError(f"errors_{name}={k} and n_{name}={n}: need 0 <= errors <= n and n >= 1")
     p0 = errors_a / n_a
-    return float(stats.binomtest(int(errors_b), int(n_b), p0, alternative="two-sided").pvalue)
+    return float(_binomtest(int(errors_b), int(n_b), p0, alternative="two-sided").pvalue)
 
 
 def mcnemar_test(wrong_a, wrong_b) -> tuple[float, int, int]:
@@ -151,7 +158,7 @@ def mcnemar_test(wrong_a, wrong_b) -> tuple[float, int, int]:
     if wrong_a.shape != wrong_b.shape or wrong_a.ndim != 1:
         raise ValueError(f"wrong_a {wrong_a.shape} and wrong_b {wrong_b.shape}: need two (P,) arrays of one length")
     b, c = int(np.sum(wrong_a & ~wrong_b)), int(np.sum(~wrong_a & wrong_b))
-    p = 1.0 if b + c == 0 else float(stats.binomtest(min(b, c), b + c, 0.5, alternative="two-sided").pvalue)
+    p = 1.0 if b + c == 0 else float(_binomtest(min(b, c), b + c, 0.5, alternative="two-sided").pvalue)
     return p, b, c
 
 
@@ -163,7 +170,7 @@ def binomial_ci(errors: int, n: int, level: float = 0.95) -> tuple[float, float]
     """
     if not (0 <= int(errors) <= int(n)) or int(n) < 1:
         raise ValueError(f"errors={errors} and n={n}: need 0 <= errors <= n and n >= 1")
-    ci = stats.binomtest(int(errors), int(n)).proportion_ci(confidence_level=level, method="exact")
+    ci = _binomtest(int(errors), int(n)).proportion_ci(confidence_level=level, method="exact")
     return float(ci.low), float(ci.high)
 
 

@@ -1,18 +1,25 @@
 """Fixtures shared by the test modules, and the test-session set-up: ``REPRO_REQUIRE_GPU=1``
-(``make test-gpu``) refuses to run on the CPU. ``repro`` is imported first, so the tests run
+(``make test-gpu``) refuses to run on the CPU, and every compilation of the session goes to one
+JAX compilation cache in a temporary folder (tests/compilecache.py). ``repro`` is imported first, so the tests run
 under the same kernel pins as the chain."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import repro  # noqa: F401 - the kernel pins (repro/kernels.py), before any test imports NumPy
 import pytest
 
+import compilecache
 from wikixml import export_xml
 
 
 def pytest_configure(config):
+    folder = tempfile.mkdtemp(prefix="repro-jax-cache-")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    compilecache.enable(folder)
     if os.environ.get("REPRO_REQUIRE_GPU") == "1":
         import jax
 

@@ -14,6 +14,8 @@ from repro import cli, store
 from repro.encoder import Encoder
 from repro.docfreq import DocFreq
 
+import compilecache
+
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
 
 
@@ -138,18 +140,33 @@ def test_bad_inputs_give_one_line_and_status_1(files, tmp_path, capsys):
     assert "--workers: must be at least 1, got 0" in run_error(capsys, ["similarity", "a", "b", *base, "--workers", "0"])
 
 
+def _module(args, cwd, environ) -> subprocess.Popen:
+    """``python -W error -m repro ARGS`` started in a fresh process: every warning is an error, or a line."""
+    env = {**environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    return subprocess.Popen([sys.executable, "-W", "error", "-m", "repro", *map(str, args)], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def run_modules(runs, cwd) -> list[subprocess.CompletedProcess]:
+    """:func:`_module` of each argument list, all started together (none may read what another
+    writes). Several together compile for themselves: JAX warns when it reads a cache entry that
+    another process is still writing, and a warning is an error here."""
+    environ = compilecache.without() if len(runs) > 1 else os.environ
+    procs = [_module(args, cwd, environ) for args in runs]
+    outs = [p.communicate() for p in procs]
+    return [subprocess.CompletedProcess(p.args, p.returncode, *out) for p, out in zip(procs, outs)]
+
+
 def run_module(args, cwd) -> subprocess.CompletedProcess:
     """``python -W error -m repro ARGS`` in a fresh process: every warning is an error, or a line."""
-    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
-    return subprocess.run([sys.executable, "-W", "error", "-m", "repro", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True)
+    return run_modules([args], cwd)[0]
 
 
 def test_similarity_of_two_texts_prints_its_score_and_nothing_else(files, tmp_path):
     assert run_module(["vectors", files / "vec.txt", tmp_path / "folder"], tmp_path).returncode == 0
-    for vectors in (files / "vec.txt", tmp_path / "folder"):
-        out = run_module(["similarity", "Alpha beta", "beta gamma", "--vectors", vectors, "--corpus",
-                          files / "corpus.txt"], tmp_path)
+    outs = run_modules([["similarity", "Alpha beta", "beta gamma", "--vectors", vectors, "--corpus", files / "corpus.txt"]
+                        for vectors in (files / "vec.txt", tmp_path / "folder")], tmp_path)
+    for out in outs:
         assert out.returncode == 0 and out.stderr == ""
         assert out.stdout.count("\n") == 1 and float(out.stdout) < 0  # minus a distance
 
@@ -167,8 +184,12 @@ def test_every_command_runs_without_a_warning_under_W_error(files, tmp_path):
                        tmp_path / "scores.txt", "--quiet"],
         "evaluate": ["evaluate", "--couples", files / "couples.tsv", "--model", tmp_path / "enc.npz", "--metric", "cosine"],
     }
-    for name, args in runs.items():
-        out = run_module(args, tmp_path)
+    # in three rounds, each started together: a command starts after those whose files it reads
+    outs = {}
+    for names in (("vectors", "encode"), ("train",), ("similarity", "evaluate")):
+        outs.update(zip(names, run_modules([runs[n] for n in names], tmp_path)))
+    assert list(outs) == list(runs)
+    for name, out in outs.items():
         assert out.returncode == 0 and out.stderr == "", (name, out.stderr[-2000:])
     assert json.loads(out.stdout)["metric"] == "cosine"
     assert np.load(tmp_path / "X.npy").shape == (2, 5) and np.loadtxt(tmp_path / "scores.txt").shape == (80,)

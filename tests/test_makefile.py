@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -55,11 +56,22 @@ def recipe_module(recipe: str) -> str | None:
     return m.group(1) if m else None
 
 
-@pytest.mark.parametrize("module", ["experiments.train_weights", "experiments.score", "experiments.tables",
-                                    "experiments.figures", *sorted(m for m, _ in COMMANDS.values())])
-def test_static_dependencies_cover_the_real_imports(module):
+MODULES = ["experiments.train_weights", "experiments.score", "experiments.tables", "experiments.figures",
+           *sorted(m for m, _ in COMMANDS.values())]
+
+
+@pytest.fixture(scope="module")
+def imported():
+    """:func:`runtime_imports` of every module of :data:`MODULES`, two interpreters at a time."""
+    with ThreadPoolExecutor(2) as pool:
+        futures = {m: pool.submit(runtime_imports, m) for m in MODULES}
+        yield futures
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_static_dependencies_cover_the_real_imports(module, imported):
     static = set(deps.files(module))
-    missing = runtime_imports(module) - static
+    missing = imported[module].result() - static
     assert not missing, f"{module} imports {sorted(missing)} but experiments/deps.py does not list them"
     assert all(os.path.isfile(os.path.join(ROOT, f)) for f in static)
 

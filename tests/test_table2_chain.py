@@ -81,20 +81,28 @@ def workspace(tmp_path_factory):
     return root, data, stamp
 
 
-def make(root, data, stamp, tweets_arg, results="results", *extra):
-    cmd = ["make", "-s", f"DATA={data}", f"RESULTS={root / results}", f"PY={sys.executable}", f"STAMP={stamp}",
-           f"TWEETS={tweets_arg}", "-o", str(stamp), "-o", str(data / "paragraphs.tsv"),
+def make(root, data, stamp, tweets_arg, results="results", *extra, jobs=1):
+    cmd = ["make", "-s", f"-j{jobs}", f"DATA={data}", f"RESULTS={root / results}", f"PY={sys.executable}",
+           f"STAMP={stamp}", f"TWEETS={tweets_arg}", "-o", str(stamp), "-o", str(data / "paragraphs.tsv"),
            "-o", str(data / "w2v" / "vectors.npy"), "-o", str(data / "df.npz"),
            "-o", str(data / "models" / "wikivar-median.npz"), *extra, "table2"]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
 
 
-def test_make_table2_end_to_end(workspace):
+@pytest.fixture(scope="module")
+def table2(workspace):
+    """``make -j2 table2`` on 160 tweets and a malformed line: the paper's kappa (the wikivar
+    median model's). Two jobs: the three columns' stages are independent of each other."""
     root, data, stamp = workspace
     path = root / "tweets.jsonl"
     path.write_text("".join(json.dumps(t) + "\n" for t in tweets()) + "not json at all\n")
-    out = make(root, data, stamp, str(path))
+    out = make(root, data, stamp, str(path), jobs=2)
     assert out.returncode == 0, out.stderr[-3000:]
+    return path
+
+
+def test_make_table2_end_to_end(workspace, table2):
+    root, data, stamp = workspace
     res = root / "results"
     for ext in ("md", "csv", "tex", "json"):
         assert (res / f"table2.{ext}").stat().st_size > 100
@@ -147,16 +155,21 @@ def test_make_table2_end_to_end(workspace):
     assert "wikivar-median.npz" in readme
 
 
-def test_make_table2_kappa_by_cross_validation_on_request(workspace):
+def test_make_table2_kappa_by_cross_validation_on_request(workspace, table2):
+    """TWITTER_KAPPA=cv after a run with the paper's kappa: the median models are retrained with
+    kappa searched on the tweets, and nothing else before the scores is redone."""
     root, data, stamp = workspace
-    path = root / "tweets-cv.jsonl"
-    path.write_text("".join(json.dumps(t) + "\n" for t in tweets(seed=1)))
-    out = make(root, data, stamp, str(path), "results-cv", "TWITTER_KAPPA=cv")
+    kept = [data / s / "couples.jsonl" for s in COLUMNS] + [data / s / "train.npz" for s in COLUMNS] + [
+        data / "models" / f"{s}-contrastive.npz" for s in COLUMNS]
+    before = {p: p.stat().st_mtime_ns for p in kept}
+    out = make(root, data, stamp, str(table2), "results-cv", "TWITTER_KAPPA=cv", jobs=2)
     assert out.returncode == 0, out.stderr[-3000:]
+    assert {p: p.stat().st_mtime_ns for p in kept} == before
     prov = json.loads((root / "results-cv" / "table2.json").read_text())
     for s in COLUMNS:
         m = prov["models"][f"{s}-median"]
         assert m["kappa_source"] == "cv" and m["kappa"] in m["cv_grid"]
+        assert prov["models"][f"{s}-contrastive"]["kappa"] is None
 
 
 @pytest.mark.parametrize("case", ["empty", "malformed", "no-couples"])

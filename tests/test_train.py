@@ -11,6 +11,7 @@ from repro.scoring import learned_pair_scores
 from repro.prepared import prepare
 from repro.train import TrainConfig, batch_loss, make_step, make_trainer, next_rate, train
 
+import compilecache
 from synthetic import signal_pairs
 
 
@@ -293,17 +294,33 @@ print(run.cv.errors.tobytes().hex(), run.weights.tobytes().hex(), run.history.to
 """
 
 
-def test_two_processes_give_bitwise_same_results():
-    """Kappa search and training, each in a fresh process: every bit the same (on a GPU this
-    needs repro.jitting's options: autotuning may pick another kernel in each process)."""
+def _fresh_processes(code: str, envs: list[dict]) -> list[list[str]]:
+    """``python -c code`` once per environment, and the words each printed. Each compiles every
+    program itself (no compilation cache); on the CPU they run side by side (on a GPU one at a
+    time: each process takes most of its memory)."""
     import os
     import subprocess
     import sys
 
     here = os.path.dirname(os.path.abspath(__file__))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(here), os.environ.get("PYTHONPATH")]))}
-    outs = [subprocess.run([sys.executable, "-c", _TWO_PROCESSES, here], capture_output=True, text=True, env=env, check=True)
-            .stdout.split() for _ in range(2)]
+    path = os.pathsep.join(filter(None, [os.path.dirname(here), os.environ.get("PYTHONPATH")]))
+    together = jax.default_backend() == "cpu"
+    procs, outs = [], []
+    for env in envs:
+        procs.append(subprocess.Popen([sys.executable, "-c", code, here], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True, env={**compilecache.without(), "PYTHONPATH": path, **env}))
+        if not together:
+            outs.append(procs[-1].communicate())
+    outs = outs or [p.communicate() for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+    return [out.split() for out, _ in outs]
+
+
+def test_two_processes_give_bitwise_same_results():
+    """Kappa search and training, each in a fresh process: every bit the same (on a GPU this
+    needs repro.jitting's options: autotuning may pick another kernel in each process)."""
+    outs = _fresh_processes(_TWO_PROCESSES, [{}, {}])
     assert len(outs[0]) == 3 and outs[0] == outs[1]
 
 
@@ -323,18 +340,7 @@ print(jax.device_count(), cv.errors.tobytes().hex(), cv.weights.tobytes().hex(),
 
 def test_kappa_search_sharded_over_four_devices_is_bitwise_one_device():
     """The kappa x fold runs split across 4 (forced) CPU devices give every bit of one device."""
-    import os
-    import subprocess
-    import sys
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    base = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(here), os.environ.get("PYTHONPATH")]))}
-    base.pop("XLA_FLAGS", None)
-    outs = []
-    for flags in ("", "--xla_force_host_platform_device_count=4"):
-        env = {**base, "XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu"}
-        outs.append(subprocess.run([sys.executable, "-c", _SHARDED, here], capture_output=True, text=True, env=env,
-                                   check=True).stdout.split())
+    outs = _fresh_processes(_SHARDED, [{"XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu"}
+                                       for flags in ("", "--xla_force_host_platform_device_count=4")])
     assert [o[0] for o in outs] == ["1", "4"]
     assert outs[0][1:] == outs[1][1:]
-
