@@ -53,7 +53,7 @@ from repro.settings import KAPPA_GRID, N_MAX
 from repro.modelrecord import ModelRecord
 from repro.checks import check_weights
 from repro.errors import InputError
-from repro.text import drops_letters, fingerprint, token_lists, tokeniser as tokeniser_named
+from repro.text import fingerprint, token_lists, tokeniser as tokeniser_named
 from repro.textmetric import check_metric, couple_scores
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
@@ -315,28 +315,27 @@ class Encoder:
             raise ValueError(f"{name}: expected a list of texts, got a single string")
         if not isinstance(texts, list):
             texts = list(texts)
+        hits = [] if self.settings["tokeniser"] == "paper" and "letters" not in self._warned else None
         try:
-            tokens = token_lists(texts, self._tokenise, name)
+            tokens = token_lists(texts, self._tokenise, name, dropped=hits)
         except ValueError as err:
             raise ValueError(str(err)) from None
-        if tokens is not texts and self.settings["tokeniser"] == "paper" and "letters" not in self._warned:
-            self._warn_dropped_letters(texts, tokens, name)
+        if hits:
+            self._warn_dropped_letters(texts, tokens, hits, name)
         return tokens
 
     def _warn_once(self, key: str, warning: Warning) -> None:
         self._warned.add(key)
         warnings.warn(warning, stacklevel=5)
 
-    def _warn_dropped_letters(self, texts: list, tokens: list, name: str) -> None:
-        """Warn once per encoder when the paper's rule dropped letters of some raw texts."""
-        hits = [i for i, t in enumerate(texts) if isinstance(t, str) and drops_letters(t)]
-        if hits:
-            first = texts[hits[0]]
-            shown = first if len(first) <= 40 else first[:37] + "..."
-            self._warn_once("letters", TokeniserWarning(
-                f"{len(hits)} of {len(texts)} {name} hold letters outside a-z, which the paper's tokeniser drops "
-                f"(first: {name}[{hits[0]}], {shown!r} -> {tokens[hits[0]][:8]}); tokeniser='unicode' "
-                "(--tokeniser unicode) keeps them"))
+    def _warn_dropped_letters(self, texts: list, tokens: list, hits: list, name: str) -> None:
+        """Warn once per encoder that the paper's rule dropped letters of the raw texts ``hits``."""
+        first = texts[hits[0]]
+        shown = first if len(first) <= 40 else first[:37] + "..."
+        self._warn_once("letters", TokeniserWarning(
+            f"{len(hits)} of {len(texts)} {name} hold letters outside a-z, which the paper's tokeniser drops "
+            f"(first: {name}[{hits[0]}], {shown!r} -> {tokens[hits[0]][:8]}); tokeniser='unicode' "
+            "(--tokeniser unicode) keeps them"))
 
     def _check_df_coverage(self, tokens: list) -> None:
         """Warn once per encoder when many of the first chunk's words with a vector are not in

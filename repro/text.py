@@ -116,11 +116,16 @@ def tokens(text, tokenise=tokenise, name: str = "text"):
     raise ValueError(f"{name}: expected a string or a list of string tokens, got {type(text).__name__}")
 
 
-def token_lists(texts, tokenise=tokenise, name: str = "texts") -> list:
+def token_lists(texts, tokenise=tokenise, name: str = "texts", dropped: list | None = None) -> list:
     """Texts (raw strings or token lists, :func:`tokens`) as a list of token lists. A list of
-    lists is returned as it is (the common case: one pass, no copy)."""
+    lists is returned as it is (the common case: one pass, no copy).
+
+    ``dropped``: a list to which the index of every raw string holding letters outside a-z
+    (:func:`drops_letters`, which the paper's rule drops) is appended, in the same pass."""
     if isinstance(texts, list) and all(type(t) is list for t in texts):
         return texts
+    if dropped is not None:
+        dropped.extend(i for i, t in enumerate(texts) if isinstance(t, str) and drops_letters(t))
     return [tokens(t, tokenise, f"{name}[{i}]") for i, t in enumerate(texts)]
 
 

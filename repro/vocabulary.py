@@ -141,8 +141,9 @@ class Vocabulary:
         """(total tokens,) int64 word index of every token of ``texts`` (token lists) in order,
         -1 for an out-of-vocabulary one: the lookup of :meth:`rows`, for a caller that walks the
         tokens itself (the Wikipedia windows, :mod:`repro.data.wikipedia.wikipairs`)."""
-        ranks = self.lookup.ranks(texts)
-        return np.where(ranks == self.lookup.sentinel, -1, self.word_of_rank[ranks]).astype(np.int64)
+        word_of_rank, lookup = self.word_of_rank, self.lookup
+        ranks = lookup.ranks(texts)
+        return np.where(ranks == lookup.sentinel, -1, word_of_rank[ranks]).astype(np.int64)
 
     def pack(self, flat, lengths, width: int) -> np.ndarray:
         """(number of texts, width) int32 rows of word indices already looked up: ``flat`` holds

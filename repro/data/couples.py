@@ -152,7 +152,7 @@ def make_splits(packed: np.ndarray, lengths: np.ndarray, groups: np.ndarray, rng
         raise ValueError(f"{n_rel} related couple(s), at least {len(SPLITS)} needed (one per split)")
     pair_groups = np.asarray(groups)[0::2]
     groups = np.asarray(groups)
-    out, counts, dropped, clusters = {}, {}, {}, {}
+    chosen, counts, dropped, clusters = {}, {}, {}, {}
     for (name, _), rel in zip(SPLITS, _assign(pair_groups, by, rng)):
         kept = balance_groups(rel, pair_groups, rng)
         dropped[name] = int(rel.size - kept.size)
@@ -168,9 +168,11 @@ def make_splits(packed: np.ndarray, lengths: np.ndarray, groups: np.ndarray, rng
         labels = np.concatenate([np.ones(len(rel), np.int8), np.zeros(len(matched), np.int8)])
         shuffle = rng.permutation(len(labels))
         a_idx, b_idx, labels = a_idx[shuffle], b_idx[shuffle], labels[shuffle]
-        out[name] = from_rows(packed, lengths, a_idx, b_idx, labels)
+        chosen[name] = a_idx, b_idx, labels
         clusters[name] = groups[a_idx].astype(np.int64)
         counts[name] = {"related": int(labels.sum()), "unrelated": int((labels == 0).sum()),
                         "total": int(len(labels)), "groups": int(len(np.unique(pair_groups[rel]))),
                         **cluster_counts(clusters[name], labels)}
+    # every split's couples assembled after the splits are drawn: the rows pass to pairset once
+    out = {name: from_rows(packed, lengths, *idx) for name, idx in chosen.items()}
     return out, counts, dropped, clusters

@@ -188,6 +188,7 @@ def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by:
     n_rel = len(lengths) // 2
     if n_rel == 0:
         raise InputError(paragraphs, f"corpus too small: no paragraph holds two {setting} windows of in-vocabulary words")
+    vocab_size, n_docs = len(vocab), vocab.n_docs  # read before packing: the couples never come back to the vocabulary
     packed = vocab.pack(flat, lengths, cfg.width)
     try:
         out, counts, dropped, clusters = couples.make_splits(packed, lengths, arts, rng, by=split_by)
@@ -206,8 +207,8 @@ def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by:
         "max_related": max_related,
         "dropped_for_balance": dropped,
         "text_length_mean": round(float(lengths.mean()), 3),
-        "vocabulary": len(vocab),
-        "n_docs": vocab.n_docs,
+        "vocabulary": vocab_size,
+        "n_docs": n_docs,
         "corpus": stats,
         "paragraphs_file": os.path.abspath(paragraphs),
     }
