@@ -333,7 +333,7 @@ def _bottleneck(rows: dict, per_row: dict) -> str:
     return (f"The slowest row is **{slowest}** ({_hms(per_row[slowest])} a column, {100 * per_row[slowest] / sum(per_row.values()):.0f}%): "
             f"{rate:,.0f} couples/s under one encoding ({fastest}: {rows[fastest]['couples_per_s'] / rows[fastest]['scorings']:,.0f}), "
             f"and {passes:g} passes over a column's couples (the validation half under each of its grid's "
-            f"{r['grid_weightings']} weightings, every couple under each of its {r['scorings']} choices). The largest "
+            f"{r['grid_weightings']} weightings, every couple in each of its {r['scorings']} passes, one per word weighting its choices hold). The largest "
             f"peak is **{big}**'s, {_mb(rows[big]['peak_rss_mb'])}.")
 
 

@@ -93,24 +93,22 @@ def learned_weights(n_max: int) -> np.ndarray:
 
 
 def row_encodings(method, table, counts, idf, train, validation) -> tuple[list, dict]:
-    """The encodings that score ``method``'s couples, as ``experiments.score`` builds them (the
-    peers' chosen per metric on ``validation``; one scoring per distinct choice), and facts for
-    the projection: ``grid_weightings`` (word weightings a peer's select scores the validation
-    couples under) and the chosen hyperparameters."""
+    """The passes that score ``method``'s couples, as ``experiments.score`` makes them
+    (:func:`repro.peers.passes`: [(encoding, component sets, [(metric, set index)])]; the peers
+    chosen per metric on ``validation``, one pass per word weighting chosen), and facts for the
+    projection: ``grid_weightings`` (word weightings a peer's select scores the validation couples
+    under) and the chosen hyperparameters."""
     cfg = settings.setting(SETTING)
     weights = learned_weights(cfg.n_max)
-    if method in settings.LEARNED:
-        return [encodings.Encoding("rank", weights)], {"grid_weightings": 0}
-    if method in settings.BASELINES:
-        return [encodings.Encoding(method, idf if method in baselines.IDF_METHODS else None)], {"grid_weightings": 0}
+    if method in settings.LEARNED + settings.BASELINES:
+        enc = (encodings.Encoding("rank", weights) if method in settings.LEARNED
+               else encodings.Encoding(method, idf if method in baselines.IDF_METHODS else None))
+        return [(enc, [enc.components], [(m, 0) for m in settings.TABLE_METRICS])], {"grid_weightings": 0}
     name, w = ("learned", weights) if method in settings.BEYOND else (method, None)
     picked = peers.select(name, table, counts, train, validation, w, metrics=settings.TABLE_METRICS)
-    chosen = {}
-    for metric, (enc, params, _) in picked.items():
-        chosen.setdefault(tuple(sorted(params.items())), (enc, []))[1].append(metric)
+    chosen = {tuple(sorted(params.items())): None for _, params, _ in picked.values()}
     weightings = {tuple(sorted((k, v) for k, v in p.items() if k != "components")) for p in peers.GRIDS[name]}
-    return [enc for enc, _ in chosen.values()], {
-        "grid_weightings": len(weightings), "chosen": [dict(k) for k in chosen]}
+    return peers.passes(picked), {"grid_weightings": len(weightings), "chosen": [dict(k) for k in chosen]}
 
 
 def _timed(fn):
@@ -135,7 +133,8 @@ def measure_row(method: str, table_path: str, vocab: int, n: int, validation_n: 
     out.update(facts, scorings=len(encs))
 
     def score(p):
-        return [encodings.couple_scores(e, table, p, metrics=settings.TABLE_METRICS) for e in encs]
+        return [encodings.couple_scores(e, table, p, components=sets, metrics=[m for m, _ in picks])
+                for e, sets, picks in encs]
     # one chunk first: the compile (JAX rows) and first touches, a fixed cost apart from the rate
     out["warmup_s"] = _timed(lambda: score(pairs.take(slice(0, encodings.CHUNK))))[0]
     out["score_s"] = _timed(lambda: score(pairs))[0]

@@ -30,13 +30,38 @@ def _paper_row(method: str, weights: dict, idf, top_rule: str) -> encodings.Enco
     return encodings.Encoding(method, idf if method in baselines.IDF_METHODS else None, top_rule=top_rule)
 
 
-def _by_encoding(picked: dict) -> list:
-    """[(metrics, encoding)]: the metrics that chose the same hyperparameters share one scoring."""
-    groups = {}
-    for metric, (enc, params, _) in picked.items():
-        key = tuple(sorted(params.items()))
-        groups.setdefault(key, ([], enc))[0].append(metric)
-    return [(tuple(ms), enc) for ms, enc in groups.values()]
+def row_passes(table, weights: dict, idf, counts, train, validation, top_rule: str) -> tuple[dict, dict, dict]:
+    """Every method's passes over the couples, {method: [(encoding, component sets, [(metric,
+    set index)])]}: the paper's rows as they are, the peers' hyperparameters chosen on the
+    ``validation`` couples only, per metric (:func:`repro.peers.select`), one pass per word
+    weighting chosen (:func:`repro.peers.passes`). Returns (passes, the peers' choices, seconds)."""
+    rows, chosen, seconds = {}, {}, {}
+    for m in settings.METHODS:
+        enc = _paper_row(m, weights, idf, top_rule)
+        rows[m] = [(enc, [enc.components], [(metric, 0) for metric in settings.TABLE_METRICS])]
+    for m in settings.PEERS + settings.BEYOND:
+        t0 = time.perf_counter()
+        name, w = ("learned", weights["learned_median"]) if m in settings.BEYOND else (m, None)
+        picked = peers.select(name, table, counts, train, validation, w)
+        chosen[m] = {metric: {"params": params, "validation_split_error": err}
+                     for metric, (_, params, err) in picked.items()}
+        rows[m] = peers.passes(picked)
+        seconds[m] = time.perf_counter() - t0
+    return rows, chosen, seconds
+
+
+def score_split(rows: dict, table, split: str, pairs, seconds: dict) -> dict:
+    """{score key: (P,) scores} of one split's couples under every method's passes (``seconds``
+    gains each method's time)."""
+    out = {}
+    for m in settings.METHODS:
+        t0 = time.perf_counter()
+        for enc, sets, picks in rows[m]:
+            s = encodings.couple_scores(enc, table, pairs, components=sets, metrics=[mt for mt, _ in picks])
+            for j, (metric, i) in enumerate(picks):
+                out[settings.score_key(split, m, metric)] = s[i, j]
+        seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
+    return out
 
 
 def main(argv=None):
@@ -72,29 +97,15 @@ def main(argv=None):
                for loss in settings.LOSSES}
 
     table = encodings.Table(table)  # checked once, kept on the device for every row
-    out, seconds, chosen = {}, {}, {}
-    rows = {m: [(settings.TABLE_METRICS, _paper_row(m, weights, idf, args.top_rule))] for m in settings.METHODS}
-    for m in settings.PEERS + settings.BEYOND:  # hyperparameters by the validation couples only, per metric
-        t0 = time.perf_counter()
-        name, w = ("learned", weights["learned_median"]) if m in settings.BEYOND else (m, None)
-        picked = peers.select(name, table, counts, train, splits["validation"], w)
-        chosen[m] = {metric: {"params": params, "validation_split_error": err}
-                     for metric, (_, params, err) in picked.items()}
-        rows[m] = _by_encoding(picked)
-        seconds[m] = time.perf_counter() - t0
+    rows, chosen, seconds = row_passes(table, weights, idf, counts, train, splits["validation"], args.top_rule)
     meta["peers"] = chosen
+    out = {}
     if os.path.exists(layout.pairs_groups(cfg.source)):  # bootstrap units of the couples
         groups = store.load_groups(layout.pairs_groups(cfg.source), {s: p.size for s, p in splits.items()})
         out.update({f"{s}_group": groups[s] for s in splits})
     for split, pairs in splits.items():
         out[f"{split}_label"] = pairs.label
-        for m in settings.METHODS:
-            t0 = time.perf_counter()
-            for metrics, enc in rows[m]:
-                s = encodings.couple_scores(enc, table, pairs, metrics=metrics)[0]
-                for metric, row in zip(metrics, s):
-                    out[settings.score_key(split, m, metric)] = row
-            seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
+        out.update(score_split(rows, table, split, pairs, seconds))
     meta["seconds"] = seconds
     store.save_scores(args.out, out, meta)
     print(f"{args.setting}: scored {len(settings.METHODS)} methods on "

@@ -191,3 +191,20 @@ def select(name: str, table, counts, train, validation, weights=None, *, metrics
         best = min(results[m], key=lambda i: (results[m][i][1], i))
         out[m] = (results[m][best][0], dict(GRIDS[name][best]), results[m][best][1])
     return out
+
+
+def passes(picked: dict) -> list[tuple[Encoding, list, list]]:
+    """How to score the couples under :func:`select`'s choices in as few passes as there are word
+    weightings among them: [(encoding, component sets, [(metric, index of its set)])].
+
+    The metrics whose choices share a word weighting (every hyperparameter but the number of
+    components) share one pass of :func:`repro.encodings.couple_scores`, which computes each
+    chunk's text vectors once and removes every component set from them; a metric's scores are
+    the same bits as scoring its own choice alone."""
+    groups = {}  # word weighting -> (encoding, component sets by params, [(metric, set index)])
+    for metric, (enc, params, _) in picked.items():
+        weighting_key = tuple(sorted((k, v) for k, v in params.items() if k != "components"))
+        base, sets, picks = groups.setdefault(weighting_key, (enc, {}, []))
+        index = sets.setdefault(tuple(sorted(params.items())), (len(sets), enc.components))[0]
+        picks.append((metric, index))
+    return [(base, [c for _, c in sets.values()], picks) for base, sets, picks in groups.values()]

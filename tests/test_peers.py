@@ -124,6 +124,28 @@ def test_select_takes_the_lowest_validation_error_under_each_metric_and_never_th
         peers.select("bm25", table, counts, train, validation)
 
 
+def test_passes_share_a_weighting_and_give_each_metric_its_own_bits():
+    words, table, counts, train, (tok, lengths) = _case(seed=6, n_test=40)
+    pairs = PairSet(tok[:20], tok[20:], lengths[:20], lengths[20:], (np.arange(20) % 2).astype(np.int8))
+    sif = {a: {k: peers.fit("sif", table, counts, train, a=a, components=k) for k in (0, 1)} for a in (1e-3, 1e-2)}
+    cases = {  # picked per metric -> how many passes, and each metric's set index in its pass
+        "same choice": ({"euclidean": (sif[1e-3][1], {"a": 1e-3, "components": 1}, 0.1),
+                         "cosine": (sif[1e-3][1], {"a": 1e-3, "components": 1}, 0.2)}, [[0, 0]]),
+        "components differ": ({"euclidean": (sif[1e-3][0], {"a": 1e-3, "components": 0}, 0.1),
+                               "cosine": (sif[1e-3][1], {"a": 1e-3, "components": 1}, 0.2)}, [[0, 1]]),
+        "weightings differ": ({"euclidean": (sif[1e-3][1], {"a": 1e-3, "components": 1}, 0.1),
+                               "cosine": (sif[1e-2][1], {"a": 1e-2, "components": 1}, 0.2)}, [[0], [0]]),
+    }
+    for name, (picked, shape) in cases.items():
+        got = peers.passes(picked)
+        assert [[i for _, i in picks] for _, _, picks in got] == shape, name
+        for enc, sets, picks in got:
+            s = encodings.couple_scores(enc, table, pairs, components=sets, metrics=[m for m, _ in picks])
+            for j, (metric, i) in enumerate(picks):  # the same bits as scoring the metric's own choice alone
+                alone = encodings.scores(picked[metric][0], table, pairs, metric)
+                assert s[i, j].tobytes() == alone.tobytes(), (name, metric)
+
+
 def test_learned_weights_with_common_components_removed():
     from repro.model import represent
 
