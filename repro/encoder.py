@@ -48,7 +48,7 @@ import warnings
 
 import numpy as np
 
-from repro import gathersum, wordmap
+from repro import gathersum, transforms, wordmap
 from repro.settings import KAPPA_GRID, N_MAX
 from repro.modelrecord import ModelRecord
 from repro.checks import check_weights
@@ -268,7 +268,7 @@ class Encoder:
         width = self.dim if t.matrix is None else t.matrix.shape[1]
         table = np.empty((v + 1, width), np.float32)
         table[v] = 0.0  # unknown words and padding stay the zero row
-        wordmap.apply_rows(ranked, self._base[:v], table[:v])
+        transforms.apply(ranked, self._base[:v], out=table[:v])
         self._table = table
         if not self._remaps():
             self._base = None  # the map never changes again: no second table kept
@@ -603,8 +603,6 @@ MAP_PREFIX = "map_"
 
 def _load_word_map(enc: "Encoder", path: str, arrays: dict) -> None:
     """The word map and word counts an encoder file holds, checked and applied to ``enc``'s table."""
-    from repro import transforms
-
     parts = {k[len(MAP_PREFIX):]: a for k, a in arrays.items() if k.startswith(MAP_PREFIX)}
     if set(parts) != wordmap.parts(enc.settings["word_weights"], enc.settings["whiten"]):
         raise InputError(path, f"its word map ({', '.join(sorted(parts)) or 'none'}) does not match its options "

@@ -82,15 +82,20 @@ def blocks(rows: int, block: int | None = None) -> list[tuple[int, int]]:
     return list(zip(edges[:-1], edges[1:]))
 
 
-def apply(t: Transform, table) -> np.ndarray:
+def apply(t: Transform, table, out: np.ndarray | None = None) -> np.ndarray:
     """The (V, k) float32 transformed table scale_w (e_w - shift) @ matrix, computed in float64
     :data:`BLOCK` rows at a time: a table of at most :data:`BLOCK` rows in one product, as a whole;
     a larger one by blocks, each row as the whole table's product gives it up to BLAS's float64
-    rounding at the rows where its threads split the work, then rounded to float32."""
+    rounding at the rows where its threads split the work, then rounded to float32. Written into
+    ``out`` (V, k) float32 when given (it may be ``table`` itself: a block is read before it is
+    written)."""
     table = np.asarray(table)
     t = check(t, table.shape[0], table.shape[1])
     k = table.shape[1] if t.matrix is None else t.matrix.shape[1]
-    out = np.empty((table.shape[0], k), np.float32)
+    if out is None:
+        out = np.empty((table.shape[0], k), np.float32)
+    elif out.shape != (table.shape[0], k) or out.dtype != np.float32:
+        raise ValueError(f"out: need a ({table.shape[0]}, {k}) float32 array, got {out.shape} {out.dtype}")
     for start, stop in blocks(table.shape[0]):
         x = np.asarray(table[start:stop], np.float64)
         if t.shift is not None:

@@ -36,8 +36,6 @@ WORD_WEIGHTS = ("sif", "usif")
 WHITEN = ("centre", "zipf")
 SIF_A = 1e-3
 """SIF's a (Arora et al. 2017 recommend 1e-4 to 1e-3; fse's default, and the STS harness's)."""
-ROWS = 65_536
-"""Table rows mapped per step (the float64 intermediate stays near ROWS x d x 8 bytes)."""
 
 
 def check_options(word_weights, whiten, components, frequencies: str) -> tuple:
@@ -101,13 +99,3 @@ def word_map(table, counts, word_weights=None, whiten=None, usif_length: float |
         return Transform(scale=scale)
     t = transforms.zipf_whitening(table, peers.probabilities(counts), "centre" if whiten == "centre" else "whiten")
     return Transform(shift=t.shift, matrix=t.matrix, scale=scale)
-
-
-def apply_rows(t: Transform, table: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``out`` (V, k) float32 <- the rows s_w (e_w - shift) @ matrix of ``table`` (V, d), by
-    :func:`repro.transforms.apply`, :data:`ROWS` rows at a time (``out`` may be ``table``)."""
-    for start in range(0, table.shape[0], ROWS):
-        stop = min(start + ROWS, table.shape[0])
-        part = t if t.scale is None else t._replace(scale=t.scale[start:stop])
-        out[start:stop] = transforms.apply(part, table[start:stop])
-    return out

@@ -168,3 +168,14 @@ def test_apply_in_one_block_is_the_whole_table_product_bit_for_bit_and_by_blocks
     np.testing.assert_array_max_ulp(transforms.apply(t, table), whole, maxulp=1)
     shifted = transforms.apply(t._replace(shift=t.shift + 1.0), table)
     assert np.abs(shifted - whole).max() > 1e-3  # the comparison can fail
+
+
+def test_apply_writes_into_out_and_refuses_a_wrong_one():
+    rng = np.random.default_rng(9)
+    table = rng.normal(size=(7, 3)).astype(np.float32)
+    t = transforms.Transform(shift=rng.normal(size=3), matrix=rng.normal(size=(3, 3)), scale=rng.random(7) + 0.5)
+    want = transforms.apply(t, table)
+    same = table.copy()  # in place: each block is read before it is written
+    assert transforms.apply(t, same, out=same) is same and same.tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="out: need a"):
+        transforms.apply(t, table, out=np.empty((7, 2), np.float32))
