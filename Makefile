@@ -180,17 +180,25 @@ $(DATA)/models/%.npz: $(PAIRS) $(FORM_ID) $(call deps,experiments.train_weights)
 
 MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/models/$(s)-$(l).npz))
 
+# the learned family (not in the paper, repro/family.py): the median loss on every fixed word map
+# (centred, SIF, uSIF, Zipfian-whitened, common component removed, whitened and SIF) under both
+# training distances, kappa by CV over the family's grid; its winner on validation is a row of the tables
+$(DATA)/family/%/summary.json: $(PAIRS) $(call deps,experiments.train_family)
+	$(TIMED) family-$* -- $(PY) -m experiments.train_family --data $(DATA) --setting $* --seed $(SEED)
+.SECONDARY: $(DATA)/family/wiki20/summary.json $(DATA)/family/wikivar/summary.json
+
 # ---- scores of every method on validation and test couples ------------------------------
 OTHER_ID := $(DATA)/.other-$(shell echo '$(OTHER_VECTORS)' | md5sum | cut -c1-8)
 $(OTHER_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.other-* && touch $@
 
 SCORING := $(call deps,experiments.score)
-$(DATA)/scores/wiki20.npz: $(DATA)/models/wiki20-contrastive.npz $(DATA)/models/wiki20-median.npz $(SCORING)
+$(DATA)/scores/wiki20.npz: $(DATA)/models/wiki20-contrastive.npz $(DATA)/models/wiki20-median.npz $(DATA)/family/wiki20/summary.json $(SCORING)
 	$(TIMED) scores-wiki20 -- $(PY) -m experiments.score --data $(DATA) --setting wiki20 --out $@
-$(DATA)/scores/wikivar.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(SCORING)
+$(DATA)/scores/wikivar.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(DATA)/family/wikivar/summary.json $(SCORING)
 	$(TIMED) scores-wikivar -- $(PY) -m experiments.score --data $(DATA) --setting wikivar --out $@
-$(DATA)/scores/other.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(SCORING) $(OTHER_ID)
+$(DATA)/scores/other.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz \
+                         $(DATA)/family/wikivar/summary.json $(SCORING) $(OTHER_ID)
 	$(TIMED) scores-other -- $(PY) -m experiments.score --data $(DATA) --setting other --out $@ \
 	    $(if $(OTHER_VECTORS),--other-vectors $(OTHER_VECTORS))
 
@@ -255,9 +263,17 @@ $(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(KAPPA_MODEL) $(call deps,
 	    --seed $$(SEED) --out $$@ $$(if $$(and $$(KAPPA_MODEL),$$(filter median,$$*)),--kappa-from $$(KAPPA_MODEL))
 endef
 $(foreach s,$(TWITTER),$(eval $(call TWEET_MODEL_RULE,$(s))))
+# the learned family of every column, each member's kappa from the wikivar family's (or by CV)
+KAPPA_FAMILY := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/family/wikivar/summary.json)
+TWEET_FAMILIES := $(foreach s,$(TWITTER),$(DATA)/family/$(s)/summary.json)
+$(TWEET_FAMILIES): $(DATA)/family/%/summary.json: $(DATA)/%/summary.json $(KAPPA_FAMILY) $(KAPPA_ID) \
+                                                 $(call deps,experiments.train_family)
+	$(TIMED) family-$* -- $(PY) -m experiments.train_family --data $(DATA) --setting $* --seed $(SEED) \
+	    $(if $(KAPPA_FAMILY),--kappa-from wikivar)
 
 TWEET_SCORES := $(foreach s,$(TWITTER),$(DATA)/scores/$(s).npz)
-$(TWEET_SCORES): $(DATA)/scores/%.npz: $(DATA)/models/%-contrastive.npz $(DATA)/models/%-median.npz $(SCORING)
+$(TWEET_SCORES): $(DATA)/scores/%.npz: $(DATA)/models/%-contrastive.npz $(DATA)/models/%-median.npz \
+                                      $(DATA)/family/%/summary.json $(SCORING)
 	$(TIMED) scores-$* -- $(PY) -m experiments.score --data $(DATA) --setting $* --out $@
 
 $(RESULTS)/table2.md: $(TWEET_SCORES) $(call deps,experiments.tables)

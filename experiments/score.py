@@ -17,7 +17,8 @@ import sys
 import time
 
 from experiments.files import load_corpus, load_split
-from repro import baselines, encodings, peers, settings, store
+from repro import baselines, encodings, family, peers, settings, store
+from repro import metrics as protocol
 from repro.errors import run
 from repro.layout import Layout
 from repro import othervectors
@@ -36,7 +37,7 @@ def row_passes(table, weights: dict, idf, counts, train, validation, top_rule: s
     ``validation`` couples only, per metric (:func:`repro.peers.select`), one pass per word
     weighting chosen (:func:`repro.peers.passes`). Returns (passes, the peers' choices, seconds)."""
     rows, chosen, seconds = {}, {}, {}
-    for m in settings.METHODS:
+    for m in settings.BASELINES + settings.LEARNED:
         enc = _paper_row(m, weights, idf, top_rule)
         rows[m] = [(enc, [enc.components], [(metric, 0) for metric in settings.TABLE_METRICS])]
     for m in settings.PEERS + settings.BEYOND:
@@ -54,7 +55,7 @@ def score_split(rows: dict, table, split: str, pairs, seconds: dict) -> dict:
     """{score key: (P,) scores} of one split's couples under every method's passes (``seconds``
     gains each method's time)."""
     out = {}
-    for m in settings.METHODS:
+    for m in rows:
         t0 = time.perf_counter()
         for enc, sets, picks in rows[m]:
             s = encodings.couple_scores(enc, table, pairs, components=sets, metrics=[mt for mt, _ in picks])
@@ -62,6 +63,35 @@ def score_split(rows: dict, table, split: str, pairs, seconds: dict) -> dict:
                 out[settings.score_key(split, m, metric)] = s[i, j]
         seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
     return out
+
+
+def family_scores(layout: Layout, source: str, table, counts, train, splits: dict) -> tuple[dict, dict]:
+    """Every member of the learned family (:mod:`repro.family`, weights from ``source``'s family)
+    scored on every split under both metrics, its word map fitted on this column's ``table`` and
+    ``counts`` and the ``train`` couples' texts; the row ``learned_best`` is, per metric, the member
+    of the lowest split error on the validation couples. Returns ({score key: (P,) scores}, meta)."""
+    t0 = time.perf_counter()
+    maps = {name: family.word_map(name, table, counts, train) for name in family.MEMBERS}
+    out, errors = {}, {metric: {} for metric in settings.TABLE_METRICS}
+    for member in family.members():
+        weights = store.load_model(layout.family(source, member.key)).weights
+        enc = encodings.Encoding("rank", weights, transform=maps[member.name])
+        for split, pairs in splits.items():
+            both = encodings.couple_scores(enc, table, pairs, metrics=settings.TABLE_METRICS)[0]
+            for j, metric in enumerate(settings.TABLE_METRICS):
+                out[settings.score_key(split, settings.family_method(member.key), metric)] = both[j]
+        for metric in settings.TABLE_METRICS:
+            key = settings.score_key("validation", settings.family_method(member.key), metric)
+            errors[metric][member.key] = float(protocol.split(out[key], splits["validation"].label,
+                                                              out[key], splits["validation"].label).error)
+    chosen = {}
+    for metric, errs in errors.items():
+        key, err = family.choose(errs)
+        chosen[metric] = {"member": key, "validation_split_error": err}
+        for split in splits:
+            out[settings.score_key(split, "learned_best", metric)] = \
+                out[settings.score_key(split, settings.family_method(key), metric)]
+    return out, {"chosen": chosen, "validation_split_error": errors, "seconds": time.perf_counter() - t0}
 
 
 def main(argv=None):
@@ -106,6 +136,9 @@ def main(argv=None):
     for split, pairs in splits.items():
         out[f"{split}_label"] = pairs.label
         out.update(score_split(rows, table, split, pairs, seconds))
+    family_out, meta["family"] = family_scores(layout, cfg.source, table, counts, train, splits)
+    out.update(family_out)
+    seconds["learned_best"] = meta["family"].pop("seconds")
     meta["seconds"] = seconds
     store.save_scores(args.out, out, meta)
     print(f"{args.setting}: scored {len(settings.METHODS)} methods on "

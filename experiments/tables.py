@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from experiments import figures
+from experiments import familytable, figures
 from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
 from repro import report, settings, store
 from repro.errors import run
@@ -261,6 +261,20 @@ def readme_block(spec: Spec, md: dict, pv: str, prov: dict, results_link: str = 
     return "\n".join(lines)
 
 
+def write_family(args, spec: Spec, cols: dict, prov: dict) -> None:
+    """The learned family's table (:mod:`experiments.familytable`) into ``<results>/table<N>_family.md``
+    and, with ``--readme``, its block; the choices of ``learned_best`` from the score files' JSON."""
+    layout = Layout(args.data)
+    files = {s: store.load_scores(layout.scores(s), familytable.load_names()) for s in cols}
+    choices = {s: _optional_json(os.path.splitext(layout.scores(s))[0] + ".json")["family"]["chosen"] for s in cols}
+    prov["family_choices"] = choices
+    md = familytable.tables(files, choices, cols)
+    block = familytable.block(spec.number, md, prov)
+    write_text(os.path.join(args.results, f"table{spec.number}_family.md"), block.split("\n", 1)[1].rsplit("\n", 1)[0] + "\n")
+    if args.readme:
+        ReadmeBlock(args.readme, f"family-table{spec.number}").fill(block)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--table", type=int, default=1, choices=sorted(SPECS))
@@ -284,6 +298,7 @@ def main(argv=None):
     prov["results_cosine"] = by_metric["cosine"]
     prov["peer_choices"] = {s: (_optional_json(os.path.splitext(layout.scores(s))[0] + ".json") or {}).get("peers")
                             for s in cols}
+    write_family(args, spec, cols, prov)
     name = os.path.join(args.results, f"table{spec.number}")
     # both blocks checked before anything is written
     readme = ReadmeBlock(args.readme, f"table{spec.number}") if args.readme else None

@@ -53,6 +53,18 @@ def train_groups(data: str, setting: str, n: int):
     return store.load_groups(path, {"train": n})["train"]
 
 
+def fold_groups(data: str, setting: str, pairs, folds: int):
+    """The clusters the cross-validation folds keep whole (:func:`train_groups`), or None (with a
+    note) when the related training couples have fewer clusters than ``folds``."""
+    groups = train_groups(data, setting, pairs.size)
+    clusters = 0 if groups is None else np.unique(groups[pairs.label == 1]).size
+    if groups is not None and clusters < folds:
+        print(f"note: {clusters} cluster(s) of related training couples cannot fill {folds} folds: "
+              "cross-validation folds of single couples", file=sys.stderr)
+        return None
+    return groups
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
@@ -113,12 +125,7 @@ def main(argv=None):
     kappa, source, origin = given_kappa(args)
     _, table = load_corpus(args.data)
     pairs = load_split(args.data, args.setting, "train")
-    groups = train_groups(args.data, args.setting, pairs.size)
-    clusters = 0 if groups is None else np.unique(groups[pairs.label == 1]).size
-    if groups is not None and clusters < args.folds:
-        print(f"note: {clusters} cluster(s) of related training couples cannot fill {args.folds} folds: "
-              "cross-validation folds of single couples", file=sys.stderr)
-        groups = None
+    groups = fold_groups(args.data, args.setting, pairs, args.folds)
     prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form, distance=args.distance)
     try:
         record = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,

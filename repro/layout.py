@@ -49,6 +49,13 @@ class Layout(NamedTuple):
     def model(self, setting: str, loss: str) -> str:
         return self.path("models", f"{setting}-{loss}.npz")
 
+    def family(self, setting: str, member: str) -> str:
+        """The model file of one member of the learned family (:mod:`repro.family`), ``<map>-<distance>``."""
+        return self.path("family", setting, f"{member}.npz")
+
+    def family_summary(self, setting: str) -> str:
+        return self.path("family", setting, "summary.json")
+
     def scores(self, setting: str) -> str:
         return self.path("scores", f"{setting}.npz")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro import metrics
-from repro.settings import GROUPS, LABELS, METHODS, PEERS, row_metric, score_key
+from repro.settings import GROUPS, LABELS, METHODS, OURS, PEERS, row_metric, score_key
 
 
 def table_scores(z, metric: str, methods=METHODS) -> dict:
@@ -23,7 +23,7 @@ def _plain(d: metrics.PairedDiff) -> dict:
     return {"difference": d.difference, "low": d.low, "high": d.high, "p_value": d.p_value}
 
 
-def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -> dict:
+def evaluate(scores: dict, methods=METHODS, reference: str | None = "learned_median", ours=OURS) -> dict:
     """Per method: split error, threshold, JS divergence, error counts, the 95% intervals of the
     split error (exact binomial; cluster bootstrap over the test couples' units), the binomial
     test p-value of ``reference`` against it (paper, section 5.3), the exact McNemar p-value on
@@ -52,18 +52,20 @@ def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -
     best = min(methods, key=lambda m: (rows[m]["split_error"], methods.index(m)))
     peers = [m for m in PEERS if m in rows]
     top = min(peers, key=lambda m: (rows[m]["split_error"], peers.index(m))) if peers else None
-    ref = rows.get(reference)
+    ref = rows.get(reference) if reference else None
     asks = [(m, best, "boot_diff_vs_best") for m in methods if m != best]  # (row, against, key)
     if ref is not None:
         asks += [(m, reference, "boot_diff_vs_" + reference) for m in methods if m != reference]
-        if top is not None:
-            asks.append((reference, top, "boot_diff_vs_best_peer"))
+    if top is not None:
+        asks += [(m, top, "boot_diff_vs_best_peer") for m in ours if m in rows]
     diffs = metrics.paired_bootstraps(np.stack([wrong[a] for a, _, _ in asks]), np.stack([wrong[b] for _, b, _ in asks]),
                                       labels, groups) if asks else []
     for m, r in rows.items():
         r["boot_units"] = {"related": int(n_rel), "unrelated": int(n_unrel)}
         r["best"] = m == best
         r["boot_diff_vs_best"] = None
+        if not reference:
+            continue
         r["boot_diff_vs_" + reference] = None
         r["p_value_vs_" + reference] = None if (ref is None or m == reference) else metrics.binomial_test(
             r["test_errors"], r["test_pairs"], ref["test_errors"], ref["test_pairs"])
@@ -75,8 +77,9 @@ def evaluate(scores: dict, methods=METHODS, reference: str = "learned_median") -
             r["mcnemar_p_vs_" + reference] = None
     for (m, against, key), d in zip(asks, diffs):
         rows[m][key] = _plain(d)
-    if ref is not None and top is not None:
-        ref["best_peer"] = top
+    for m in ours:
+        if m in rows and top is not None:
+            rows[m]["best_peer"] = top
     return rows
 
 
@@ -160,10 +163,23 @@ def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_medi
     return "\n".join(lines) + "\n"
 
 
-def findings(results_by_metric: dict, titles: dict, reference: str = "learned_median") -> str:
+def _against_peer(rows: dict, m: str) -> str:
+    """Row ``m`` against the best peer: better, worse or level by the paired interval, with both
+    split errors and the interval; '' when the row has no best peer."""
+    ref = rows.get(m, {})
+    if not ref.get("best_peer"):
+        return ""
+    d = ref["boot_diff_vs_best_peer"]
+    peer = LABELS[ref["best_peer"]].split(" (")[0]
+    verdict = ("better than" if d["high"] < 0 else "worse than" if d["low"] > 0 else "level with") + f" {peer}, the best peer"
+    return (f"{LABELS[m]}: {verdict} ({100 * ref['split_error']:.2f}% against "
+            f"{100 * rows[ref['best_peer']]['split_error']:.2f}%, difference {_points(d)} points).")
+
+
+def findings(results_by_metric: dict, titles: dict, references=("learned_median", "learned_best")) -> str:
     """The verdicts the numbers give, one line per column and metric: the best row (lowest split
-    error), the rows level with it (their paired 95% interval against it contains 0), and
-    ``reference`` against the best peer. Written from the results, never by hand."""
+    error), the rows level with it (their paired 95% interval against it contains 0), and each of
+    ``references`` against the best peer. Written from the results, never by hand."""
     names = {"euclidean": "Euclidean (the paper's)", "cosine": "cosine"}
     lines = []
     for metric, results in results_by_metric.items():
@@ -176,19 +192,8 @@ def findings(results_by_metric: dict, titles: dict, reference: str = "learned_me
             text += ("level with it (paired 95% interval of the difference contains 0): "
                      + "; ".join(LABELS[m] for m in level) if level else "every other row is worse (paired 95% "
                      "interval of the difference above 0)") + ". "
-            ref = rows.get(reference, {})
-            if ref.get("best_peer"):
-                d = ref["boot_diff_vs_best_peer"]
-                peer = LABELS[ref["best_peer"]].split(" (")[0]
-                if d["high"] < 0:
-                    verdict = f"better than {peer}, the best peer"
-                elif d["low"] > 0:
-                    verdict = f"worse than {peer}, the best peer"
-                else:
-                    verdict = f"level with {peer}, the best peer"
-                text += (f"{LABELS[reference]}: {verdict} ({100 * ref['split_error']:.2f}% against "
-                         f"{100 * rows[ref['best_peer']]['split_error']:.2f}%, difference {_points(d)} points).")
-            lines.append(text)
+            text += " ".join(x for x in (_against_peer(rows, m) for m in references) if x)
+            lines.append(text.rstrip())
     return "\n".join(lines) + "\n"
 
 

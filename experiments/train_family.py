@@ -1,0 +1,73 @@
+"""Learn the weights of every member of the learned family for one setting (not in the paper).
+
+    python -m experiments.train_family --data data --setting wikivar
+
+For each word map of :mod:`repro.family` (fitted on the corpus's word counts and the setting's
+training texts only) and each training distance, the paper's median loss is fitted by
+:func:`repro.fit.fit` on the mapped table: kappa by five-fold cross-validation over the family's
+grid (:data:`repro.family.KAPPA_GRID`), folds of whole clusters where the setting has them, or,
+with ``--kappa-from SETTING``, the same member's kappa from that setting's family (the tweets take
+the ``wikivar`` family's, as their median models take the ``wikivar`` model's kappa). Every
+member's record goes to ``<data>/family/<setting>/<map>-<distance>.npz``, then the summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from experiments.files import load_corpus, load_split
+from experiments.train_weights import fold_groups
+from repro import family, settings, store, transforms
+from repro.errors import InputError, run
+from repro.fit import fit
+from repro.layout import Layout
+from repro.prepared import prepare
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--setting", required=True, choices=settings.PAIR_SETTINGS)
+    ap.add_argument("--kappa-from", metavar="SETTING", choices=settings.PAIR_SETTINGS,
+                    help="take each member's kappa from this setting's family (no search)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--folds", type=int, default=5)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    layout = Layout(args.data)
+    vocab, table = load_corpus(args.data)
+    counts = store.load_counts(layout.df, len(vocab))
+    train = load_split(args.data, args.setting, "train")
+    groups = None if args.kappa_from else fold_groups(args.data, args.setting, train, args.folds)
+    n_max = settings.setting(args.setting).n_max
+    summary = {"setting": args.setting, "grid": list(family.KAPPA_GRID), "kappa_from": args.kappa_from, "members": {}}
+    for name in family.MEMBERS:
+        mapped = transforms.apply(family.word_map(name, table, counts, train), table)
+        for distance in family.DISTANCES:
+            member = family.Member(name, distance)
+            t0 = time.perf_counter()
+            kappa, source = None, None
+            if args.kappa_from:
+                path = layout.family(args.kappa_from, member.key)
+                if not os.path.isfile(path):
+                    raise InputError(path, f"no {member.key} model in the {args.kappa_from} family (make it first)")
+                kappa, source = store.load_model(path).kappa, "model"
+            prepared = prepare(mapped, train, n_max, distance=distance)
+            record = fit(prepared, "median", kappa, kappa_source=source, grid=family.KAPPA_GRID, folds=args.folds,
+                         seed=args.seed, groups=groups, distance=distance)
+            store.save_model(layout.family(args.setting, member.key), record)
+            summary["members"][member.key] = {"kappa": record.kappa, "epochs": record.epochs,
+                                              "seconds": time.perf_counter() - t0}
+            print(f"{args.setting} {member.key}: kappa {record.kappa:g}, {record.epochs} epochs, "
+                  f"{time.perf_counter() - t0:.1f} s", flush=True)
+    store.write_json(layout.family_summary(args.setting), summary)
+
+
+if __name__ == "__main__":
+    sys.exit(run(main))

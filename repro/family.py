@@ -1,0 +1,112 @@
+"""The learned weights on transformed word spaces: the row family of issue 23 (not in the paper).
+
+A member is the paper's model (eq. 3) on word vectors mapped once by a fixed
+:class:`repro.transforms.Transform`, t = (1/n) sum_j z_j e'_(j), with the weights z learned by
+Algorithm 1 on the mapped table under a training distance (:data:`DISTANCES`). The map is fitted
+on the corpus's word counts or the training texts only, never on validation or test couples:
+
+==========  ==========================================================================
+member      e'_w
+==========  ==========================================================================
+plain       e_w (the paper's own space: the reference of the family)
+centre      e_w - mu, mu = sum_w p(w) e_w
+sif         a / (a + p(w)) e_w, a = 1e-3 (SIF's word weight, Arora et al. 2017)
+usif        a / (a/2 + p(w)) e_w, a from V and the training texts' mean length (uSIF)
+zipf        C^(-1/2) (e_w - mu), C the p(w)-weighted covariance (Zipfian whitening)
+cc          e_w (I - c c^T), c the first right singular vector of the plain means of the
+            distinct training texts (SIF's common component, removed from every word)
+zipf_sif    a / (a + p(w)) C^(-1/2) (e_w - mu): whitened, then SIF-weighted
+==========  ==========================================================================
+
+Since t' = t (I - c c^T) for any weights, ``cc`` equals removing the component from the text
+vectors; it is a word map, so the weights are learned with it in place. Which member, and which
+training distance, is chosen per column on the validation couples
+(:func:`choose`); the tables' row "learned weights, best transform (validation)" is the winner.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from repro import encodings, peers, transforms, wordmap
+
+#: The members, in the family table's order: name -> (word_weights, whiten, common component) of
+#: :func:`repro.wordmap.word_map` plus the ``cc`` projection.
+MEMBERS = {
+    "plain": (None, None, False),
+    "centre": (None, "centre", False),
+    "sif": ("sif", None, False),
+    "usif": ("usif", None, False),
+    "zipf": (None, "zipf", False),
+    "cc": (None, None, True),
+    "zipf_sif": ("sif", "zipf", False),
+}
+LABELS = {
+    "plain": "plain word vectors (the paper's)",
+    "centre": "centred",
+    "sif": "SIF-weighted",
+    "usif": "uSIF-weighted",
+    "zipf": "Zipfian-whitened",
+    "cc": "common component removed",
+    "zipf_sif": "Zipfian-whitened and SIF-weighted",
+}
+#: Training distances of the losses a member is learned under: the paper's and 1 - cos.
+DISTANCES = ("euclidean", "cosine")
+#: The family's kappa grid: every other value of :data:`repro.settings.KAPPA_GRID` (10 x 4^k),
+#: so that the 14 fits of a column fit in make table1's time (docs/FIDELITY.md).
+KAPPA_GRID = tuple(10.0 * 4.0 ** k for k in range(5))
+
+
+class Member(NamedTuple):
+    """One fit of the family: its word map's name and the training distance."""
+
+    name: str
+    distance: str
+
+    @property
+    def key(self) -> str:
+        """The member's key in file names and score keys: ``<name>-<distance>``."""
+        return f"{self.name}-{self.distance}"
+
+    @property
+    def label(self) -> str:
+        return f"on {LABELS[self.name]}, learned under {'1 - cos' if self.distance == 'cosine' else 'the Euclidean distance'}"
+
+
+def members() -> list[Member]:
+    """Every (map, training distance) of the family, maps in :data:`MEMBERS` order."""
+    return [Member(n, d) for n in MEMBERS for d in DISTANCES]
+
+
+def parse(key: str) -> Member:
+    """The :class:`Member` of a key ``<name>-<distance>``; ValueError naming the known ones otherwise."""
+    name, _, distance = key.rpartition("-")
+    if name not in MEMBERS or distance not in DISTANCES:
+        raise ValueError(f"family member: unknown {key!r}; expected <{'|'.join(MEMBERS)}>-<{'|'.join(DISTANCES)}>")
+    return Member(name, distance)
+
+
+def word_map(name: str, table, counts, train) -> transforms.Transform:
+    """The fixed map of member ``name`` for the (V, d) word vectors ``table`` with their (V,) corpus
+    ``counts``, fitted on the distinct texts of the ``train`` couples where it needs texts (uSIF's
+    mean length, the common component) and never on other couples."""
+    if name not in MEMBERS:
+        raise ValueError(f"family member: unknown map {name!r}; expected one of {', '.join(MEMBERS)}")
+    word_weights, whiten, component = MEMBERS[name]
+    host = encodings.as_table(table).host
+    tokens, lengths = peers.training_texts(train)
+    if component:
+        means = encodings.text_vectors(encodings.Encoding("mean"), host, tokens, lengths)
+        c = encodings.fit_components(means, 1).vectors[0]
+        return transforms.Transform(matrix=np.eye(host.shape[1]) - np.outer(c, c))
+    return wordmap.word_map(host, counts, word_weights, whiten, usif_length=float(np.mean(lengths)))
+
+
+def choose(validation_errors: dict) -> tuple[str, float]:
+    """The member key of the lowest validation split error among ``validation_errors`` {key:
+    error} (ties: the earlier member of :func:`members`), and that error."""
+    order = {m.key: i for i, m in enumerate(members())}
+    key = min(validation_errors, key=lambda k: (validation_errors[k], order.get(k, len(order))))
+    return key, float(validation_errors[key])
