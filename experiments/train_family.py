@@ -19,7 +19,7 @@ import sys
 import time
 
 from experiments.files import load_corpus, load_split
-from experiments.train_weights import fold_groups
+from experiments.train_weights import _grid, fold_groups
 from repro import family, settings, store, transforms
 from repro.errors import InputError, run
 from repro.fit import fit
@@ -35,6 +35,10 @@ def parser() -> argparse.ArgumentParser:
                     help="take each member's kappa from this setting's family (no search)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--kappa-grid", default=",".join(f"{k:g}" for k in family.KAPPA_GRID),
+                    help="comma-separated kappa values of the cross-validated search")
+    ap.add_argument("--max-epochs", type=int, default=100)
+    ap.add_argument("--batch-related", type=int, default=50)
     return ap
 
 
@@ -46,7 +50,8 @@ def main(argv=None):
     train = load_split(args.data, args.setting, "train")
     groups = None if args.kappa_from else fold_groups(args.data, args.setting, train, args.folds)
     n_max = settings.setting(args.setting).n_max
-    summary = {"setting": args.setting, "grid": list(family.KAPPA_GRID), "kappa_from": args.kappa_from, "members": {}}
+    grid = _grid(args.kappa_grid)
+    summary = {"setting": args.setting, "grid": grid, "kappa_from": args.kappa_from, "members": {}}
     for name in family.MEMBERS:
         mapped = transforms.apply(family.word_map(name, table, counts, train), table)
         for distance in family.DISTANCES:
@@ -59,8 +64,8 @@ def main(argv=None):
                     raise InputError(path, f"no {member.key} model in the {args.kappa_from} family (make it first)")
                 kappa, source = store.load_model(path).kappa, "model"
             prepared = prepare(mapped, train, n_max, distance=distance)
-            record = fit(prepared, "median", kappa, kappa_source=source, grid=family.KAPPA_GRID, folds=args.folds,
-                         seed=args.seed, groups=groups, distance=distance)
+            record = fit(prepared, "median", kappa, kappa_source=source, grid=grid, folds=args.folds, seed=args.seed,
+                         batch_related=args.batch_related, groups=groups, distance=distance, max_epochs=args.max_epochs)
             store.save_model(layout.family(args.setting, member.key), record)
             summary["members"][member.key] = {"kappa": record.kappa, "epochs": record.epochs,
                                               "seconds": time.perf_counter() - t0}

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from experiments import figures, score, tables as table1, train_weights
+from experiments import figures, score, tables as table1, train_family, train_weights
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
@@ -15,6 +15,7 @@ from repro.data.wikipedia import wikipairs as pairs
 from repro import report, store
 from repro.errors import run
 from repro.layout import Layout
+from repro.readmeblock import readme_markers
 from repro.settings import LOSSES, METHODS
 
 
@@ -61,6 +62,8 @@ def chain(tmp_path_factory, make_export_xml):
             train_weights.main(["--data", str(data), "--setting", setting, "--loss", loss,
                                 "--out", str(data / "models" / f"{setting}-{loss}.npz"),
                                 "--batch-related", "4", "--max-epochs", "8", "--kappa-grid", "20,160"])
+        assert train_family.main(["--data", str(data), "--setting", setting, "--batch-related", "4",
+                                  "--max-epochs", "8", "--kappa-grid", "20,160"]) is None
     # "other" vectors: a GloVe text file holding every other corpus word, 8 dimensions
     words = (data / "w2v" / "vocab.txt").read_text().split()
     rng = np.random.default_rng(5)
@@ -75,7 +78,8 @@ def chain(tmp_path_factory, make_export_xml):
     details.parent.mkdir()
     readme.write_text("before\n<!-- findings-table1:start -->\nold\n<!-- findings-table1:end -->\nafter\n")
     start, end = table1.markers(1)
-    details.write_text(f"before\n{start}\nold\n{end}\nafter\n")
+    family_start, family_end = readme_markers("family-table1")
+    details.write_text(f"before\n{start}\nold\n{end}\n{family_start}\n{family_end}\nafter\n")
     table1.main(["--data", str(data), "--results", str(results), "--readme", str(readme), "--readme", str(details)])
     figures.main(["--data", str(data), "--results", str(results)])
     return data, results, readme
@@ -185,3 +189,46 @@ def test_cli_reports_bad_input(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: ") and "vectors.npy" in err and err.count("\n") == 1
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_error(chain):
+    from repro import family, metrics, settings
+
+    data, results, readme = chain
+    for s in ("wiki20", "wikivar", "other"):
+        meta = json.loads((data / "scores" / f"{s}.json").read_text())["family"]
+        z = np.load(data / "scores" / f"{s}.npz")
+        for metric in settings.TABLE_METRICS:
+            errors = {}
+            for m in family.members():
+                v = z[settings.score_key("validation", settings.family_method(m.key), metric)]
+                errors[m.key] = metrics.split(v, z["validation_label"], v, z["validation_label"]).error
+            chosen = meta["chosen"][metric]["member"]
+            assert chosen == min(errors, key=lambda k: (errors[k], list(errors).index(k))), (s, metric)
+            for split in ("validation", "test"):
+                np.testing.assert_array_equal(z[settings.score_key(split, "learned_best", metric)],
+                                              z[settings.score_key(split, settings.family_method(chosen), metric)])
+    fam = (results / "table1_family.md").read_text()
+    assert fam.count("\n| on ") == 2 * len(family.members()) and fam.count("Best peer") == 2
+    details = (readme.parent / "docs" / "RESULTS.md").read_text()
+    assert "<!-- family-table1:start -->" in details and "Zipfian-whitened" in details
+    prov = json.loads((results / "table1.json").read_text())
+    for s in ("wiki20", "wikivar", "other"):
+        for metric, key in (("euclidean", "results"), ("cosine", "results_cosine")):
+            row = prov[key][s]["learned_best"]
+            assert row["best_peer"] in settings.PEERS and row["boot_diff_vs_best_peer"]["low"] <= row[
+                "boot_diff_vs_best_peer"]["high"]
+    assert "Learned weights, best transform (validation; not in the paper): " in readme.read_text()
+
+
+def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):
+    """Every map and every weight of the family comes from the training split: no other split is read."""
+    data, _, _ = chain
+    read = []
+    original = train_family.load_split
+    monkeypatch.setattr(train_family, "load_split", lambda d, s, split: read.append(split) or original(d, s, split))
+    monkeypatch.setattr(train_family.store, "save_model", lambda path, record: None)
+    monkeypatch.setattr(train_family.store, "write_json", lambda path, obj: None)
+    train_family.main(["--data", str(data), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "2",
+                       "--kappa-grid", "20"])
+    assert read == ["train"]

@@ -76,6 +76,13 @@ def workspace(tmp_path_factory):
     store.save_model(str(data / "models" / "wikivar-median.npz"),
                      ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 640.0, "cv", 1e-3,
                                  "euclidean", train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
+    # and the wikivar family, each member's kappa kept by the tweets' (repro/family.py)
+    from repro import family
+    for m in family.members():
+        store.save_model(str(data / "family" / "wikivar" / f"{m.key}.npz"),
+                         ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 160.0, "cv", 1e-3,
+                                     m.distance, train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
+    store.write_json(str(data / "family" / "wikivar" / "summary.json"), {"setting": "wikivar"})
     stamp = root / "stamp"
     stamp.write_text("")
     return root, data, stamp
@@ -85,7 +92,8 @@ def make(root, data, stamp, tweets_arg, results="results", *extra, jobs=1):
     cmd = ["make", "-s", f"-j{jobs}", f"DATA={data}", f"RESULTS={root / results}", f"PY={sys.executable}",
            f"STAMP={stamp}", f"TWEETS={tweets_arg}", "-o", str(stamp), "-o", str(data / "paragraphs.tsv"),
            "-o", str(data / "w2v" / "vectors.npy"), "-o", str(data / "df.npz"),
-           "-o", str(data / "models" / "wikivar-median.npz"), *extra, "table2"]
+           "-o", str(data / "models" / "wikivar-median.npz"), "-o", str(data / "family" / "wikivar" / "summary.json"),
+           *extra, "table2"]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
 
 
@@ -108,8 +116,8 @@ def test_make_table2_end_to_end(workspace, table2):
         assert (res / f"table2.{ext}").stat().st_size > 100
     with open(res / "table2.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["method"] for r in rows][-6:] == ["learned_median", "sif", "usif", "zipf", "uwhiten",
-                                               "learned_median_cc"] and len(rows) == 15
+    assert [r["method"] for r in rows][-7:] == ["learned_median", "sif", "usif", "zipf", "uwhiten",
+                                               "learned_median_cc", "learned_best"] and len(rows) == 16
     cols = ["twitter_news", "twitter_news_nort", "twitter"]
     assert list(rows[0]) == ["method"] + [f"{s}_{m}" for s in cols for m in ("split_error", "js")] + [
         f"{s}_cosine_{m}" for s in cols for m in ("split_error", "js")]
@@ -144,6 +152,13 @@ def test_make_table2_end_to_end(workspace, table2):
     assert set(models) == {f"{s}-{l}" for s in COLUMNS for l in ("contrastive", "median")}
     for s in COLUMNS:  # kappa as the paper keeps it: the wikivar median model's
         assert models[f"{s}-median"]["kappa"] == 640.0 and models[f"{s}-median"]["kappa_source"] == "model"
+    from repro import family
+    for s in COLUMNS:  # the family: every member's kappa from the wikivar family's, as the median model's
+        for m in family.members():
+            record = store.load_model(str(data / "family" / s / f"{m.key}.npz"))
+            assert record.kappa == 160.0 and record.kappa_source == "model" and record.distance == m.distance
+        assert prov["family_choices"][s]["cosine"]["member"] in {m.key for m in family.members()}
+    assert (res / "table2_family.md").read_text().count("\n| on ") == 2 * len(family.members())
     text = (res / "table2.md").read_text()
     assert "95% CI" in text and "bootstrap 95%" in text
     assert set(prov["results_cosine"]) == set(COLUMNS)

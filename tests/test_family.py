@@ -1,0 +1,73 @@
+"""The learned family (repro/family.py): each member's word map against its definition, the
+validation choice, and the training stage reading the training couples only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from repro import encodings, family, peers, transforms, wordmap
+from tests.synthetic import signal_pairs
+
+
+@pytest.fixture(scope="module")
+def setup():
+    table, pairs = signal_pairs(n_pairs=300, width=10, vocab=120, dim=8, seed=3, variable=True)
+    counts = np.random.default_rng(5).zipf(1.5, 120).astype(np.int64)
+    return table, counts, pairs
+
+
+def test_every_member_once_per_distance_and_keys_round_trip():
+    keys = [m.key for m in family.members()]
+    assert len(keys) == len(set(keys)) == len(family.MEMBERS) * len(family.DISTANCES)
+    assert all(family.parse(k).key == k for k in keys)
+    with pytest.raises(ValueError, match="family member"):
+        family.parse("zipf-manhattan")
+    with pytest.raises(ValueError, match="unknown map"):
+        family.word_map("nope", np.zeros((3, 2), np.float32), np.ones(3), None)
+
+
+def test_maps_are_the_encoders_word_maps(setup):
+    """Every member but cc is :func:`repro.wordmap.word_map` with the member's options, uSIF's
+    length the mean length of the distinct training texts."""
+    table, counts, pairs = setup
+    length = float(np.mean(peers.training_texts(pairs)[1]))
+    for name, (word_weights, whiten, component) in family.MEMBERS.items():
+        if component:
+            continue
+        got = family.word_map(name, table, counts, pairs)
+        want = wordmap.word_map(table, counts, word_weights, whiten, usif_length=length)
+        for a, b in zip(got, want):
+            assert (a is None and b is None) or np.array_equal(a, b), name
+    assert family.word_map("plain", table, counts, pairs).identity
+
+
+def test_common_component_map_equals_removing_it_from_every_text_vector(setup):
+    """cc: the words mapped by I - c c^T give, for any weights, the text vectors with their
+    projection on c removed; c the first singular vector of the training texts' plain means."""
+    table, counts, pairs = setup
+    t = family.word_map("cc", table, counts, pairs)
+    tokens, lengths = peers.training_texts(pairs)
+    means = np.array([np.asarray(table[tokens[i, :n]], np.float64).mean(axis=0) for i, n in enumerate(lengths)])
+    c = np.linalg.svd(means, full_matrices=False)[2][0]
+    w = np.random.default_rng(6).uniform(0.2, 2.0, 10)
+    plain = encodings.text_vectors(encodings.Encoding("rank", w), table, pairs.a, pairs.len_a)
+    mapped = encodings.text_vectors(encodings.Encoding("rank", w, transform=t), table, pairs.a, pairs.len_a)
+    np.testing.assert_allclose(mapped, plain - np.outer(plain @ c, c), atol=2e-5)
+    assert abs(float(np.linalg.norm(c)) - 1.0) < 1e-9
+
+
+def test_maps_read_no_couple_beyond_the_training_ones(setup):
+    """Changing the training couples changes a text-fitted map; the map has no other couples to read."""
+    table, counts, pairs = setup
+    _, other = signal_pairs(n_pairs=300, width=10, vocab=120, dim=8, seed=9, variable=True)
+    assert not np.array_equal(family.word_map("cc", table, counts, pairs).matrix,
+                              family.word_map("cc", table, counts, other).matrix)
+    np.testing.assert_array_equal(transforms.apply(family.word_map("zipf", table, counts, pairs), table),
+                                  transforms.apply(family.word_map("zipf", table, counts, other), table))
+
+
+def test_choice_is_the_lowest_validation_error_ties_to_the_earlier_member():
+    errors = {"zipf-cosine": 0.1, "centre-euclidean": 0.1, "sif-cosine": 0.2}
+    assert family.choose(errors) == ("centre-euclidean", 0.1)
+    assert family.choose({"usif-cosine": 0.3, "plain-cosine": 0.4}) == ("usif-cosine", 0.3)
