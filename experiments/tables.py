@@ -217,6 +217,22 @@ def _peer_lines(prov: dict) -> list[str]:
     return lines + [""] if lines else []
 
 
+def _family_lines(prov: dict) -> list[str]:
+    """One line: the member of the learned family each column chose on validation, per metric
+    (the row "learned weights, best transform (validation)")."""
+    from repro import family
+
+    choices = prov.get("family_choices") or {}
+    if not choices:
+        return []
+    def said(key: str) -> str:
+        return f"learned {family.parse(key).label}"
+    parts = [f"{settings.SETTINGS[s].title}: " + "; ".join(f"{metric}: {said(c['member'])}" for metric, c in by.items())
+             for s, by in choices.items()]
+    return ["Learned weights, best transform (validation), the family member chosen: " + "; ".join(parts)
+            + " (every member: the family table after this one).", ""]
+
+
 def readme_block(spec: Spec, md: dict, pv: str, prov: dict, results_link: str = "results") -> str:
     """The table block of the README (docs/RESULTS.md); ``results_link``: the results folder as a
     link from the block's file."""
@@ -244,7 +260,7 @@ def readme_block(spec: Spec, md: dict, pv: str, prov: dict, results_link: str = 
               "in split error (this row minus the learned weights; the same 2,000 resamples of the couples' units "
               "for both rows, thresholds fixed), which respects couples that share an article or a tweet "
               f"(the cosine table's: `results/table{spec.number}_pvalues_cosine.md`):", "", pv]
-    lines += _peer_lines(prov)
+    lines += _peer_lines(prov) + _family_lines(prov)
     lines += _twitter_lines(prov)
     if remap:
         lines += [f"Other vectors: {other.get('vectors')} ({other.get('dim')} d); "
