@@ -63,8 +63,8 @@ def main(argv=None) -> int:
         rng = np.random.default_rng(1)
         listed = min(50_000, len(words))
         # with word counts, as `repro df` writes them: the default model (wikivar-best) reads p(w)
-        store.save_word_df(df_path, words[:50_000], rng.integers(1, 1000, listed), 10_000,
-                           counts=rng.integers(1, 5000, listed))
+        df = rng.integers(1, 1000, listed)
+        store.save_word_df(df_path, words[:50_000], df, 10_000, counts=df + rng.integers(0, 4000, listed))
         store.write_text(texts, "".join(" ".join(words[(7 * i + 13 * j) % len(words)] for j in range(12)) + "\n"
                                         for i in range(100)))
         cmd = [sys.executable, "-m", "repro", "encode", texts, "--vectors", folder, "--df", df_path,
