@@ -107,13 +107,13 @@ def time_text_readers(text: str, rounds: int) -> tuple[list, list, bool, list, n
 
 def time_folder(folder: str, df_path: str, repeats: int) -> dict:
     """Loads of the folder: memory-mapped, unit length, and an encoder with the df file."""
-    Encoder.pretrained(folder, df_path)  # warm: imports, the coefficient table's JIT
+    Encoder.pretrained(folder, df_path, model="paper")  # warm: imports, the coefficient table's JIT
     raw_s, unit_s, encoder_s = [], [], []
     for _ in range(repeats):
         t, (_, mapped) = timed(load_word_vectors, folder, normalize=False)
         raw_s.append(t)
         unit_s.append(timed(load_word_vectors, folder)[0])
-        encoder_s.append(timed(Encoder.pretrained, folder, df_path)[0])
+        encoder_s.append(timed(Encoder.pretrained, folder, df_path, model="paper")[0])
     mapped_base = mapped
     while getattr(mapped_base, "base", None) is not None and not isinstance(mapped_base, np.memmap):
         mapped_base = mapped_base.base

@@ -4,13 +4,15 @@ A text's vector is the paper's weighted mean t(C) = (1/n) sum_j z_j e_(j) (eq. 3
 n_max learned weights interpolated onto the text's n words, section 3.3), its words sorted by
 descending idf = log(N / (1 + df)) (eq. 1). The weights are learned from related and
 unrelated couples by Algorithm 1 with the median loss (eq. 8) or the contrastive loss
-(eq. 5), or taken from the package's shipped weights (:meth:`Encoder.pretrained`).
+(eq. 5), or taken from the package's shipped weights (:meth:`Encoder.pretrained`: by default
+the learned family's winner, the paper's weights learned on Zipfian-whitened word vectors under
+1 - cos; ``model="paper"`` the paper's own).
 
 Example::
 
     from repro.encoder import Encoder
 
-    enc = Encoder.pretrained("glove300/", corpus=my_texts)       # shipped weights; `repro vectors` made glove300/
+    enc = Encoder.pretrained("glove300/", corpus=my_texts)       # shipped weights (the learned family's winner)
     X = enc.transform(["A very short text.", ["or", "tokens"]])    # (2, 300) float32
     s = enc.similarity(["a cat"], ["a kitten"], metric="cosine")   # or the paper's "euclidean" (default)
     enc.fit(couples, labels)                                        # or learn your own
@@ -60,8 +62,15 @@ from repro.docfreq import DocFreq
 from repro.vectors import load_word_vectors, normalise
 from repro.transforms import IDENTITY, Transform
 
-#: The shipped weights: median loss, variable-length Wikipedia setting (make weights).
+#: The paper's shipped weights: median loss, variable-length Wikipedia setting, plain word vectors,
+#: Euclidean (make weights): ``Encoder.pretrained(model="paper")``.
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-median.npz")
+#: The learned family's winner on the wikivar validation couples (:mod:`repro.family`, make
+#: weights): the paper's weights learned on Zipfian-whitened word vectors under 1 - cos, scored by
+#: the cosine; its ``.json``'s ``encoder_options`` say which. ``Encoder.pretrained()``'s default.
+SHIPPED_BEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-best.npz")
+#: ``Encoder.pretrained``'s models: name -> shipped weights file.
+PRETRAINED = {"best": SHIPPED_BEST, "paper": SHIPPED}
 
 
 def _workers(workers: int | None) -> int:
@@ -289,14 +298,62 @@ class Encoder:
     # ---- construction ---------------------------------------------------------------------
 
     @classmethod
-    def pretrained(cls, vectors, df=None, *, corpus=None, weights_path: str = SHIPPED, **options) -> "Encoder":
-        """An encoder with the shipped weights (median loss, variable-length Wikipedia), applied
-        to any word vectors without retraining, as the paper does with other embeddings (5.3)."""
+    def pretrained(cls, vectors, df=None, *, corpus=None, model: str = "best", weights_path: str | None = None,
+                   **options) -> "Encoder":
+        """An encoder with shipped weights, applied to any word vectors without retraining, as the
+        paper does with other embeddings (5.3).
+
+        ``model="best"`` (the default): the winner of the learned family (:mod:`repro.family`) on
+        the wikivar validation couples, :data:`SHIPPED_BEST`, with the options its ``.json``
+        records (``encoder_options``: word_weights, whiten, components, metric; today the paper's
+        weights learned on Zipfian-whitened word vectors under 1 - cos, ``whiten="zipf"``,
+        ``metric="cosine"``). Its word map needs word counts for p(w) where it weights or whitens:
+        give ``corpus=``, a df file written by ``repro df`` (it holds the counts) or
+        ``frequencies="wordfreq:en"``. A member whose map removes the common component
+        (``components=1``) removes the first common component of the encoder's own text vectors,
+        fitted on ``corpus`` when given (else call :meth:`fit_components`): an approximation of
+        the family's word map.
+        ``model="paper"``: the paper's weights (median loss, variable-length Wikipedia, plain word
+        vectors, Euclidean), :data:`SHIPPED`.
+        ``weights_path``: any weights file of :func:`repro.store.save_weights` (then ``model`` is
+        not used), with the ``encoder_options`` of its ``.json`` where it has them.
+
+        Options given here (``metric=``, ``whiten=``, ...) override the model's.
+        :attr:`provenance_` records the model (``"model"``) and the file's provenance."""
         from repro import store
 
+        if weights_path is None:
+            if model not in PRETRAINED:
+                raise ValueError(f"model: expected one of {', '.join(map(repr, PRETRAINED))}, got {model!r}")
+            weights_path = PRETRAINED[model]
+            name = model
+        else:
+            name = os.fspath(weights_path)
         weights, provenance = store.load_weights(weights_path)
-        enc = cls(vectors, df, corpus=corpus, weights=weights, **options)
-        enc.provenance_ = {"weights": provenance.get("source", weights_path), **provenance}
+        shipped = {k: v for k, v in (provenance.get("encoder_options") or {}).items()
+                   if k in ("word_weights", "whiten", "components", "metric")}
+        merged = {**shipped, **options}
+        if merged.get("components") and corpus is not None and not isinstance(corpus, (list, tuple)):
+            corpus = list(corpus)  # read twice: the df, then the common components
+        try:
+            enc = cls(vectors, df, corpus=corpus, weights=weights, **merged)
+        except InputError as err:
+            if err.path != "frequencies" or not wordmap.needs_counts(shipped.get("word_weights"), shipped.get("whiten")):
+                raise
+            what = provenance.get("member_label") or provenance.get("member") or name
+            raise InputError(f"Encoder.pretrained(model={name!r})", (
+                f"its weights ({what}) need word counts for p(w), and the df source holds none (a df file "
+                "without counts, or no corpus): pass corpus= (texts; --corpus), a df file written by `repro df` "
+                "(it holds the counts), frequencies='wordfreq:en', or model='paper' (--pretrained paper), the "
+                "paper's weights, which need none")) from None
+        if enc.settings.get("components") and enc.components_ is None:
+            if corpus is not None:
+                enc.fit_components(corpus, enc.settings["components"])
+            else:
+                warnings.warn(f"Encoder.pretrained(model={name!r}) removes {enc.settings['components']} common "
+                              "component(s), fitted on texts: pass corpus= or call fit_components(texts)",
+                              stacklevel=2)
+        enc.provenance_ = {"model": name, "weights": provenance.get("source", weights_path), **provenance}
         return enc
 
     @property

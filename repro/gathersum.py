@@ -55,15 +55,25 @@ except ImportError:  # a scipy without it: the public product, and one copy per 
     _csc_matvecs = None
 
 
-#: Coefficient tables computed once and shipped in the package (``make weights`` writes it, for
-#: the shipped weights at the encoder's first width, 2 n_max): arrays ``weights``, ``table``.
-PRECOMPUTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "coefficients.npz")
+#: Coefficient tables computed once and shipped in the package (``make weights`` writes them, one
+#: file per shipped model, for its weights at the encoder's first width, 2 n_max): arrays
+#: ``weights``, ``table``. ``coefficients.npz``: the paper's weights (``wikivar-median``);
+#: ``coefficients-best.npz``: the learned family's winner (``wikivar-best``, the default model).
+_WEIGHTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
+PRECOMPUTED = (os.path.join(_WEIGHTS_DIR, "coefficients-best.npz"), os.path.join(_WEIGHTS_DIR, "coefficients.npz"))
 
 
-def precomputed_table(weights, width: int, path: str = PRECOMPUTED) -> np.ndarray | None:
-    """The table of ``path`` when it was computed for exactly these ``weights`` (same float32
-    bits) and ``width``, else None. Spares a command-line call JAX's import and compilation
-    (about 1.2 s of a 2.6 s ``repro encode``), since the table is the encoder's only JAX step."""
+def precomputed_table(weights, width: int, path=PRECOMPUTED) -> np.ndarray | None:
+    """The table of ``path`` (a file, or a sequence of files: the first that holds it) when it was
+    computed for exactly these ``weights`` (same float32 bits) and ``width``, else None. Spares a
+    command-line call JAX's import and compilation (about 1.2 s of a 2.6 s ``repro encode``),
+    since the table is the encoder's only JAX step."""
+    if not isinstance(path, (str, os.PathLike)):
+        for one in path:
+            table = precomputed_table(weights, width, one)
+            if table is not None:
+                return table
+        return None
     if not os.path.exists(path):
         return None
     w = np.ascontiguousarray(weights, np.float32)
@@ -74,7 +84,7 @@ def precomputed_table(weights, width: int, path: str = PRECOMPUTED) -> np.ndarra
     return table if table.shape == (int(width) + 1, int(width)) and table.dtype == np.float32 else None
 
 
-def coefficient_table(weights, width: int, precomputed: str | None = PRECOMPUTED) -> np.ndarray:
+def coefficient_table(weights, width: int, precomputed=PRECOMPUTED) -> np.ndarray:
     """(width + 1, width) float32: row n holds z_1/n .. z_n/n and zeros past n; row 0 is zero.
 
     z_j are the paper's interpolated weights (section 3.3), computed by

@@ -34,8 +34,10 @@ import numpy as np
 from repro import encodings, transforms
 from repro.encodings import NO_COMPONENTS, Components, Encoding, fit_components, remove_components  # noqa: F401
 from repro.textmetric import METRICS
+# p(w) and SIF's and uSIF's word weights live in repro.transforms (NumPy only: the encoder's word
+# map reads them without this module's JAX); re-exported here
+from repro.transforms import EPS, probabilities, sif_weights, usif_weights  # noqa: F401
 
-EPS = float(np.finfo(np.float32).eps)  # fse's guard in uSIF's a = (1 - alpha) / (alpha Z + EPS)
 COMPONENT_TEXTS = 100_000
 """Distinct training texts the common components are fitted on: all of them up to this many,
 else a seeded uniform sample of this many (a whole dump has 6M; the top 5 directions of 400 need
@@ -44,33 +46,6 @@ USIF_SCALES = ("share", "share_squared")
 #: The peers that whiten the word vectors before the mean (Yokoi et al. 2024): Zipfian (p(w)
 #: from the corpus's word counts) and uniform (p = 1/V).
 WHITENING = ("zipf", "uwhiten")
-
-
-def probabilities(counts) -> np.ndarray:
-    """(V,) unigram probabilities p(w) = count(w) / sum of counts (float64)."""
-    counts = np.asarray(counts, np.float64)
-    if counts.ndim != 1 or counts.size == 0 or (counts < 0).any() or counts.sum() <= 0:
-        raise ValueError("counts: need a non-empty (V,) array of non-negative word counts, not all 0")
-    return counts / counts.sum()
-
-
-def sif_weights(counts, a: float = 1e-3) -> np.ndarray:
-    """(V,) SIF word weights a / (a + p(w))."""
-    if not a > 0:
-        raise ValueError(f"a must be positive, got {a}")
-    return a / (a + probabilities(counts))
-
-
-def usif_weights(counts, length: float) -> np.ndarray:
-    """(V,) uSIF word weights a / (a / 2 + p(w)), a derived from V and the average text ``length``."""
-    if not length > 0:
-        raise ValueError(f"length must be positive, got {length}")
-    p = probabilities(counts)
-    v = p.size
-    threshold = 1.0 - (1.0 - 1.0 / v) ** length
-    alpha = np.sum(p > threshold) / v
-    a = (1.0 - alpha) / (alpha * v / 2 + EPS)
-    return a / (a / 2 + p)
 
 
 def weighted_means(table, tokens, lengths, weights) -> np.ndarray:

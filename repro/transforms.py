@@ -28,9 +28,39 @@ from typing import NamedTuple
 
 import numpy as np
 
+EPS = float(np.finfo(np.float32).eps)  # fse's guard in uSIF's a = (1 - alpha) / (alpha Z + EPS)
 MODES = ("centre", "whiten")
 FLOOR = 1e-6
 """Eigenvalues of C below FLOOR x the largest are raised to it."""
+
+
+# ---- p(w) and the word weights of SIF and uSIF (re-exported by repro.peers) ----
+
+def probabilities(counts) -> np.ndarray:
+    """(V,) unigram probabilities p(w) = count(w) / sum of counts (float64)."""
+    counts = np.asarray(counts, np.float64)
+    if counts.ndim != 1 or counts.size == 0 or (counts < 0).any() or counts.sum() <= 0:
+        raise ValueError("counts: need a non-empty (V,) array of non-negative word counts, not all 0")
+    return counts / counts.sum()
+
+
+def sif_weights(counts, a: float = 1e-3) -> np.ndarray:
+    """(V,) SIF word weights a / (a + p(w))."""
+    if not a > 0:
+        raise ValueError(f"a must be positive, got {a}")
+    return a / (a + probabilities(counts))
+
+
+def usif_weights(counts, length: float) -> np.ndarray:
+    """(V,) uSIF word weights a / (a / 2 + p(w)), a derived from V and the average text ``length``."""
+    if not length > 0:
+        raise ValueError(f"length must be positive, got {length}")
+    p = probabilities(counts)
+    v = p.size
+    threshold = 1.0 - (1.0 - 1.0 / v) ** length
+    alpha = np.sum(p > threshold) / v
+    a = (1.0 - alpha) / (alpha * v / 2 + EPS)
+    return a / (a / 2 + p)
 
 
 class Transform(NamedTuple):

@@ -11,11 +11,11 @@ search, every data form and the encoding kernel run unchanged on the mapped tabl
 in the weights, so every distance stays a quadratic form in them.
 
 The parts, each optional, from the unigram probabilities p(w) = count(w) / sum of counts
-(:func:`repro.peers.probabilities`):
+(:func:`repro.transforms.probabilities`):
 
 * ``word_weights="sif"``: s(w) = a / (a + p(w)), a = :data:`SIF_A` (Arora, Liang and Ma, 2017;
-  :func:`repro.peers.sif_weights`); ``"usif"``: s(w) = a / (a/2 + p(w)) with a derived from V and
-  the mean text length (Ethayarajh, 2018; :func:`repro.peers.usif_weights`).
+  :func:`repro.transforms.sif_weights`); ``"usif"``: s(w) = a / (a/2 + p(w)) with a derived from V and
+  the mean text length (Ethayarajh, 2018; :func:`repro.transforms.usif_weights`).
 * ``whiten="centre"``: mu = sum_w p(w) e_w, P the identity; ``"zipf"``: Zipfian whitening (Yokoi,
   Bao, Kurita and Shimodaira, NeurIPS 2024), mu as above and P = C^(-1/2) with
   C = sum_w p(w) (e_w - mu)(e_w - mu)^T (:func:`repro.transforms.zipf_whitening`).
@@ -85,17 +85,15 @@ def word_map(table, counts, word_weights=None, whiten=None, usif_length: float |
     identity when both options are None. uSIF needs ``usif_length``, the mean text length."""
     if not needs_counts(word_weights, whiten):
         return IDENTITY
-    from repro import peers  # SIF's and uSIF's weights and p(w): one definition of each
-
     scale = None
     if word_weights == "sif":
-        scale = peers.sif_weights(counts, a)
+        scale = transforms.sif_weights(counts, a)
     elif word_weights == "usif":
         if usif_length is None:
             raise ValueError("usif_length: uSIF needs the mean text length (fit the encoder, give a corpus, "
                              "or usif_length=)")
-        scale = peers.usif_weights(counts, float(usif_length))
+        scale = transforms.usif_weights(counts, float(usif_length))
     if whiten is None:
         return Transform(scale=scale)
-    t = transforms.zipf_whitening(table, peers.probabilities(counts), "centre" if whiten == "centre" else "whiten")
+    t = transforms.zipf_whitening(table, transforms.probabilities(counts), "centre" if whiten == "centre" else "whiten")
     return Transform(shift=t.shift, matrix=t.matrix, scale=scale)

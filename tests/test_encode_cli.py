@@ -116,7 +116,7 @@ def test_bad_inputs_give_one_line_and_status_1(files, tmp_path, capsys):
 
     # an encoder saved for other vectors: another vocabulary, then other dimensions
     words_m = np.random.default_rng(2).standard_normal((len(WORDS), 5)).astype(np.float32)
-    Encoder.pretrained((WORDS, words_m), DocFreq(["alpha"], np.array([1]), 4)).save(str(tmp_path / "enc.npz"))
+    Encoder.pretrained((WORDS, words_m), DocFreq(["alpha"], np.array([1]), 4), model="paper").save(str(tmp_path / "enc.npz"))
     store.save_vectors(str(tmp_path / "other"), [w.upper() for w in WORDS], words_m)
     assert "weights saved for another vocabulary" in run_error(
         capsys, ["encode", str(files / "texts.txt"), "--out", out, "--model", str(tmp_path / "enc.npz"),
@@ -197,11 +197,13 @@ def test_every_command_runs_without_a_warning_under_W_error(files, tmp_path):
 
 def test_metric_cosine_from_the_command_line(files, tmp_path, capsys):
     base = ["--vectors", str(files / "vec.txt"), "--corpus", str(files / "corpus.txt")]
-    assert cli.main(["similarity", "alpha beta gamma", "beta delta", *base, "--metric", "cosine"]) == 0
+    paper = [*base, "--pretrained", "paper"]  # the paper's weights: by default minus the Euclidean distance
+    assert cli.main(["similarity", "alpha beta gamma", "beta delta", *paper, "--metric", "cosine"]) == 0
     cos = float(capsys.readouterr().out)
-    assert cli.main(["similarity", "alpha beta gamma", "beta delta", *base]) == 0
+    assert cli.main(["similarity", "alpha beta gamma", "beta delta", *paper]) == 0
     euc = float(capsys.readouterr().out)
-    enc = Encoder.pretrained(str(files / "vec.txt"), corpus=(files / "corpus.txt").read_text().splitlines())
+    enc = Encoder.pretrained(str(files / "vec.txt"), corpus=(files / "corpus.txt").read_text().splitlines(),
+                             model="paper")
     assert cos == pytest.approx(enc.similarity(["alpha beta gamma"], ["beta delta"], metric="cosine")[0], abs=1e-6)
     assert euc == pytest.approx(enc.similarity(["alpha beta gamma"], ["beta delta"])[0], abs=1e-6)
     assert -1 < cos < 1 and cos != euc and euc < 0

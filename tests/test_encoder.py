@@ -34,7 +34,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def enc(matrix, corpus):
-    return Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=5)
+    return Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=5, model="paper")
 
 
 def token_texts(seed, n=23, oov=True):
@@ -68,7 +68,7 @@ def test_the_paper_model_by_hand(matrix):
 def test_raw_strings_and_token_lists_agree():
     words = ["alpha", "beta", "gamma", "delta", "0"]
     m = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
-    enc = Encoder.pretrained((words, m), corpus=["alpha beta", "beta gamma", "delta 0 alpha"])
+    enc = Encoder.pretrained((words, m), corpus=["alpha beta", "beta gamma", "delta 0 alpha"], model="paper")
     raw = ["Alpha, BETA and gamma!", "delta\t- 1984 beta", "nothing known here"]
     tokens = [["alpha", "beta", "and", "gamma"], ["delta", "0", "beta"], ["nothing", "known", "here"]]
     with pytest.warns(EmptyTextWarning):
@@ -89,9 +89,9 @@ def test_no_known_word_is_the_zero_vector_with_a_warning(enc):
 
 def test_deterministic_whatever_the_chunk_and_threads(enc, matrix, corpus):
     texts = token_texts(4, n=50)
-    one = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=1).transform(texts)
-    two = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=2).transform(texts)  # 8 chunks, 2 threads
-    many = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=3, workers=16).transform(texts)  # 17 chunks
+    one = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=1, model="paper").transform(texts)
+    two = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=7, workers=2, model="paper").transform(texts)  # 8 chunks, 2 threads
+    many = Encoder.pretrained((WORDS, matrix), corpus=corpus, chunk=3, workers=16, model="paper").transform(texts)  # 17 chunks
     np.testing.assert_array_equal(one, two)
     np.testing.assert_array_equal(one, many)
     np.testing.assert_array_equal(one, enc.transform(texts))
@@ -113,7 +113,7 @@ def test_save_load_round_trip(enc, matrix, tmp_path):
 
 def test_load_from_a_vectors_folder_by_its_recorded_path(enc, matrix, tmp_path):
     store.save_vectors(str(tmp_path / "vec"), WORDS, matrix)
-    a = Encoder.pretrained(str(tmp_path / "vec"), DocFreq(enc.vocabulary.words, enc.vocabulary.df, 60))
+    a = Encoder.pretrained(str(tmp_path / "vec"), DocFreq(enc.vocabulary.words, enc.vocabulary.df, 60), model="paper")
     a.save(str(tmp_path / "a.npz"))
     b = Encoder.load(str(tmp_path / "a.npz"))  # vectors from the recorded folder
     np.testing.assert_array_equal(b.transform([["w3", "w4"]]), a.transform([["w3", "w4"]]))
@@ -139,10 +139,10 @@ def test_weights_for_another_vocabulary_fail_clearly(enc, matrix, tmp_path):
 def test_df_sources_agree_and_unlisted_words_get_df_1(matrix, corpus, tmp_path):
     freq = DocFreq.from_corpus(corpus)
     freq.save(str(tmp_path / "df.npz"))
-    a = Encoder.pretrained((WORDS, matrix), str(tmp_path / "df.npz"))
-    b = Encoder.pretrained((WORDS, matrix), corpus=corpus)
+    a = Encoder.pretrained((WORDS, matrix), str(tmp_path / "df.npz"), model="paper")
+    b = Encoder.pretrained((WORDS, matrix), corpus=corpus, model="paper")
     np.testing.assert_array_equal(a.vocabulary.df, b.vocabulary.df)
-    c = Encoder.pretrained((WORDS, matrix), DocFreq(["w0"], np.array([7]), 9))
+    c = Encoder.pretrained((WORDS, matrix), DocFreq(["w0"], np.array([7]), 9), model="paper")
     assert c.vocabulary.df[0] == 7 and (c.vocabulary.df[1:] == 1).all()
     with pytest.raises(ValueError, match="exactly one"):
         Encoder((WORDS, matrix))
@@ -226,7 +226,7 @@ def test_similarity_by_cosine(enc, matrix, corpus):
     assert -1.0 < s[1] < 1.0 and s[1] != enc.similarity(a[1:2], b[1:2])[0]
     # the encoder's own metric is the default; the paper's Euclidean distance unless told
     assert enc.metric == "euclidean"
-    cos = Encoder.pretrained((WORDS, matrix), corpus=corpus, metric="cosine")
+    cos = Encoder.pretrained((WORDS, matrix), corpus=corpus, metric="cosine", model="paper")
     np.testing.assert_array_equal(cos.similarity(a[:3], b[:3]), s[:3])
     np.testing.assert_array_equal(cos.similarity(a[:3], b[:3], metric="euclidean"), enc.similarity(a[:3], b[:3]))
     with pytest.raises(ValueError, match="metric: expected one of euclidean, cosine, got 'manhattan'"):
@@ -238,8 +238,8 @@ def test_similarity_by_cosine(enc, matrix, corpus):
 def test_a_saved_encoder_records_its_metric(tmp_path, matrix, corpus):
     vec = str(tmp_path / "vec")
     store.save_vectors(vec, WORDS, matrix)
-    Encoder.pretrained(vec, corpus=corpus, metric="cosine").save(str(tmp_path / "cos.npz"))
-    Encoder.pretrained(vec, corpus=corpus).save(str(tmp_path / "euc.npz"))
+    Encoder.pretrained(vec, corpus=corpus, metric="cosine", model="paper").save(str(tmp_path / "cos.npz"))
+    Encoder.pretrained(vec, corpus=corpus, model="paper").save(str(tmp_path / "euc.npz"))
     assert json.loads((tmp_path / "cos.json").read_text())["metric"] == "cosine"
     assert json.loads((tmp_path / "euc.json").read_text())["metric"] == "euclidean"
     a, b = ["w1 w2", "w3 w8"], ["w2 w4", "w5 w6"]

@@ -131,7 +131,8 @@ def default_case(Encoder, WORDS=WORDS):
     couples = [(list(rng.choice(WORDS, 5)), list(rng.choice(WORDS, 4))) for _ in range(120)]
     labels = [i % 2 for i in range(120)]
     texts = [list(rng.choice(WORDS, rng.integers(1, 30))) for _ in range(50)]
-    out = {"pretrained": Encoder.pretrained((WORDS, matrix), corpus=corpus).transform(texts)}
+    # the paper's shipped weights (model="paper": the default of ad54499, which had no model argument)
+    out = {"pretrained": Encoder.pretrained((WORDS, matrix), corpus=corpus, model="paper").transform(texts)}
     enc = Encoder((WORDS, matrix), corpus=corpus, n_max=5).fit(couples, labels, kappa=20.0, max_epochs=5)
     out["weights_median"], out["vectors_median"] = enc.weights_, enc.transform(texts)
     out["scores_median"] = enc.similarity(texts[:25], texts[25:])

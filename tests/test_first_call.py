@@ -8,17 +8,19 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from repro import gathersum, store
-from repro.encoder import SHIPPED
+from repro.encoder import PRETRAINED
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_the_shipped_table_is_jaxs_table_of_the_shipped_weights_bit_for_bit():
-    w, _ = store.load_weights(SHIPPED)
+@pytest.mark.parametrize("model", sorted(PRETRAINED))
+def test_the_shipped_table_is_jaxs_table_of_the_shipped_weights_bit_for_bit(model):
+    w, _ = store.load_weights(PRETRAINED[model])
     held = gathersum.precomputed_table(w, 2 * w.size)
-    assert held is not None, "repro/weights/coefficients.npz is stale: run make weights"
+    assert held is not None, f"the coefficient table of the {model} model (repro/weights/) is stale: run make weights"
     computed = gathersum.coefficient_table(w, 2 * w.size, precomputed=None)
     assert held.dtype == np.float32 and held.tobytes() == computed.tobytes()
 
@@ -37,22 +39,26 @@ def test_a_table_is_used_only_for_its_own_weights_and_width(tmp_path):
     np.testing.assert_allclose(real[3, :3], np.array([0.9, 0.5, 0.25]) / 3, rtol=1e-5)  # n = n_max: w itself / n
 
 
-def test_repro_encode_with_the_shipped_weights_imports_no_jax(tmp_path):
-    words = ["alpha", "beta", "gamma", "delta"]
+@pytest.mark.parametrize("model", ["best", "paper"])
+def test_repro_encode_with_the_shipped_weights_imports_no_jax(tmp_path, model):
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
     rng = np.random.default_rng(0)
-    store.save_vectors(str(tmp_path / "vec"), words, rng.standard_normal((4, 5)).astype(np.float32))
-    store.save_word_df(str(tmp_path / "df.npz"), words, np.array([1, 2, 3, 4]), 10)
+    store.save_vectors(str(tmp_path / "vec"), words, rng.standard_normal((8, 5)).astype(np.float32))
+    # with word counts (as `repro df` writes them): the default model's Zipfian whitening reads p(w)
+    store.save_word_df(str(tmp_path / "df.npz"), words, np.arange(1, 9), 10, counts=np.arange(3, 11))
     (tmp_path / "texts.txt").write_text("alpha beta\ngamma delta alpha\n")
     code = ("import sys; from repro.cli import main; rc = main(['encode', sys.argv[1], '--vectors', sys.argv[2], "
-            "'--df', sys.argv[3], '--out', sys.argv[4], '--quiet']); print('jax' in sys.modules); sys.exit(rc)")
+            "'--df', sys.argv[3], '--out', sys.argv[4], '--quiet'] + sys.argv[5:]); print('jax' in sys.modules); "
+            "sys.exit(rc)")
     out = str(tmp_path / "X.npy")
+    flag = [] if model == "best" else ["--pretrained", model]  # the default: no flag
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "texts.txt"), str(tmp_path / "vec"),
-                           str(tmp_path / "df.npz"), out], capture_output=True, text=True, cwd=ROOT,
+                           str(tmp_path / "df.npz"), out, *flag], capture_output=True, text=True, cwd=ROOT,
                           env=dict(os.environ, PYTHONPATH=ROOT))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "False"
     from repro.encoder import Encoder
 
-    enc = Encoder.pretrained(str(tmp_path / "vec"), str(tmp_path / "df.npz"))
+    enc = Encoder.pretrained(str(tmp_path / "vec"), str(tmp_path / "df.npz"), model=model)
     enc._coef = gathersum.coefficient_table(enc.weights_, 2 * enc.n_max, precomputed=None)  # JAX's own table
     assert np.load(out).tobytes() == enc.transform(["alpha beta", "gamma delta alpha"]).tobytes()

@@ -75,6 +75,8 @@ def test_every_code_block_runs_as_written(workdir, capsys):
     for block in readme_blocks("python"):
         exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["X"].shape == (2, 300) and namespace["X"].dtype == np.float32
-    assert namespace["s"].shape == (1,) and namespace["s"][0] < 0 and -1 <= namespace["c"][0] <= 1
+    # the shipped default scores by the cosine; metric="euclidean" and the paper's model by minus a distance
+    assert namespace["s"].shape == (1,) and -1 <= namespace["s"][0] <= 1 and namespace["e"][0] < 0
+    assert namespace["paper"].metric == "euclidean" and namespace["paper"].provenance_["model"] == "paper"
     assert namespace["mine"].weights_.shape == (10,) and namespace["mine"].components_ is not None
     assert (workdir / "enc.npz").exists() and (workdir / "mine.npz").exists()

@@ -174,7 +174,7 @@ def test_evaluate_prints_the_threshold_on_the_scores_scale(files, tmp_path, caps
         k = WORDS[i % 4]
         lines.append(f"{k} {WORDS[4 + i % 3]}\t{k if i % 2 else WORDS[(i + 1) % 4]} {rng.choice(WORDS[4:8])}\t{i % 2}")
     (tmp_path / "c.tsv").write_text("\n".join(lines) + "\n")
-    base = ["--vectors", str(files / "vec"), "--corpus", str(files / "corpus.txt")]
+    base = ["--vectors", str(files / "vec"), "--corpus", str(files / "corpus.txt"), "--pretrained", "paper"]  # minus distances
     assert cli.main(["evaluate", "--couples", str(tmp_path / "c.tsv"), *base]) == 0
     result = json.loads(capsys.readouterr().out)
     assert cli.main(["similarity", "--couples", str(tmp_path / "c.tsv"), *base, "--out", str(tmp_path / "s.txt")]) == 0

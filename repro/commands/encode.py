@@ -4,7 +4,9 @@
     repro encode texts.jsonl --model enc.npz --out vectors.npy
 
 Row i of the output is the vector of text i (one per line, or JSON lines). Without
-``--model`` the shipped weights are used. A text with no known word is the zero vector (with
+``--model`` the shipped weights are used: ``--pretrained best`` (the default), the learned family's
+winner (the paper's weights learned on Zipfian-whitened word vectors under 1 - cos), or
+``--pretrained paper``, the paper's own. A text with no known word is the zero vector (with
 a warning); unknown words do not count in n.
 """
 

@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-max", type=int, default=settings.N_MAX, help=f"number of weights (default {settings.N_MAX})")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-epochs", type=int, default=100)
-    add_encoder_options(ap)
+    add_encoder_options(ap, pretrained=False)
     add_word_map_options(ap)
     args = ap.parse_args(argv)
     if not args.out.endswith(".npz"):

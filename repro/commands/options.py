@@ -27,10 +27,19 @@ def texts_parser(prog: str, doc: str, out_help: str) -> argparse.ArgumentParser:
     return ap
 
 
-def add_encoder_options(ap: argparse.ArgumentParser) -> None:
+def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) -> None:
+    """The options of the encoder a command builds (:func:`encoder_from`); ``pretrained``: with
+    ``--pretrained best|paper``, the shipped weights of ``Encoder.pretrained`` (not ``repro train``)."""
     g = ap.add_argument_group("encoder (a saved --model, or the shipped weights on --vectors and --df/--corpus)")
     g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz), applied with "
                                    "everything it holds (word weights, whitening, components)")
+    if pretrained:
+        g.add_argument("--pretrained", choices=("best", "paper"), default="best",
+                       help="the shipped weights applied without --model: best, the learned family's winner on "
+                            "the wikivar validation couples (the paper's weights learned on Zipfian-whitened word "
+                            "vectors under 1 - cos, scored by the cosine; its word map needs word counts: --corpus, "
+                            "or a --df file of `repro df`), or paper, the paper's own weights (plain word vectors, "
+                            "Euclidean) (default: best)")
     g.add_argument("--vectors", help="word vectors: a folder made by `repro vectors` (loads in a second, "
                                      "memory-mapped), or a word2vec .bin, word2vec or GloVe text file")
     g.add_argument("--df", help="document frequencies with their words (.npz, repro.store.save_word_df)")
@@ -107,7 +116,8 @@ def add_metric_option(ap: argparse.ArgumentParser) -> None:
 
     ap.add_argument("--metric", choices=METRICS, help="how a couple is scored: euclidean, minus the Euclidean "
                                                       "distance of its vectors (the paper's eq. 2), or cosine "
-                                                      "(default: the one --model records, else euclidean)")
+                                                      "(default: the one --model records, else the shipped model's: "
+                                                      "cosine for --pretrained best, euclidean for paper)")
 
 
 def _exists(path: str) -> str:
@@ -125,7 +135,8 @@ def _workers(args) -> int | None:
 
 def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
     """The Encoder the options name: ``--model`` (its vectors from ``--vectors`` or as saved), or
-    ``--vectors`` with ``--df``/``--corpus`` and the shipped weights (or none, ``weights=False``)."""
+    ``--vectors`` with ``--df``/``--corpus`` and the shipped weights of ``--pretrained`` (best, the
+    default, or paper; or none, ``weights=False``)."""
     from repro.encoder import Encoder
 
     progress, metric = not getattr(args, "quiet", False), getattr(args, "metric", None)
@@ -139,12 +150,12 @@ def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
         raise InputError("--df/--corpus", "give exactly one: a df file, or a corpus to count document frequencies in")
     corpus = store.read_texts(args.corpus) if args.corpus else None
     options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=progress,
-                   workers=_workers(args), metric=metric or "euclidean", tokeniser=tokeniser or "paper",
-                   **word_map_options(args))
+                   workers=_workers(args), tokeniser=tokeniser or "paper", **word_map_options(args))
     df = _exists(args.df) if args.df else None
-    if weights:
-        return Encoder.pretrained(_exists(args.vectors), df, **options)
-    return Encoder(_exists(args.vectors), df, n_max=n_max, **options)
+    if weights:  # the shipped model's metric unless --metric names one
+        return Encoder.pretrained(_exists(args.vectors), df, model=getattr(args, "pretrained", "best"),
+                                  **options, **({"metric": metric} if metric else {}))
+    return Encoder(_exists(args.vectors), df, n_max=n_max, metric=metric or "euclidean", **options)
 
 
 def report_warnings(caught) -> None:
