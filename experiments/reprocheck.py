@@ -5,8 +5,8 @@ checksums (results/repro-checksums.json; docs/REPRODUCIBILITY.md).
     python -m experiments.reprocheck write [--size small|reduced]     # the committed checksums
     python -m experiments.reprocheck hashes --size small --part full --work DIR --out FILE.json
 
-Two parts, each the chain's stages in order (paragraphs, word2vec, docfreq, pairs, weights,
-scores, tables):
+Two parts, each the chain's stages in order (paragraphs, word2vec, docfreq, pairs, weights, the
+learned family, scores, tables):
 
 - ``full``: the whole chain. At size ``small``, on gensim's 106-article dump (QUICK=1's corpus),
   word2vec included (its bits depend on the OpenBLAS kernel: docs/REPRODUCIBILITY.md).
@@ -35,8 +35,8 @@ import tempfile
 
 import numpy as np
 
-from experiments import score, tables, train_weights
-from repro import settings, store
+from experiments import score, tables, train_family, train_weights
+from repro import family, settings, store
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
@@ -48,13 +48,13 @@ from repro.provenance import git_commit, hardware, lock_state, versions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKSUMS = os.path.join(ROOT, "results", "repro-checksums.json")
-STAGES = ("paragraphs", "word2vec", "docfreq", "pairs", "weights", "scores", "tables")
+STAGES = ("paragraphs", "word2vec", "docfreq", "pairs", "weights", "family", "scores", "tables")
 PARTS = ("full", "synthetic")
 SETTINGS = ("wiki20", "wikivar")
 LOSSES = settings.LOSSES
 #: the stages whose bits follow the OpenBLAS kernel (docs/REPRODUCIBILITY.md): compared only
 #: where the kernel is the committed one
-BLAS_STAGES = {"full": ("word2vec", "weights", "scores", "tables"), "synthetic": ("scores", "tables")}
+BLAS_STAGES = {"full": ("word2vec", "weights", "family", "scores", "tables"), "synthetic": ("family", "scores", "tables")}
 #: per size: the synthetic corpus (articles, paragraphs each, words each), word2vec, training
 SIZES = {
     "small": dict(corpus=(60, 6, 120), dim=50, w2v_epochs=2, min_count=5,
@@ -86,6 +86,7 @@ def stage_files(data: str, results: str) -> dict[str, list[str]]:
         "docfreq": [lay.df],
         "pairs": [lay.pairs(s, k) for s in SETTINGS for k in ("train", "validation", "test")],
         "weights": [lay.model(s, loss) for s in SETTINGS for loss in LOSSES],
+        "family": [lay.family(s, m.key) for s in SETTINGS for m in family.members()],
         "scores": [lay.scores(s) for s in (*SETTINGS, "other")],
         "tables": [os.path.join(results, f) for f in ("table1.md", "table1.csv", "table1.tex")],
     }
@@ -157,6 +158,7 @@ def later_stages(work: str, size: str) -> None:
         for loss in LOSSES:
             _ok(train_weights.main, ["--data", data, "--setting", s, "--loss", loss, "--seed", "0",
                                      "--out", lay.model(s, loss), *SIZES[size]["train"]])
+        _ok(train_family.main, ["--data", data, "--setting", s, "--seed", "0", *SIZES[size]["train"]])
     other = os.path.join(work, "other.txt")
     other_vectors(lay.vocab, other)
     for s in (*SETTINGS, "other"):

@@ -286,7 +286,8 @@ def write_family(args, spec: Spec, cols: dict, prov: dict) -> None:
     prov["family_choices"] = choices
     md = familytable.tables(files, choices, cols)
     block = familytable.block(spec.number, md, prov)
-    write_text(os.path.join(args.results, f"table{spec.number}_family.md"), block.split("\n", 1)[1].rsplit("\n", 1)[0] + "\n")
+    write_text(os.path.join(args.results, f"table{spec.number}_family.md"),
+               block.split("\n", 1)[1].rsplit("\n", 1)[0].strip("\n") + "\n")
     if args.readme:
         ReadmeBlock(args.readme, f"family-table{spec.number}").fill(block)
 

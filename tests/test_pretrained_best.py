@@ -4,6 +4,7 @@ options its .json records, bit for bit as Encoder(..., weights=, **options) does
 
 from __future__ import annotations
 
+import os
 import json
 
 import numpy as np
@@ -159,3 +160,19 @@ def test_the_cli_flag(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["encode", str(tmp_path / "texts.txt"), *base, "--out", str(tmp_path / "y.npy"), "--pretrained", "x"])
     assert "invalid choice: 'x'" in capsys.readouterr().err
+
+
+def test_the_readme_names_the_shipped_winner():
+    """The README says which member Encoder.pretrained() ships, as the shipped file records it."""
+    import json
+    import re
+
+    from repro import family
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "repro", "weights", "wikivar-best.json"), encoding="utf-8") as f:
+        member = family.parse(json.load(f)["member"])
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        readme = re.sub(r"\s+", " ", f.read())
+    under = "1 - cos" if member.distance == "cosine" else "the Euclidean distance"
+    assert f"the paper's weights learned on {family.LABELS[member.name]} word vectors under {under}" in readme
