@@ -19,7 +19,10 @@ uSIF):
   centred on their frequency-weighted mean, or also whitened by the frequency-weighted covariance
   (:func:`repro.transforms.zipf_whitening`, p(w) from the train and dev word counts); "centre" or
   "whiten" chosen on dev (Pearson, without removal);
-* the shipped weights (``repro/weights``: median loss, Wikipedia, variable length);
+* the shipped weights (``repro/weights``: median loss, Wikipedia, variable length), the paper's
+  (``model="paper"``) and ``Encoder.pretrained()``'s default, the learned family's winner on the
+  wikivar validation couples, on its word map fitted on the train and dev word counts
+  (:func:`shipped_best`);
 * weights learned by :func:`repro.fit.fit` on the train pairs, turned into couples by two
   thresholds on the gold score (related at or above ``hi``, unrelated at or below ``lo``, the
   pairs between left out); (lo, hi) is chosen on dev (Pearson, without removal) from
@@ -83,6 +86,7 @@ SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 THRESHOLDS = tuple((lo, hi) for lo in (1.0, 2.0) for hi in (3.5, 4.0, 4.5))
 ROWS = {"mean": "Mean", "mean_idf": "Mean, idf-weighted", "sif": "SIF (a = 1e-3)", "usif": "uSIF",
         "zipf": "Zipfian whitening", "shipped": "Shipped weights (Wikipedia, median loss)",
+        "shipped_best": "Shipped weights, Encoder.pretrained()'s default (the learned family's winner on Wikipedia)",
         "learned": "Weights learned on STS-B train",
         "learned_best": "Weights learned on STS-B train, best transform (dev)"}
 #: The word maps of :mod:`repro.family` tried for the row ``learned_best``: all of them (their 14
@@ -366,6 +370,21 @@ def chosen_on_dev(chosen: dict) -> str:
             f"{ROWS[peer['peer']]}{', components removed' if peer['removal'] == 'with' else ''}.\n")
 
 
+def shipped_best(x: Inputs) -> encodings.Encoding:
+    """The encoding of ``Encoder.pretrained()``'s default (:data:`repro.encoder.SHIPPED_BEST`): its
+    weights on the word map its ``encoder_options`` name, fitted on the train and dev word counts
+    (uSIF's length: the distinct train sentences'), as the encoder builds it; a common-component
+    option is left to the table's "with components removed" column."""
+    from repro import wordmap
+    from repro.encoder import SHIPPED_BEST
+
+    weights, meta = store.load_weights(SHIPPED_BEST)
+    options = meta.get("encoder_options") or {}
+    length = float(np.mean(peers.training_texts(x.splits["train"])[1]))
+    t = wordmap.word_map(x.table.host, x.counts, options.get("word_weights"), options.get("whiten"), usif_length=length)
+    return encodings.Encoding("rank", weights, transform=t)
+
+
 def shipped_kappa() -> tuple[np.ndarray, float]:
     """The shipped weights and their kappa (the Wikipedia search's, recorded in the model file)."""
     shipped, meta = store.load_weights(SHIPPED)
@@ -479,7 +498,8 @@ def main(argv=None):
     base = {"mean": encodings.Encoding("word", np.ones(len(x.vocab))), "mean_idf": encodings.Encoding("word", x.vocab.idf),
             "sif": encodings.Encoding("word", peers.sif_weights(x.counts, 1e-3)),
             "usif": peers.weighting("usif", x.counts, float(np.mean(peers.training_texts(x.splits["train"])[1]))),
-            "zipf": zipf[0], "shipped": encodings.Encoding("rank", shipped), "learned": learned[0],
+            "zipf": zipf[0], "shipped": encodings.Encoding("rank", shipped), "shipped_best": shipped_best(x),
+            "learned": learned[0],
             "learned_best": best_map[0]}
     results, dev_peer = score(base, x, args.seed)
     chosen = {"learned": {"lo": learned[2], "hi": learned[3]}, "zipf": {"mode": zipf[2]},
