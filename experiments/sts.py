@@ -242,7 +242,9 @@ def calibration_md(cal: dict) -> str:
 
 def findings(results: dict) -> str:
     """The verdicts of the STS table, from its results: the best row, the rows level with it
-    (their paired 95% interval contains 0), and the shipped weights against the best peer."""
+    (their paired 95% interval contains 0), the paper's shipped weights against the best peer so
+    treated, and the rows beyond the paper (the shipped default, the family learned on STS-B train)
+    against the best peer chosen on dev."""
     label = {(m, r): ROWS[m] + (", components removed" if r == "with" else "") for m in results for r in results[m]}
     best = next(k for k in label if results[k[0]][k[1]]["test"]["vs_best"] is None)
     level = [label[k] for k in label if k != best
@@ -253,9 +255,20 @@ def findings(results: dict) -> str:
     for removal in ("without", "with"):
         d = results["shipped"][removal]["test"]["vs_best_peer"]
         verdict = "above" if d["low"] > 0 else "below" if d["high"] < 0 else "level with"
-        out.append(f"- **Shipped weights {'with' if removal == 'with' else 'without'} common components removed:** "
+        out.append(f"- **The paper's shipped weights {'with' if removal == 'with' else 'without'} common components removed:** "
                    f"{verdict} {ROWS[d['peer']]}, the best peer so treated ({d['difference']:+.1f} points, "
                    f"{d['low']:+.1f} to {d['high']:+.1f}).")
+    for m in ("shipped_best", "learned_best"):  # beyond the paper: against the best peer chosen on dev
+        if m not in results:
+            continue
+        parts, peer = [], None
+        for removal in ("without", "with"):
+            d = results[m][removal]["test"]["vs_dev_best_peer"]
+            peer = d and ROWS[d["peer"]] + (", components removed" if d["removal"] == "with" else "")
+            verdict = "the peer" if d is None else ("above" if d["low"] > 0 else "below" if d["high"] < 0 else "level with") + " it"
+            parts.append(f"{removal} components removed: {verdict}" + ("" if d is None else
+                         f" ({d['difference']:+.1f} points, {d['low']:+.1f} to {d['high']:+.1f})"))
+        out.append(f"- **{ROWS[m]}**, against the best peer chosen on dev ({peer}): " + "; ".join(parts) + ".")
     return "\n".join(out) + "\n"
 
 
