@@ -140,7 +140,7 @@ def main(argv=None) -> int:
         key, metric, err = winner(args.scores)
         member = family.parse(key)
         ship(os.path.join(args.family, f"{key}.npz"), args.best_out, args.setting, {
-            "member": key, "member_label": f"learned weights {member.label}", "metric": metric,
+            "member": key, "member_label": f"weights learned {member.label}", "metric": metric,
             "validation_split_error": err, "encoder_options": encoder_options(key, metric),
             "scores": os.path.basename(args.scores), "scores_sha256": store.sha256(args.scores)})
     return 0

@@ -378,7 +378,7 @@ def chosen_on_dev(chosen: dict) -> str:
     learned, zipf, best, peer = chosen["learned"], chosen["zipf"], chosen["learned_best"], chosen["best_peer"]
     distance = "1 - cos" if best["distance"] == "cosine" else "the Euclidean distance"
     return (f"Chosen on dev: learned weights' couples at gold score <= {learned['lo']:g} and >= {learned['hi']:g}; "
-            f"Zipfian whitening mode \"{zipf['mode']}\"; best transform: {family.LABELS[best['map']]} word vectors "
+            f"Zipfian whitening mode \"{zipf['mode']}\"; best transform: {family.LABELS[best['map']]} "
             f"(`{best['map']}`), learned under {distance}; best peer: "
             f"{ROWS[peer['peer']]}{', components removed' if peer['removal'] == 'with' else ''}.\n")
 

@@ -226,7 +226,7 @@ def _family_lines(prov: dict) -> list[str]:
     if not choices:
         return []
     def said(key: str) -> str:
-        return f"learned {family.parse(key).label}"
+        return f"weights learned {family.parse(key).label}"
     parts = [f"{settings.SETTINGS[s].title}: " + "; ".join(f"{metric}: {said(c['member'])}" for metric, c in by.items())
              for s, by in choices.items()]
     return ["Learned weights, best transform (validation), the family member chosen: " + "; ".join(parts)

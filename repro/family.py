@@ -45,12 +45,12 @@ MEMBERS = {
 }
 LABELS = {
     "plain": "plain word vectors (the paper's)",
-    "centre": "centred",
-    "sif": "SIF-weighted",
-    "usif": "uSIF-weighted",
-    "zipf": "Zipfian-whitened",
-    "cc": "common component removed",
-    "zipf_sif": "Zipfian-whitened and SIF-weighted",
+    "centre": "centred word vectors",
+    "sif": "SIF-weighted word vectors",
+    "usif": "uSIF-weighted word vectors",
+    "zipf": "Zipfian-whitened word vectors",
+    "cc": "word vectors without their common component",
+    "zipf_sif": "Zipfian-whitened, SIF-weighted word vectors",
 }
 #: Training distances of the losses a member is learned under: the paper's and 1 - cos.
 DISTANCES = ("euclidean", "cosine")
@@ -72,7 +72,7 @@ class Member(NamedTuple):
 
     @property
     def label(self) -> str:
-        return f"on {LABELS[self.name]}, learned under {'1 - cos' if self.distance == 'cosine' else 'the Euclidean distance'}"
+        return f"on {LABELS[self.name]} under {'1 - cos' if self.distance == 'cosine' else 'the Euclidean distance'}"
 
 
 def members() -> list[Member]:
