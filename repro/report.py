@@ -163,6 +163,23 @@ def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_medi
     return "\n".join(lines) + "\n"
 
 
+def peer_markdown(results: dict, titles: dict) -> str:
+    """Every row of ours (:data:`repro.settings.OURS`) against the best peer of its column (the peer
+    of the lowest test split error): the paired cluster-bootstrap difference of split error, this
+    row minus the peer, in points with its 95% interval; the last line names each column's peer."""
+    settings = list(results)
+    lines = ["| Method | " + " | ".join(f"{titles[s]}: against the best peer, points (95%)" for s in settings) + " |",
+             "|---|" + "---:|" * len(settings)]
+    for m in OURS:
+        cells = [_points(results[s][m]["boot_diff_vs_best_peer"]) if results[s].get(m, {}).get("best_peer") else "-"
+                 for s in settings]
+        lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
+    peers = [f"{titles[s]}: {LABELS[results[s][OURS[0]]['best_peer']].split(' (')[0]} "
+             f"({100 * results[s][results[s][OURS[0]]['best_peer']]['split_error']:.2f}%)"
+             for s in settings if results[s].get(OURS[0], {}).get("best_peer")]
+    return "\n".join(lines) + "\n\nThe best peer of each column: " + "; ".join(peers) + ".\n"
+
+
 def _against_peer(rows: dict, m: str) -> str:
     """Row ``m`` against the best peer: better, worse or level by the paired interval, with both
     split errors and the interval; '' when the row has no best peer."""

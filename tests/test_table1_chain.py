@@ -219,6 +219,14 @@ def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_er
             assert row["best_peer"] in settings.PEERS and row["boot_diff_vs_best_peer"]["low"] <= row[
                 "boot_diff_vs_best_peer"]["high"]
     assert "Learned weights, best transform (validation; not in the paper): " in readme.read_text()
+    for suffix, key in (("", "results"), ("_cosine", "results_cosine")):  # every row of ours against the best peer
+        lines = (results / f"table1_vs_peer{suffix}.md").read_text().splitlines()
+        assert [ln.split(" | ")[0].lstrip("| ") for ln in lines[2:2 + len(settings.OURS)]] == [
+            settings.LABELS[m] for m in settings.OURS]
+        first = lines[2].split(" | ")[1]  # the contrastive row, wiki20
+        d = prov[key]["wiki20"]["learned_contrastive"]["boot_diff_vs_best_peer"]
+        assert first == f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})"
+    assert "Every row of ours against the best peer, cosine table" in details
 
 
 def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):
