@@ -179,3 +179,21 @@ def test_apply_writes_into_out_and_refuses_a_wrong_one():
     assert transforms.apply(t, same, out=same) is same and same.tobytes() == want.tobytes()
     with pytest.raises(ValueError, match="out: need a"):
         transforms.apply(t, table, out=np.empty((7, 2), np.float32))
+
+
+def test_weighted_moments_by_blocks_equal_the_whole_table_sums(monkeypatch):
+    """Several row blocks (a short last one joined): the same mean and covariance as one float64
+    sum over the whole table, to rounding, and the same bits on a second call."""
+    rng = np.random.default_rng(7)
+    table = rng.standard_normal((1000, 6)).astype(np.float32)
+    p = rng.random(1000)
+    monkeypatch.setattr(transforms, "BLOCK", 256)
+    assert len(transforms.blocks(1000)) == 4
+    mu, cov = transforms.weighted_moments(table, p)
+    x, q = table.astype(np.float64), p / p.sum()
+    want_mu = (q[:, None] * x).sum(axis=0)
+    want_cov = ((x - want_mu) * q[:, None]).T @ (x - want_mu)
+    np.testing.assert_allclose(mu, want_mu, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(cov, want_cov, rtol=1e-12, atol=1e-14)
+    again = transforms.weighted_moments(table, p)
+    assert np.array_equal(again[0], mu) and np.array_equal(again[1], cov)
