@@ -157,7 +157,7 @@ def weighted_moments(table, p) -> tuple[np.ndarray, np.ndarray]:
     temporaries are a block's, not the table's (7 GB at the paper's 2.2M x 400), and a table of
     400,000 rows takes a tenth of the time of one product over the whole (no fresh 160 MB arrays
     to fault in); the blocks are fixed, so the sums are the same bits on every run."""
-    table = np.asarray(table)  # a memory map stays one (no copy)
+    table = np.asarray(table)  # a memory map is read block by block, not copied
     p = _probabilities(p, table.shape[0])
     spans = blocks(table.shape[0])
     mu = np.zeros(table.shape[1])
