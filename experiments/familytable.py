@@ -29,32 +29,32 @@ def load_names() -> list[str]:
     return [f"{m}@{metric}" for m in settings.PEERS + NAMES for metric in settings.TABLE_METRICS]
 
 
-def _cell(r: dict, chosen: bool) -> str:
-    d = r["boot_diff_vs_best_peer"]
+def _cell(r: dict, validation_error: float, chosen: bool) -> str:
     mark = "**" if chosen else ""
-    return (f"{mark}{100 * r['validation_split_error']:.2f}%{mark} | {100 * r['split_error']:.2f}% | "
-            f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})")
+    return (f"{mark}{100 * validation_error:.2f}%{mark} | {100 * r['split_error']:.2f}% | "
+            f"{report.points(r['boot_diff_vs_best_peer'])}")
 
 
-def markdown(results: dict, chosen: dict, titles: dict) -> str:
-    """One table of a metric: a row per member, per column its validation split error (bold: the
-    member chosen), test split error and difference from the best peer in points (95% interval)."""
+def markdown(results: dict, chosen: dict, validation: dict, titles: dict) -> str:
+    """One table of a metric: a row per member, per column its validation split error (``validation``
+    {column: {member key: error}}; bold: the member ``chosen`` {column: key}), test split error and
+    difference from the best peer in points (95% interval)."""
     cols = list(results)
     lines = ["| Learned weights (median loss) | " + " | ".join(
         f"{titles[s]}: validation | test | vs best peer" for s in cols) + " |",
         "|---|" + "---:|---:|---:|" * len(cols)]
     for m in family.members():
         name = settings.family_method(m.key)
-        lines.append(f"| {m.label} | " + " | ".join(_cell(results[s][name], chosen[s] == m.key) for s in cols) + " |")
-    peers = [f"{titles[s]}: {settings.LABELS[results[s][NAMES[0]]['best_peer']].split(' (')[0]} "
-             f"({100 * results[s][results[s][NAMES[0]]['best_peer']]['split_error']:.2f}%)" for s in cols]
-    return "\n".join(lines) + "\n\nBest peer (lowest test split error): " + "; ".join(peers) + ".\n"
+        lines.append(f"| {m.label} | " + " | ".join(
+            _cell(results[s][name], validation[s][m.key], chosen[s] == m.key) for s in cols) + " |")
+    return ("\n".join(lines) + "\n\nBest peer (lowest test split error): "
+            + report.best_peers(results, titles, NAMES[0]) + ".\n")
 
 
-def block(number: int, md: dict, prov: dict) -> str:
-    """The family block of docs/RESULTS.md for table ``number``: both metrics' tables."""
-    start, end = readme_markers(f"family-table{number}")
-    lines = [start, "", f"Made by `make table{number}` (commit `{short_commit(prov['commit'])}`), "
+def body(number: int, md: dict, prov: dict) -> str:
+    """The family text of table ``number`` (``results/table<N>_family.md``, and the block of
+    docs/RESULTS.md between its markers): both metrics' tables."""
+    lines = [f"Made by `make table{number}` (commit `{short_commit(prov['commit'])}`), "
              f"`results/table{number}_family.md`. Validation: the split error on the validation couples, by which "
              "the row \"learned weights, best transform (validation)\" chose the member in bold (per column and "
              "metric); test: the split error on the test couples at the validation threshold; vs best peer: the "
@@ -63,19 +63,21 @@ def block(number: int, md: dict, prov: dict) -> str:
     for metric, text in md.items():
         lines += [f"**Scored by {'minus the Euclidean distance' if metric == 'euclidean' else 'the cosine'}:**", "",
                   text]
-    return "\n".join(lines + [end])
+    return "\n".join(lines)
 
 
-def tables(files: dict, choices: dict, titles: dict) -> dict:
-    """{metric: markdown} of the family table; ``choices`` {column: {metric: {"member": key}}}."""
+def block(number: int, text: str) -> str:
+    """:func:`body`'s ``text`` between the ``family-table<N>`` markers."""
+    start, end = readme_markers(f"family-table{number}")
+    return "\n".join([start, "", text, end])
+
+
+def tables(files: dict, meta: dict, titles: dict) -> dict:
+    """{metric: markdown} of the family table from the score files ``files`` and the family part of
+    their JSON, ``meta`` {column: {"chosen": ..., "validation_split_error": ...}}, both written by
+    :func:`experiments.score.family_scores`."""
     out = {}
     for metric in settings.TABLE_METRICS:
-        results = evaluate(files, metric)
-        for s, rows in results.items():
-            for name in NAMES:
-                z = files[s]
-                key = settings.score_key("validation", name, metric)
-                rows[name]["validation_split_error"] = report.metrics.split(
-                    z[key], z["validation_label"], z[key], z["validation_label"]).error
-        out[metric] = markdown(results, {s: choices[s][metric]["member"] for s in files}, titles)
+        out[metric] = markdown(evaluate(files, metric), {s: meta[s]["chosen"][metric]["member"] for s in files},
+                               {s: meta[s]["validation_split_error"][metric] for s in files}, titles)
     return out

@@ -36,13 +36,9 @@ import sys
 
 import numpy as np
 
-from repro import family, gathersum, store
+from repro import family, gathersum, settings, store
 from repro.errors import InputError, run
 from repro.provenance import git_commit
-
-#: The table metrics, in the order that breaks a tie of the validation split error.
-METRICS = ("euclidean", "cosine")
-
 
 def write_coefficients(weights: np.ndarray, path: str) -> None:
     """The coefficient table of ``weights`` at the encoder's first width (2 n_max), computed by
@@ -65,12 +61,14 @@ def coefficients_path(out: str) -> str:
 def winner(scores_path: str) -> tuple[str, str, float]:
     """(member key, metric, validation split error) of the family's choice of the lowest
     validation split error over the metrics of the score file ``scores_path`` (.json; ties: the
-    order of :data:`METRICS`). InputError when the file holds no family choice."""
+    order of :data:`repro.settings.TABLE_METRICS`, Euclidean first). InputError when the file holds
+    no family choice."""
     meta = store.read_json_if_any(scores_path)
     if meta is None:
         raise InputError(scores_path, "no such file (make table1 writes it)")
     chosen = (meta.get("family") or {}).get("chosen") or {}
-    ranked = [(float(chosen[m]["validation_split_error"]), i, m) for i, m in enumerate(METRICS) if m in chosen]
+    ranked = [(float(chosen[m]["validation_split_error"]), i, m)
+              for i, m in enumerate(settings.TABLE_METRICS) if m in chosen]
     if not ranked:
         raise InputError(scores_path, "no family choice (['family']['chosen']): a score file of make table1 "
                                       "with the learned family")

@@ -356,19 +356,15 @@ def learn_family(data: dict, x: Inputs, kappa: float, seed: int, lo: float, hi: 
     ((encoding, dev Pearson, map, distance), one record per fit)."""
     couples = threshold_couples(x.vocab, data["train"], x.gold["train"], lo, hi)
     best, tried = None, []
-    for name in FAMILY_MAPS if maps is None else maps:
-        t = family.word_map(name, x.table.host, x.counts, x.splits["train"])
-        mapped = transforms.apply(t, x.table.host)
-        for distance in family.DISTANCES:
-            t0 = time.perf_counter()
-            result = fit(prepare(mapped, couples, settings.N_MAX, distance=distance), "median", kappa,
-                         kappa_source="model", seed=seed, distance=distance)
-            enc = encodings.Encoding("rank", result.weights, transform=t)
-            dev = correlations(enc, x.table, x.splits["dev"], x.gold["dev"])["pearson"]
-            tried.append({"map": name, "distance": distance, "epochs": int(result.epochs), "dev_pearson": dev,
-                          "seconds": time.perf_counter() - t0})
-            if best is None or dev > best[1]:
-                best = (enc, dev, name, distance)
+    for member, t, result, seconds in family.fits(x.table.host, x.counts, x.splits["train"], couples, settings.N_MAX,
+                                                   lambda _: (kappa, "model"), names=FAMILY_MAPS if maps is None else maps,
+                                                   seed=seed):
+        enc = encodings.Encoding("rank", result.weights, transform=t)
+        dev = correlations(enc, x.table, x.splits["dev"], x.gold["dev"])["pearson"]
+        tried.append({"map": member.name, "distance": member.distance, "epochs": int(result.epochs),
+                      "dev_pearson": dev, "seconds": seconds})
+        if best is None or dev > best[1]:
+            best = (enc, dev, member.name, member.distance)
     return best, tried
 
 

@@ -228,10 +228,9 @@ def _family_lines(prov: dict) -> list[str]:
     choices = prov.get("family_choices") or {}
     if not choices:
         return []
-    def said(key: str) -> str:
-        return f"weights learned {family.parse(key).label}"
-    parts = [f"{settings.SETTINGS[s].title}: " + "; ".join(f"{metric}: {said(c['member'])}" for metric, c in by.items())
-             for s, by in choices.items()]
+    parts = [f"{settings.SETTINGS[s].title}: " + "; ".join(
+        f"{metric}: weights learned {family.parse(c['member']).label}" for metric, c in by.items())
+        for s, by in choices.items()]
     return ["Learned weights, best transform (validation), the family member chosen: " + "; ".join(parts)
             + " (every member: the family table after this one).", ""]
 
@@ -286,19 +285,15 @@ def readme_block(spec: Spec, md: dict, pv: str, prov: dict, results_link: str = 
     return "\n".join(lines)
 
 
-def write_family(args, spec: Spec, cols: dict, prov: dict) -> None:
+def write_family(args, spec: Spec, files: dict, meta: dict, prov: dict) -> None:
     """The learned family's table (:mod:`experiments.familytable`) into ``<results>/table<N>_family.md``
-    and, with ``--readme``, its block; the choices of ``learned_best`` from the score files' JSON."""
-    layout = Layout(args.data)
-    files = {s: store.load_scores(layout.scores(s), familytable.load_names()) for s in cols}
-    choices = {s: _optional_json(os.path.splitext(layout.scores(s))[0] + ".json")["family"]["chosen"] for s in cols}
-    prov["family_choices"] = choices
-    md = familytable.tables(files, choices, cols)
-    block = familytable.block(spec.number, md, prov)
-    write_text(os.path.join(args.results, f"table{spec.number}_family.md"),
-               block.split("\n", 1)[1].rsplit("\n", 1)[0].strip("\n") + "\n")
+    and, with ``--readme``, its block, from the score files ``files`` and their JSON ``meta``."""
+    family_meta = {s: meta[s]["family"] for s in files}
+    prov["family_choices"] = {s: m["chosen"] for s, m in family_meta.items()}
+    text = familytable.body(spec.number, familytable.tables(files, family_meta, titles(spec.number)), prov)
+    write_text(os.path.join(args.results, f"table{spec.number}_family.md"), text.rstrip("\n") + "\n")
     if args.readme:
-        ReadmeBlock(args.readme, f"family-table{spec.number}").fill(block)
+        ReadmeBlock(args.readme, f"family-table{spec.number}").fill(familytable.block(spec.number, text))
 
 
 def main(argv=None):
@@ -316,15 +311,16 @@ def main(argv=None):
     spec, cols = SPECS[args.table], titles(args.table)
     layout = Layout(args.data)
     names = [f"{m}@{metric}" for m in settings.METHODS for metric in settings.TABLE_METRICS]
-    files = {s: store.load_scores(layout.scores(s), names) for s in cols}
+    files = {s: store.load_scores(layout.scores(s), list(dict.fromkeys(names + familytable.load_names())))
+             for s in cols}
+    meta = {s: _optional_json(os.path.splitext(layout.scores(s))[0] + ".json") or {} for s in cols}
     by_metric = {metric: {s: report.evaluate(report.table_scores(z, metric)) for s, z in files.items()}
                  for metric in settings.TABLE_METRICS}
     results = by_metric["euclidean"]
     prov = provenance(args, results)
     prov["results_cosine"] = by_metric["cosine"]
-    prov["peer_choices"] = {s: (_optional_json(os.path.splitext(layout.scores(s))[0] + ".json") or {}).get("peers")
-                            for s in cols}
-    write_family(args, spec, cols, prov)
+    prov["peer_choices"] = {s: meta[s].get("peers") for s in cols}
+    write_family(args, spec, files, meta, prov)
     name = os.path.join(args.results, f"table{spec.number}")
     # both blocks checked before anything is written
     readme = ReadmeBlock(args.readme, f"table{spec.number}") if args.readme else None

@@ -16,15 +16,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 from experiments.files import load_corpus, load_split
 from experiments.train_weights import _grid, fold_groups
-from repro import family, settings, store, transforms
+from repro import family, settings, store
 from repro.errors import InputError, run
-from repro.fit import fit
 from repro.layout import Layout
-from repro.prepared import prepare
 
 
 def parser() -> argparse.ArgumentParser:
@@ -52,25 +49,21 @@ def main(argv=None):
     n_max = settings.setting(args.setting).n_max
     grid = _grid(args.kappa_grid)
     summary = {"setting": args.setting, "grid": grid, "kappa_from": args.kappa_from, "members": {}}
-    for name in family.MEMBERS:
-        mapped = transforms.apply(family.word_map(name, table, counts, train), table)
-        for distance in family.DISTANCES:
-            member = family.Member(name, distance)
-            t0 = time.perf_counter()
-            kappa, source = None, None
-            if args.kappa_from:
-                path = layout.family(args.kappa_from, member.key)
-                if not os.path.isfile(path):
-                    raise InputError(path, f"no {member.key} model in the {args.kappa_from} family (make it first)")
-                kappa, source = store.load_model(path).kappa, "model"
-            prepared = prepare(mapped, train, n_max, distance=distance)
-            record = fit(prepared, "median", kappa, kappa_source=source, grid=grid, folds=args.folds, seed=args.seed,
-                         batch_related=args.batch_related, groups=groups, distance=distance, max_epochs=args.max_epochs)
-            store.save_model(layout.family(args.setting, member.key), record)
-            summary["members"][member.key] = {"kappa": record.kappa, "epochs": record.epochs,
-                                              "seconds": time.perf_counter() - t0}
-            print(f"{args.setting} {member.key}: kappa {record.kappa:g}, {record.epochs} epochs, "
-                  f"{time.perf_counter() - t0:.1f} s", flush=True)
+
+    def kappa(member: family.Member):
+        if not args.kappa_from:
+            return None, None
+        path = layout.family(args.kappa_from, member.key)
+        if not os.path.isfile(path):
+            raise InputError(path, f"no {member.key} model in the {args.kappa_from} family (make it first)")
+        return store.load_model(path).kappa, "model"
+
+    for member, _, record, seconds in family.fits(table, counts, train, train, n_max, kappa, grid=grid, folds=args.folds,
+                                                   seed=args.seed, batch_related=args.batch_related, groups=groups,
+                                                   max_epochs=args.max_epochs):
+        store.save_model(layout.family(args.setting, member.key), record)
+        summary["members"][member.key] = {"kappa": record.kappa, "epochs": record.epochs, "seconds": seconds}
+        print(f"{args.setting} {member.key}: kappa {record.kappa:g}, {record.epochs} epochs, {seconds:.1f} s", flush=True)
     store.write_json(layout.family_summary(args.setting), summary)
 
 

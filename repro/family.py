@@ -26,11 +26,14 @@ training distance, is chosen per column on the validation couples
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numpy as np
 
 from repro import encodings, peers, transforms, wordmap
+from repro.fit import fit
+from repro.prepared import prepare
 
 #: The members, in the family table's order: name -> (word_weights, whiten, common component) of
 #: :func:`repro.wordmap.word_map` plus the ``cc`` projection.
@@ -102,6 +105,25 @@ def word_map(name: str, table, counts, train) -> transforms.Transform:
         c = encodings.fit_components(means, 1).vectors[0]
         return transforms.Transform(matrix=np.eye(host.shape[1]) - np.outer(c, c))
     return wordmap.word_map(host, counts, word_weights, whiten, usif_length=float(np.mean(lengths)))
+
+
+def fits(table, counts, texts, couples, n_max: int, kappa, *, names=None, **options):
+    """Fit the members of the family: for each map of ``names`` (default: every one of
+    :data:`MEMBERS`), fitted by :func:`word_map` on ``counts`` and the texts of the ``texts``
+    couples, and each training distance of :data:`DISTANCES`, the median loss by
+    :func:`repro.fit.fit` on the ``couples`` prepared on the mapped table. ``kappa(member)`` gives
+    (kappa, its source), (None, None) for the cross-validated search; ``options`` go to ``fit``.
+    Yields (member, its word map, its ModelRecord, seconds), in :func:`members` order."""
+    host = encodings.as_table(table).host
+    for name in MEMBERS if names is None else names:
+        t = word_map(name, host, counts, texts)
+        mapped = transforms.apply(t, host)
+        for distance in DISTANCES:
+            member, t0 = Member(name, distance), time.perf_counter()
+            k, source = kappa(member)
+            record = fit(prepare(mapped, couples, n_max, distance=distance), "median", k, kappa_source=source,
+                         distance=distance, **options)
+            yield member, t, record, time.perf_counter() - t0
 
 
 def choose(validation_errors: dict) -> tuple[str, float]:

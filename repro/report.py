@@ -130,7 +130,7 @@ def markdown(results: dict, titles: dict, ci: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _points(d: dict) -> str:
+def points(d: dict) -> str:
     """A paired difference in percentage points with its interval: ``+1.23 (-0.50 to +2.96)``."""
     return f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})"
 
@@ -158,7 +158,7 @@ def pvalues_markdown(results: dict, titles: dict, reference: str = "learned_medi
             r = results[s][m]
             d = r["boot_diff_vs_" + reference]
             cells += [f"{r['p_value_vs_' + reference]:.2g}", f"{r['mcnemar_p_vs_' + reference]:.2g}",
-                      _points(d), _bootstrap_p(d["p_value"])]
+                      points(d), _bootstrap_p(d["p_value"])]
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -171,13 +171,21 @@ def peer_markdown(results: dict, titles: dict) -> str:
     lines = ["| Method | " + " | ".join(f"{titles[s]}: against the best peer, points (95%)" for s in settings) + " |",
              "|---|" + "---:|" * len(settings)]
     for m in OURS:
-        cells = [_points(results[s][m]["boot_diff_vs_best_peer"]) if results[s].get(m, {}).get("best_peer") else "-"
+        cells = [points(results[s][m]["boot_diff_vs_best_peer"]) if results[s].get(m, {}).get("best_peer") else "-"
                  for s in settings]
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
-    peers = [f"{titles[s]}: {LABELS[results[s][OURS[0]]['best_peer']].split(' (')[0]} "
-             f"({100 * results[s][results[s][OURS[0]]['best_peer']]['split_error']:.2f}%)"
-             for s in settings if results[s].get(OURS[0], {}).get("best_peer")]
-    return "\n".join(lines) + "\n\nThe best peer of each column: " + "; ".join(peers) + ".\n"
+    return "\n".join(lines) + "\n\nThe best peer of each column: " + best_peers(results, titles, OURS[0]) + ".\n"
+
+
+def best_peers(results: dict, titles: dict, row: str) -> str:
+    """Each column's best peer (the one ``row`` was compared with) and its split error:
+    ``<title>: <peer> (<error>%)``, joined by "; " (columns where ``row`` has none left out)."""
+    parts = []
+    for s, rows in results.items():
+        peer = rows.get(row, {}).get("best_peer")
+        if peer:
+            parts.append(f"{titles[s]}: {LABELS[peer].split(' (')[0]} ({100 * rows[peer]['split_error']:.2f}%)")
+    return "; ".join(parts)
 
 
 def _against_peer(rows: dict, m: str) -> str:
@@ -190,7 +198,7 @@ def _against_peer(rows: dict, m: str) -> str:
     peer = LABELS[ref["best_peer"]].split(" (")[0]
     verdict = ("better than" if d["high"] < 0 else "worse than" if d["low"] > 0 else "level with") + f" {peer}, the best peer"
     return (f"{LABELS[m]}: {verdict} ({100 * ref['split_error']:.2f}% against "
-            f"{100 * rows[ref['best_peer']]['split_error']:.2f}%, difference {_points(d)} points).")
+            f"{100 * rows[ref['best_peer']]['split_error']:.2f}%, difference {points(d)} points).")
 
 
 def findings(results_by_metric: dict, titles: dict, references=("learned_median", "learned_best")) -> str:
