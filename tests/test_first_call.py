@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from codeclass import same_class
 from repro import gathersum, store
 from repro.encoder import PRETRAINED
 
@@ -22,7 +23,11 @@ def test_the_shipped_table_is_jaxs_table_of_the_shipped_weights_bit_for_bit(mode
     held = gathersum.precomputed_table(w, 2 * w.size)
     assert held is not None, f"the coefficient table of the {model} model (repro/weights/) is stale: run make weights"
     computed = gathersum.coefficient_table(w, 2 * w.size, precomputed=None)
-    assert held.dtype == np.float32 and held.tobytes() == computed.tobytes()
+    assert held.dtype == np.float32
+    if same_class():  # JAX's table, made where XLA compiles as here (tests/codeclass.py)
+        assert held.tobytes() == computed.tobytes()
+    else:
+        np.testing.assert_allclose(held, computed, rtol=1e-6, atol=1e-7)
 
 
 def test_a_table_is_used_only_for_its_own_weights_and_width(tmp_path):

@@ -50,13 +50,14 @@ def test_a_process_that_imports_repro_runs_numpy_without_avx512_unless_native():
 
 
 def test_the_makefile_exports_the_same_pins_and_none_when_native():
-    def exported(*args):
-        db = subprocess.run(["make", "-pnq", "PY=python", "STAMP=", *args, "help"], cwd=ROOT,
+    env = {k: v for k, v in os.environ.items() if k not in ("NPY_DISABLE_CPU_FEATURES", "XLA_FLAGS")}
+
+    def exported(*args):  # a make that inherits no pin of this process (a test run may set its own)
+        db = subprocess.run(["make", "-pnq", "PY=python", "STAMP=", *args, "help"], cwd=ROOT, env=env,
                             capture_output=True, text=True).stdout
         return {line.split(" := ", 1)[0]: line.split(" := ", 1)[1] for line in db.splitlines()
                 if line.startswith(("NPY_DISABLE_CPU_FEATURES :=", "XLA_FLAGS :="))}
 
-    env = {k: v for k, v in os.environ.items() if k not in ("NPY_DISABLE_CPU_FEATURES", "XLA_FLAGS")}
     assert exported() == kernels.pins(env)
     assert exported("REPRO_NATIVE_KERNELS=1") == {}
 

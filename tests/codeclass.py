@@ -1,0 +1,24 @@
+"""Whether this machine runs the XLA code the committed results were made with: the code class
+(:func:`repro.kernels.code_class`) recorded in results/repro-checksums.json. Bytes trained by
+JAX/XLA are compared with committed bytes only within that class; elsewhere to a tolerance
+(docs/REPRODUCIBILITY.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from repro import kernels
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def committed_class() -> str | None:
+    """The code class of the machine that wrote the committed checksums."""
+    with open(os.path.join(ROOT, "results", "repro-checksums.json"), encoding="utf-8") as f:
+        return json.load(f).get("provenance", {}).get("kernels", {}).get("code_class")
+
+
+def same_class() -> bool:
+    """Whether XLA compiles here as it did for the committed results."""
+    return kernels.code_class() == committed_class()
