@@ -48,7 +48,7 @@ from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
 from repro.data.wikipedia import wikipairs
 from repro.errors import InputError, run
-from repro.kernels import code_class, state
+from repro.kernels import state
 from repro.layout import Layout
 from repro.provenance import git_commit, hardware, lock_state, versions
 
@@ -250,14 +250,15 @@ def distance(stage: str, files, got: dict, want: dict) -> str:
         said = [f"{f}: {where}" for f in files if f.endswith(".md") and f in got and f in want
                 and (where := compare.markdown_comparison(str(got[f]), str(want[f]))) is not None]
         return "equal to the printed digits" if not said else "differ as printed: " + "; ".join(said)
-    worst, where = 0.0, None
-    for key in sorted(k for k in want if k.split(":")[0] in files):
+    keys = sorted(k for k in want if k.split(":")[0] in files)
+    if not keys:
+        return "no reference arrays"
+    for key in keys:
         if key not in got or got[key].shape != want[key].shape:
             return f"{key} has another shape or is missing"
-        d = float(np.max(np.abs(got[key].astype(np.float64) - want[key].astype(np.float64)), initial=0.0))
-        if d > worst or where is None:
-            worst, where = max(worst, d), key
-    return "no reference arrays" if where is None else f"max |difference| {worst:.3g} ({where})"
+    far = {k: float(np.max(np.abs(got[k].astype(np.float64) - want[k].astype(np.float64)), initial=0.0)) for k in keys}
+    where = max(keys, key=far.get)  # the first of the largest, in file and array order
+    return f"max |difference| {far[where]:.3g} ({where})"
 
 
 def provenance() -> dict:
@@ -330,14 +331,13 @@ def check(size: str, parts, work: str | None, checksums: str = CHECKSUMS, notes=
             out.append(f"{p} ({size}): no committed checksums in {checksums} (make repro-checksums)")
             continue
         ref = load_reference(reference, size, p)
-        if notes is not None:
-            for st, why in skip[p].items():
-                same = not any(s == st for s, _ in differences(want, got[p]))
-                said = "the same SHA-256" if same else distance(st, want.get(st, {}), kept[p], ref)
-                notes.append(f"{p} ({size}): {st}: {said} (not promised bit for bit: {why})")
-        for st, where in differences(want, got[p], tuple(skip[p])):
-            far = distance(st, want.get(st, {}), kept[p], ref)
-            out.append(f"{p} ({size}): {st} differs ({where}; {far})")
+        differing = dict(differences(want, got[p]))
+        for st, why in skip[p].items() if notes is not None else ():
+            said = distance(st, want.get(st, {}), kept[p], ref) if st in differing else "the same SHA-256"
+            notes.append(f"{p} ({size}): {st}: {said} (not promised bit for bit: {why})")
+        for st, where in differing.items():
+            if st not in skip[p]:
+                out.append(f"{p} ({size}): {st} differs ({where}; {distance(st, want.get(st, {}), kept[p], ref)})")
     return out
 
 

@@ -5,18 +5,13 @@ JAX/XLA are compared with committed bytes only within that class; elsewhere to a
 
 from __future__ import annotations
 
-import json
-import os
-
-from repro import kernels
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from experiments.reprocheck import CHECKSUMS
+from repro import kernels, store
 
 
 def committed_class() -> str | None:
     """The code class of the machine that wrote the committed checksums."""
-    with open(os.path.join(ROOT, "results", "repro-checksums.json"), encoding="utf-8") as f:
-        return json.load(f).get("provenance", {}).get("kernels", {}).get("code_class")
+    return store.read_json(CHECKSUMS).get("provenance", {}).get("kernels", {}).get("code_class")
 
 
 def same_class() -> bool:
