@@ -20,7 +20,7 @@ class (:func:`repro.kernels.code_class`: the CPU XLA compiles for, the host's ve
 everything trained (``CODE_STAGES``). Where either is not the committed one, those stages are not
 promised: the check still reports each of them, as the largest absolute difference of its arrays
 from the committed run's (``results/repro-reference.npz``: at most ``SAMPLE`` evenly spaced
-entries of each array) and, for the tables, "equal to the printed digits" or the cell that moved.
+entries of each file, shared by its arrays) and, for the tables, "equal to the printed digits" or the cell that moved.
 A check fails only where a promised stage differs, and then names every such stage. Without
 gensim: ``PYTHONPATH=$PWD python3 -m experiments.reprocheck check --part synthetic``.
 
@@ -56,7 +56,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKSUMS = os.path.join(ROOT, "results", "repro-checksums.json")
 #: the committed run's arrays (sampled) and tables, for the distance of a stage that is not promised
 REFERENCE = os.path.join(ROOT, "results", "repro-reference.npz")
-#: entries kept of each array in the reference (evenly spaced, first and last included)
+#: entries kept of each output file in the reference, shared evenly by its arrays (evenly spaced
+#: entries of each, first and last included): a score file's hundred-odd arrays keep a few each, so
+#: the reference stays small (4.3 MB at 512 entries per array)
 SAMPLE = 512
 STAGES = ("paragraphs", "word2vec", "docfreq", "pairs", "weights", "family", "scores", "tables")
 PARTS = ("full", "synthetic")
@@ -194,17 +196,18 @@ def hashes(work: str, size: str, part: str) -> dict[str, dict[str, str]]:
     return {st: {os.path.relpath(p, work): digest(p) for p in files[st]} for st in STAGES}
 
 
-def sampled(a: np.ndarray) -> np.ndarray:
-    """At most :data:`SAMPLE` evenly spaced entries of ``a`` (flattened), first and last included."""
+def sampled(a: np.ndarray, n: int = SAMPLE) -> np.ndarray:
+    """At most ``n`` evenly spaced entries of ``a`` (flattened), first and last included."""
     flat = np.ravel(a)
-    if flat.size <= SAMPLE:
+    if flat.size <= n:
         return flat
-    return flat[np.linspace(0, flat.size - 1, SAMPLE).round().astype(np.int64)]
+    return flat[np.linspace(0, flat.size - 1, max(n, 2)).round().astype(np.int64)]
 
 
 def samples(work: str) -> dict[str, np.ndarray]:
     """{``<file>:<array>``: sampled float array} of every ``.npz``/``.npy`` output of ``work``'s chain
-    (timings aside), and {``<file>``: its text} of the tables' Markdown (paths relative to work)."""
+    (timings aside; :data:`SAMPLE` entries a file, shared by its arrays), and {``<file>``: its text}
+    of the tables' Markdown (paths relative to work)."""
     files = stage_files(os.path.join(work, "data"), os.path.join(work, "results"))
     out = {}
     for stage in STAGES:
@@ -212,8 +215,9 @@ def samples(work: str) -> dict[str, np.ndarray]:
             rel = os.path.relpath(path, work)
             if path.endswith(".npz"):
                 with np.load(path, allow_pickle=False) as z:
-                    for key in sorted(k for k in z.files if "seconds" not in k and z[k].dtype.kind == "f"):
-                        out[f"{rel}:{key}"] = sampled(z[key])
+                    keys = sorted(k for k in z.files if "seconds" not in k and z[k].dtype.kind == "f")
+                    for key in keys:
+                        out[f"{rel}:{key}"] = sampled(z[key], SAMPLE // len(keys))
             elif path.endswith(".npy"):
                 out[f"{rel}:"] = sampled(np.load(path, allow_pickle=False))
             elif path.endswith(".md"):
