@@ -3,7 +3,7 @@
 # comparing its table with the committed one in results/; make publish (a maintainer's target)
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
 # Knobs: QUICK, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
-# RESULTS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
+# RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, LOCK (0: the newest versions, not constraints.txt's),
 # REPRO_NATIVE_KERNELS (1: no AVX2 cap on NumPy and XLA; docs/REPRODUCIBILITY.md).
 SHELL := /bin/bash
@@ -52,6 +52,16 @@ TWEET_WINDOW_MIN ?= 15
 # the exact versions of every package (make lock writes constraints.txt); LOCK=0 takes the newest
 LOCK          ?= 1
 LOCKFILE      := constraints.txt
+# jobs side by side in make table1 and make table2 (their independent stages: the two Wikipedia
+# settings' families, models and scores; the three tweet columns). Each stage is its own process and
+# gives the same bits either way; JOBS=1 runs one at a time (a whole dump: each family holds its
+# quadratic form, docs/SCALE.md)
+JOBS          ?= 2
+ifeq ($(MAKELEVEL),0)
+ifneq ($(filter table1 table2 all,$(or $(MAKECMDGOALS),all)),)
+MAKEFLAGS += -j$(JOBS)
+endif
+endif
 # the kernel pins of repro/kernels.py (NumPy and XLA capped at AVX2), exported to every command;
 # repro/__init__.py sets the same ones in any process that imports repro. REPRO_NATIVE_KERNELS=1: none
 ifneq ($(REPRO_NATIVE_KERNELS),1)

