@@ -54,9 +54,9 @@ LOCK          ?= 1
 LOCKFILE      := constraints.txt
 # jobs side by side in make table1 and make table2 (their independent stages: the two Wikipedia
 # settings' families, models and scores; the three tweet columns). Each stage is its own process and
-# gives the same bits either way; JOBS=1 runs one at a time (a whole dump: each family holds its
-# quadratic form, docs/SCALE.md)
-JOBS          ?= 2
+# gives the same bits either way; JOBS=1 runs one at a time, the default with the cuda extra (two JAX
+# processes would each claim most of the GPU's memory; docs/GPU.md)
+JOBS          ?= $(if $(findstring cuda,$(EXTRAS)),1,2)
 ifeq ($(MAKELEVEL),0)
 ifneq ($(filter table1 table2 all,$(or $(MAKECMDGOALS),all)),)
 MAKEFLAGS += -j$(JOBS)
@@ -310,8 +310,12 @@ sts: $(RESULTS)/sts.md
 # ---- the committed reference (maintainers) ------------------------------------------------------
 # every table, the STS Benchmark and the figures into results/, and their generated blocks into
 # README.md (the findings) and docs/RESULTS.md (the tables), all from one commit
+# (each table's stages JOBS side by side, as a user's make table1 and make table2 run them)
 publish:
-	$(MAKE) table1 weights table2 sts figures RESULTS=$(COMMITTED)
+	$(MAKE) -j$(JOBS) table1 RESULTS=$(COMMITTED)
+	$(MAKE) weights RESULTS=$(COMMITTED)
+	$(MAKE) -j$(JOBS) table2 RESULTS=$(COMMITTED)
+	$(MAKE) sts figures RESULTS=$(COMMITTED)
 
 # ---- the weights that ship inside the package (Encoder.pretrained) ----------------------------
 # the paper's weights (model="paper") and the learned family's winner on the validation couples

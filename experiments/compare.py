@@ -36,9 +36,10 @@ from repro.errors import InputError, run
 #: The two numbers of a row, with the digits the table prints them to (a fraction's digits).
 NUMBERS = {"split_error": 4, "js": 4}
 METRICS = {"results": "Euclidean", "results_cosine": "cosine"}
-#: JSON keys that hold provenance, not results: never compared (nor any key naming seconds)
+#: JSON keys that hold provenance, not results: never compared (nor any key naming seconds, nor a
+#: file's path: a key ending in ``_file``, which names where this run's input lay)
 PROVENANCE = frozenset({"commit", "hardware", "versions", "lock", "kernels", "checksums", "models", "corpus",
-                        "word2vec", "started", "other_vectors"})
+                        "word2vec", "started", "other_vectors", "make_jobs"})
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:e[-+]?\d+)?", re.IGNORECASE)
 
 
@@ -160,12 +161,12 @@ def markdown_comparison(new_text: str, ref_text: str) -> str | None:
 # ---- every number of a JSON, its provenance aside ----------------------------------------------
 
 def json_numbers(obj, path: str = "") -> dict:
-    """{path: value} of every number and string leaf of a results JSON, :data:`PROVENANCE` keys
-    and keys that name seconds left out."""
+    """{path: value} of every number and string leaf of a results JSON, :data:`PROVENANCE` keys,
+    keys that name seconds and keys of a file's path (``*_file``) left out."""
     out = {}
     if isinstance(obj, dict):
         for key, value in obj.items():
-            if key in PROVENANCE or "seconds" in str(key):
+            if key in PROVENANCE or "seconds" in str(key) or str(key).endswith("_file"):
                 continue
             out.update(json_numbers(value, f"{path}/{key}"))
     elif isinstance(obj, list):

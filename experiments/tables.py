@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import re
 import sys
 import time
 from typing import NamedTuple
@@ -121,16 +122,27 @@ def provenance(args, results) -> dict:
         "hardware": hardware(), "versions": versions(), "lock": lock_state(), "kernels": kernel_state(),
         "results": results,
         "make_wall_seconds": (time.time() - args.started) if args.started else None,
+        "make_jobs": make_jobs(os.environ.get("MAKEFLAGS", "")) if args.started else None,
     }
 
 
-def _stage_line(spec: Spec, stages: dict) -> list[str]:
+def make_jobs(makeflags: str) -> int:
+    """The jobs make ran side by side, from its ``MAKEFLAGS`` (``-j2`` or ``-j 2``; 1 without -j)."""
+    m = re.search(r"(?:^|\s)-[a-zA-Z]*j\s*(\d+)", makeflags)
+    return int(m.group(1)) if m else 1
+
+
+def _stage_line(spec: Spec, stages: dict, wall: float | None = None, jobs: int | None = None) -> list[str]:
+    """The stages' times, summed, and make's wall time from its start to the table (``wall``
+    seconds, with ``jobs`` stages side by side) where the run recorded it."""
     if not stages:
         return []
     mine = {k: v for k, v in stages.items() if any(k.startswith(p) for keys in spec.stages.values() for p in keys)}
     parts = [f"{g} {sum(v for k, v in mine.items() if k.startswith(keys)):.0f} s" for g, keys in spec.stages.items()]
-    return ["", f"Wall time of the stages, as last run: {sum(mine.values()) / 60:.1f} min "
-            f"({', '.join(parts)}); a rerun with nothing stale takes well under a second."]
+    side = f", {jobs} jobs side by side" if jobs and jobs > 1 else ", one job at a time"
+    made = f"; make's wall time from its start to this table {wall / 60:.1f} min{side}" if wall else ""
+    return ["", f"Time of the stages, as last run: {sum(mine.values()) / 60:.1f} min in all "
+            f"({', '.join(parts)}){made}; a rerun with nothing stale takes well under a second."]
 
 
 def _twitter_lines(prov: dict) -> list[str]:
@@ -247,7 +259,7 @@ def readme_block(spec: Spec, md: dict, pv: str, prov: dict, results_link: str = 
     commit = short_commit(prov["commit"])
     lines = [start, "", "Made by `make table%d` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)." % (
         spec.number, commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
-    lines += _stage_line(spec, prov.get("stage_seconds") or {})
+    lines += _stage_line(spec, prov.get("stage_seconds") or {}, prov.get("make_wall_seconds"), prov.get("make_jobs"))
     lines += ["", f"**{CAPTIONS['euclidean']}**", "", md["euclidean"],
               f"![Split errors with their intervals]({results_link}/table{spec.number}_errors.png)", ""]
     if spec.ci:

@@ -1,8 +1,9 @@
 """kappa by five-fold cross-validation and grid search (paper, section 5.2), on couples prepared once.
 
-The (kappa, fold) trainings run as ``vmap``-ed calls of the jitted Algorithm 1, all folds of
-``KAPPAS_PER_CALL`` neighbouring kappas per call, and all their held-out distances in chunks of
-``HELD_OUT_CHUNK`` couples. For each fold, weights are trained on the other four folds of the training split
+The (kappa, fold) trainings run as batched calls of the jitted Algorithm 1, all folds of
+``KAPPAS_PER_CALL`` neighbouring kappas per call (the kappas of a fold on its batches, read once
+for all of them: :func:`repro.train.make_grid_trainer`), and all their held-out distances in
+chunks of ``HELD_OUT_CHUNK`` couples. For each fold, weights are trained on the other four folds of the training split
 and scored on the held-out fold by its optimal split error (threshold and error both on that
 fold, the paper's "optimal split error"). The kappa with the lowest mean error wins; ties go to
 the smallest kappa, whatever the order of the grid (:func:`best_kappa`). The training couples
@@ -13,6 +14,7 @@ for the whole training split (folds are index sets into it), and the final run o
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
@@ -23,17 +25,19 @@ from repro import metrics, settings
 from repro.jitting import jit
 from repro.scoring import _distances, padded_chunks
 from repro.prepared import Prepared
-from repro.train import TrainConfig, _check_config, check_distance, make_trainer
+from repro.train import TrainConfig, _check_config, check_distance, make_grid_trainer
 
 KAPPAS_PER_CALL = {"cpu": 2}
-"""Kappas trained together in one ``vmap``-ed call (with all their folds), by JAX backend;
-a backend not listed takes the whole grid in one call. A batched ``while_loop`` runs until
-its slowest run stops, and the epochs Algorithm 1 needs fall steeply with kappa (100 at
-kappa = 10, 9 at 5120 on wikivar, 3x corpus). On the CPU, whose cost grows with the
-number of runs, a few neighbouring kappas per call waste far fewer epochs (32 s instead
-of 84 s there); on a GPU the 50 runs cost about 1.3 times one, so one call is best. The
-calls share one compiled program, and the weights are the same (bitwise, measured) for
-any grouping."""
+"""Kappas trained together in one batched call (with all their folds), by JAX backend; a
+backend not listed takes the whole grid in one call. A batched ``while_loop`` runs until its
+slowest run stops, and the epochs Algorithm 1 needs fall steeply with kappa (100 at kappa =
+10, 9 at 2,560 on wikivar). On the CPU, where each run still costs part of a step, two
+neighbouring kappas per call were fastest on the family's grid (wikivar's plain member, 2
+cores: 10.2 s against 11.0 s for one call of five kappas and 11.4 s for one kappa per call;
+14.1 s before the runs of a fold shared their batches' reads); on a GPU the 50 runs cost
+about 1.3 times one, so one call is best. The calls share one compiled program. The weights
+agree to float32 rounding for any grouping, not bit for bit: the products of a call's
+kappas are one contraction."""
 
 
 class CVResult(NamedTuple):
@@ -192,22 +196,20 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     # the last call repeats the last kappa to keep one compiled shape; its extra runs are dropped
     kap = np.concatenate([grid, np.repeat(grid[-1:], calls * g - k)])
     # one key per fold, shared by every kappa: the kappas are compared on the same batches
-    runs = g * f
-    pad = (-runs) % jax.device_count()  # whole shards: the last run repeated, its copies dropped
-    rel, unrel, keys = (_padded(jnp.tile(x, (g, 1)), pad) for x in
+    pad = (-f) % jax.device_count()  # whole shards: the last fold repeated, its copies dropped
+    rel, unrel, keys = (_padded(x, pad) for x in
                         (jnp.asarray(tr_rel), jnp.asarray(tr_unrel), jax.random.split(jax.random.PRNGKey(seed), f)))
     batched = _batched_trainer(config, n_max)
     ws, eps = [], []
     for c in range(calls):
-        kappas = _padded(jnp.repeat(jnp.asarray(kap[c * g:(c + 1) * g]), f), pad)
-        w_c, _, _, ep_c = batched(data, rel, unrel, kappas, keys)
-        ws.append(w_c[:runs])
-        eps.append(ep_c[:runs])
+        w_c, _, _, ep_c = batched(data, rel, unrel, jnp.asarray(kap[c * g:(c + 1) * g]), keys)  # (F, g, ...)
+        ws.append(w_c[:f])
+        eps.append(ep_c[:f])
         if step is not None:  # the call done (JAX dispatches it asynchronously), then one step
             ep_c.block_until_ready()
             step()
-    w = jnp.concatenate(ws)[: k * f].reshape(k, f, -1)
-    epochs = jnp.concatenate(eps)[: k * f]
+    w = jnp.concatenate(ws, axis=1)[:, :k].transpose(1, 0, 2)  # (K, F, n_max)
+    epochs = jnp.concatenate(eps, axis=1)[:, :k].T
 
     # the held-out distances of every (kappa, fold), HELD_OUT_CHUNK couples of a fold per jitted call,
     # scored on the host
@@ -227,24 +229,27 @@ def _padded(x, pad: int):
     return x if pad == 0 else jnp.concatenate([x, jnp.repeat(x[-1:], pad, axis=0)])
 
 
+@functools.lru_cache(maxsize=None)
 def _batched_trainer(config: TrainConfig, n_max: int):
-    """Algorithm 1 over a batch of runs: ``batched(data, rel, unrel, kappas, keys)``, the runs on
-    axis 0 of all but ``data``. On one device, the ``vmap`` of the jitted trainer; on several, one
-    program compiled from the trainer's function with the runs split across every device JAX
-    sees (a one-axis mesh, the data replicated).
+    """Algorithm 1 over the folds and a few kappas: ``batched(data, rel, unrel, kappas, keys)``
+    with the folds on axis 0 of ``rel``, ``unrel`` and ``keys``, the (g,) ``kappas`` shared by
+    every fold; returns arrays (F, g, ...). Per fold, :func:`repro.train.make_grid_trainer`
+    runs the kappas on the fold's batches, read once for all of them. On one device, the
+    ``vmap`` of it over the folds; on several, one program with the folds split across every
+    device JAX sees (a one-axis mesh, the data and kappas replicated).
 
-    Each run's arithmetic is the same on any number of devices, so the weights are bitwise those
-    of one device (tested on 4 forced CPU devices). The same code serves several GPUs, and with
-    ``jax.distributed.initialize()`` the devices of several hosts (docs/GPU.md)."""
+    Each fold's arithmetic is the same on any number of devices, so the weights are bitwise
+    those of one device (tested on 4 forced CPU devices). The same code serves several GPUs,
+    and with ``jax.distributed.initialize()`` the devices of several hosts (docs/GPU.md)."""
     devices = jax.devices()
     if len(devices) == 1:
-        return jax.vmap(make_trainer(config, n_max), in_axes=(None, 0, 0, 0, 0))
+        return jit(jax.vmap(make_grid_trainer(config, n_max, jitted=False), in_axes=(None, 0, 0, None, 0)))
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-    mesh = Mesh(np.array(devices), ("runs",))
-    runs, replicated = NamedSharding(mesh, PartitionSpec("runs")), NamedSharding(mesh, PartitionSpec())
-    whole = jax.vmap(make_trainer(config, n_max, jitted=False), in_axes=(None, 0, 0, 0, 0))
-    return jit(whole, in_shardings=(replicated, runs, runs, runs, runs), out_shardings=runs)
+    mesh = Mesh(np.array(devices), ("folds",))
+    folds, replicated = NamedSharding(mesh, PartitionSpec("folds")), NamedSharding(mesh, PartitionSpec())
+    whole = jax.vmap(make_grid_trainer(config, n_max, jitted=False), in_axes=(None, 0, 0, None, 0))
+    return jit(whole, in_shardings=(replicated, folds, folds, replicated, folds), out_shardings=folds)
 
 
 TIE_RTOL = 1e-9

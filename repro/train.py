@@ -19,6 +19,7 @@ Algorithm 1 (paper, section 5.2), with the choices recorded in docs/FIDELITY.md:
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
@@ -136,6 +137,7 @@ def make_step(config: TrainConfig):
     return step
 
 
+@functools.lru_cache(maxsize=None)
 def make_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
     """A jitted ``run(data, related, unrelated, kappa, key) -> (w, history, etas, epochs)``;
     ``data`` is a data form of :mod:`repro.forms`.
@@ -178,6 +180,66 @@ def make_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
             return LoopState(w, opt_state, eta, l_mean, s.epoch + 1, stop, key, hist, etas)
 
         s = jax.lax.while_loop(cond, body, state)
+        return s.w, s.history, s.etas, s.epoch
+
+    return jit(run) if jitted else run
+
+
+@functools.lru_cache(maxsize=None)
+def make_grid_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
+    """A ``run(data, related, unrelated, kappas, key) -> (w, history, etas, epochs)`` that runs
+    Algorithm 1 for every kappa of ``kappas`` (K,) on the same batches, each with the arrays of
+    :func:`make_trainer` gaining a leading K axis: w (K, n_max), history and etas (K, max_epochs),
+    epochs (K,).
+
+    The K runs draw one set of batches per epoch from the shared ``key`` and read each batch's
+    couples from ``data`` once for all of them (the weights are ``vmap``-ed, the batch is not):
+    the kappa search compares its kappas on the same batches anyway
+    (:func:`repro.crossval.select_kappa`), and on the CPU, where reading the batch's rows is
+    most of a step, K runs cost much less than K separate ones. A run that has stopped keeps
+    its state while the others go on, as a ``vmap`` of :func:`make_trainer` does. Each run's
+    values agree with its own :func:`make_trainer` run to float32 rounding (the products of
+    the K runs are one contraction), not bit for bit.
+    """
+    nr = config.batch_related
+    opt = _optimizer(config)
+    step = jax.vmap(make_step(config), in_axes=(0, 0, None, None, 0))  # the K runs share data and batch
+
+    def lanes(on, new, old):
+        """``new`` where the run is on (K,), ``old`` elsewhere, for every array of a state."""
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(on.reshape(on.shape + (1,) * (a.ndim - 1)), a, b), new, old)
+
+    def run(data, related, unrelated, kappas, key):
+        k = kappas.shape[0]
+        w0 = jnp.broadcast_to(init_weights(n_max), (k, n_max))
+        hist0 = jnp.full((k, config.max_epochs), jnp.nan, jnp.float32)
+        state = LoopState(w0, jax.vmap(opt.init)(w0), jnp.full((k,), config.eta, jnp.float32),
+                          jnp.full((k,), jnp.inf, jnp.float32), jnp.zeros((k,), jnp.int32),
+                          jnp.zeros((k,), jnp.bool_), key, hist0, hist0)
+
+        def running(s: LoopState):
+            return jnp.logical_and(jnp.logical_not(s.stop), s.epoch < config.max_epochs)
+
+        def body(s: LoopState):
+            key, sub = jax.random.split(s.key)
+            batches = _draw_batches(sub, related, unrelated, nr)  # (n_batches, 2 nr): one draw for the K runs
+            opt_state = s.opt_state._replace(hyperparams={**s.opt_state.hyperparams, "learning_rate": s.eta})
+
+            def batch(carry, index):
+                w, o, loss = step(*carry, data, index, kappas)
+                return (w, o), loss
+
+            (w, opt_state), batch_losses = jax.lax.scan(batch, (s.w, opt_state), batches)
+            l_mean = jnp.mean(batch_losses, axis=0)  # (K,)
+            # every running run is at the loop's own epoch, max(epoch): one column for all (no scatter)
+            at = jnp.max(s.epoch)
+            eta, stop = next_rate(s.eta, l_mean, s.l_old, config)
+            new = LoopState(w, opt_state, eta, l_mean, s.epoch + 1, stop, key,
+                            jax.lax.dynamic_update_index_in_dim(s.history, l_mean, at, 1),
+                            jax.lax.dynamic_update_index_in_dim(s.etas, s.eta, at, 1))
+            return lanes(running(s), new._replace(key=None), s._replace(key=None))._replace(key=key)
+
+        s = jax.lax.while_loop(lambda s: jnp.any(running(s)), body, state)
         return s.w, s.history, s.etas, s.epoch
 
     return jit(run) if jitted else run

@@ -100,11 +100,13 @@ def test_a_missing_row_is_named_in_the_markdown_comparison():
     assert compare.markdown_comparison(new, MD).startswith("2 committed cell(s) missing, first row 'Mean'")
 
 
-def test_json_numbers_leave_out_provenance_and_seconds():
+def test_json_numbers_leave_out_provenance_seconds_and_paths():
     a = {"commit": "x", "seconds": 3.0, "results": {"s": {"m": {"split_error": 0.1, "js": 0.2}}},
-         "stage_seconds": {"a": 1}, "family_choices": {"s": {"member": "zipf-cosine"}}}
+         "stage_seconds": {"a": 1}, "family_choices": {"s": {"member": "zipf-cosine"}},
+         "pairs": {"s": {"paragraphs_file": "/tmp/a/data/paragraphs.tsv"}}}
     b = copy.deepcopy(a)
     b.update(commit="y", seconds=9.0)
+    b["pairs"]["s"]["paragraphs_file"] = "/home/b/data/paragraphs.tsv"  # where the run lay: not a result
     assert compare.json_comparison(a, b) == (True, "every number the same to the last bit")
     b["results"]["s"]["m"]["js"] = 0.2 + 1e-9
     b["family_choices"]["s"]["member"] = "plain-cosine"

@@ -142,4 +142,23 @@ def test_publish_rewrites_the_committed_results_and_both_files_of_blocks():
     tables = next(line for line in lines if "-m experiments.tables" in line)
     assert "--results results " in tables and "--readme README.md --readme docs/RESULTS.md" in tables
     assert not any("experiments.compare" in line for line in lines)  # the reference is not compared with itself
-    assert any(line.endswith("table1 weights table2 sts figures RESULTS=results") for line in dry_run("publish"))
+    made = [line.split(" ", 1)[1] for line in dry_run("publish") if line.startswith("make ")]
+    assert made == ["-j2 table1 RESULTS=results", "weights RESULTS=results", "-j2 table2 RESULTS=results",
+                    "sts figures RESULTS=results"]
+
+
+def _jobs_flag(*args: str) -> list[str]:
+    """The -j options make runs with for ``make -n ARGS`` (its MAKEFLAGS, printed by a probe rule)."""
+    out = subprocess.run(["make", "-n", "--no-print-directory", "-f", "Makefile", "-f", "-", "DATA=/nonexistent-probe",
+                          "PY=python", "STAMP=", *args], input="probe-flags:\n\t@echo FLAGS $(MAKEFLAGS)\n",
+                         cwd=ROOT, capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                                        if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")})
+    line = next(l for l in out.stdout.splitlines() if l.startswith("echo FLAGS"))  # -n prints the probe's line
+    return re.findall(r"-j\d+", line)
+
+
+def test_the_tables_run_two_jobs_side_by_side_but_one_with_cuda():
+    assert _jobs_flag("table1", "probe-flags") == ["-j2"] and _jobs_flag("table2", "probe-flags") == ["-j2"]
+    assert _jobs_flag("JOBS=3", "table2", "probe-flags") == ["-j3"]
+    assert _jobs_flag("EXTRAS=cuda,test", "table1", "probe-flags") == ["-j1"]  # two JAX processes on one GPU: no
+    assert _jobs_flag("test", "probe-flags") == []  # the test suite's own make calls stay one at a time

@@ -9,7 +9,7 @@ import pytest
 from repro import crossval, forms, metrics, model, scoring
 from repro.scoring import learned_pair_scores
 from repro.prepared import prepare
-from repro.train import TrainConfig, batch_loss, make_step, make_trainer, next_rate, train
+from repro.train import TrainConfig, batch_loss, make_grid_trainer, make_step, make_trainer, next_rate, train
 
 import compilecache
 from synthetic import signal_pairs
@@ -156,6 +156,27 @@ def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
     np.testing.assert_allclose(np.asarray(w), cv.weights[i, f], rtol=1e-4, atol=1e-6)
 
 
+def test_the_grid_trainer_runs_each_kappa_as_its_own_run(synthetic):
+    """make_grid_trainer: the K runs on shared batches are the K runs of make_trainer with the
+    same key, to float32 rounding; a run that stops early keeps its state (its epochs, its
+    weights, NaN history past its last epoch) while the others go on."""
+    table, pairs = synthetic
+    cfg = TrainConfig(max_epochs=30)
+    data = prepare(table, pairs).form
+    rel, unrel = (jnp.asarray(np.flatnonzero(pairs.label == c).astype(np.int32)) for c in (1, 0))
+    kappas, key = (5.0, 40.0, 640.0), jax.random.PRNGKey(7)
+    w, hist, etas, epochs = make_grid_trainer(cfg, pairs.width)(data, rel, unrel, jnp.asarray(kappas, jnp.float32), key)
+    assert w.shape == (3, pairs.width) and hist.shape == etas.shape == (3, 30) and epochs.shape == (3,)
+    single = [make_trainer(cfg, pairs.width)(data, rel, unrel, jnp.float32(k), key) for k in kappas]
+    assert [int(e) for e in epochs] == [int(r[3]) for r in single]
+    assert len(set(int(e) for e in epochs)) > 1  # the runs stop at different epochs
+    for i, (w1, h1, e1, n1) in enumerate(single):
+        np.testing.assert_allclose(np.asarray(w[i]), np.asarray(w1), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(hist[i]), np.asarray(h1), rtol=1e-4, atol=1e-6)  # NaN where it is
+        np.testing.assert_array_equal(np.asarray(etas[i]), np.asarray(e1))
+        assert np.isnan(np.asarray(hist[i])[int(n1):]).all() and not np.isnan(np.asarray(hist[i])[:int(n1)]).any()
+
+
 def test_ties_go_to_the_smallest_kappa_in_any_grid_order():
     assert crossval.best_kappa([320.0, 10.0, 40.0, 20.0], [0.2, 0.2, 0.3, 0.2]) == 10.0
     assert crossval.best_kappa([40.0, 5120.0, 20.0], [0.1, 0.1, 0.3]) == 40.0
@@ -217,6 +238,8 @@ def test_whole_training_program_holds_no_scatter(synthetic, form):
     rel, unrel = (jnp.asarray(np.flatnonzero(pairs.label == c).astype(np.int32)) for c in (1, 0))
     lowered = make_trainer(cfg, pairs.width).lower(data, rel, unrel, jnp.float32(40.0), jax.random.PRNGKey(0))
     assert not _scatters(lowered)
+    grid = make_grid_trainer(cfg, pairs.width).lower(data, rel, unrel, jnp.ones(3, jnp.float32), jax.random.PRNGKey(0))
+    assert not _scatters(grid)  # the kappa search's program too
 
 
 def _dot_lines(text):
