@@ -170,6 +170,31 @@ def test_make_table2_end_to_end(workspace, table2):
     assert "wikivar-median.npz" in readme
 
 
+def test_a_second_run_gives_every_file_byte_for_byte(workspace, table2, tmp_path):
+    """make -j2 table2 again, from the same inputs into another data folder: the same tables (the
+    family's included) and the same trained files, every array to the last bit (a run-to-run
+    difference on one machine would be a determinism bug: issue 31)."""
+    import shutil
+    from experiments.reprocheck import digest
+    root, data, stamp = workspace
+    again = tmp_path / "data"
+    for part in ("paragraphs.tsv", "w2v", "df.npz", "models/wikivar-median.npz", "family/wikivar"):
+        (again / part).parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if (data / part).is_dir() else shutil.copy2)(data / part, again / part)
+    out = make(root, again, stamp, str(table2), "results-again", jobs=2)
+    assert out.returncode == 0, out.stderr[-3000:]
+    first, second = root / "results", root / "results-again"
+    tables = sorted(p.name for p in first.glob("table2*.md")) + sorted(p.name for p in first.glob("table2*.csv"))
+    assert "table2_family.md" in tables and len(tables) >= 8
+    for name in tables:
+        assert (second / name).read_bytes() == (first / name).read_bytes(), name
+    trained = sorted(os.path.relpath(p, data) for p in data.glob("*/twitter*/*.npz")) + \
+        sorted(os.path.relpath(p, data) for p in data.glob("*/twitter*.npz"))
+    assert any(t.startswith("family/") for t in trained) and any(t.startswith("models/") for t in trained)
+    for rel in trained:  # arrays, not timings
+        assert digest(str(again / rel)) == digest(str(data / rel)), rel
+
+
 def test_make_table2_kappa_by_cross_validation_on_request(workspace, table2):
     """TWITTER_KAPPA=cv after a run with the paper's kappa: the median models are retrained with
     kappa searched on the tweets, and nothing else before the scores is redone."""
