@@ -39,7 +39,7 @@ METRICS = {"results": "Euclidean", "results_cosine": "cosine"}
 #: JSON keys that hold provenance, not results: never compared (nor any key naming seconds, nor a
 #: file's path: a key ending in ``_file``, which names where this run's input lay)
 PROVENANCE = frozenset({"commit", "hardware", "versions", "lock", "kernels", "checksums", "models", "corpus",
-                        "word2vec", "started", "other_vectors", "make_jobs"})
+                        "word2vec", "started", "other_vectors", "make_jobs", "make_ran_every_stage"})
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:e[-+]?\d+)?", re.IGNORECASE)
 
 

@@ -63,7 +63,54 @@ def body(number: int, md: dict, prov: dict) -> str:
     for metric, text in md.items():
         lines += [f"**Scored by {'minus the Euclidean distance' if metric == 'euclidean' else 'the cosine'}:**", "",
                   text]
+    lines += kappa_lines(prov.get("family_kappas") or {})
     return "\n".join(lines)
+
+
+def kappa_lines(kappas: dict) -> list[str]:
+    """One line per family (``kappas`` {setting: {member key: summary}}, :func:`kappas`): each
+    member's kappa and how it was had; a search whose winner sat at the grid's edge names the
+    kappas it went on to (†), a flat one (every mean held-out error within the winner's fold
+    spread) is marked ~."""
+    lines = []
+    for s, members in kappas.items():
+        title = settings.SETTINGS[s].title if s in settings.SETTINGS else s
+        parts, sources = [], {m["source"] for m in members.values()}
+        for key, m in members.items():
+            mark = (f" † (searched on to {', '.join(f'{k:g}' for k in m['extended'])})" if m.get("extended") else "") + \
+                (" ~" if m.get("flat") else "")
+            parts.append(f"{family.parse(key).name}/{'1 - cos' if key.endswith('-cosine') else 'Euclidean'} {m['kappa']:g}{mark}")
+        how = ("5-fold CV over the family's grid" if sources == {"cv"} else
+               "each member's from the wikivar family (as the tweets' median models take the wikivar model's)"
+               if sources == {"model"} else "; ".join(sorted(sources)))
+        lines += ["", f"Kappa of the {title} family ({how}): " + "; ".join(parts) + "."
+                  + (" †: the grid's edge won, and the search went on beyond it (repro.crossval.beyond_edge)."
+                     if any(m.get("extended") for m in members.values()) else "")
+                  + (" ~: flat, every kappa's mean held-out error within the winner's fold spread (kappa undetermined)."
+                     if any(m.get("flat") for m in members.values()) else "")]
+    return lines
+
+
+def kappas(layout, settings_: list) -> dict:
+    """{setting: {member key: {"kappa", "source", "extended", "flat"}}} of the families of
+    ``settings_`` (their model files under ``layout``), for :func:`kappa_lines`."""
+    from repro import store
+    import os
+
+    out = {}
+    for s in settings_:
+        members = {}
+        for m in family.members():
+            path = layout.family(s, m.key)
+            if not os.path.exists(path):
+                continue
+            r = store.load_model(path)
+            members[m.key] = {"kappa": r.kappa, "source": r.kappa_source,
+                              "extended": [] if r.cv is None or r.cv.extended is None else [float(k) for k in r.cv.extended],
+                              "flat": bool(r.cv is not None and r.cv.flat)}
+        if members:
+            out[s] = members
+    return out
 
 
 def block(number: int, text: str) -> str:

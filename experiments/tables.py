@@ -26,7 +26,7 @@ import pandas as pd
 
 from experiments import familytable, figures
 from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
-from repro import report, settings, store
+from repro import metrics, report, settings, store
 from repro.errors import run
 from repro.layout import Layout
 from repro.kernels import state as kernel_state
@@ -68,8 +68,13 @@ def findings_block(number: int, prov: dict) -> str:
     between the ``findings-table<N>`` markers."""
     start, end = readme_markers(f"findings-table{number}")
     body = report.findings({"euclidean": prov["results"], "cosine": prov["results_cosine"]}, titles(number))
+    cues = [f"{settings.SETTINGS[s].title}: {cue_line(tw['cues'])}" for s, tw in (prov.get("pairs") or {}).items()
+            if s in settings.SETTINGS and (tw or {}).get("cues")]
     return "\n".join([start, "", f"Written by `make table{number}` from `results/table{number}.json` "
-                       f"(commit `{short_commit(prov['commit'])}`):", "", body, end])
+                       f"(commit `{short_commit(prov['commit'])}`):", "", body]
+                      + ([_units_note(prov["results"]), ""] if number == 2 else [])
+                      + (["Besides meaning, cues tell related couples from unrelated ones:", ""]
+                         + [f"- {c}" for c in cues] + [""] if cues else []) + [end])
 
 
 def titles(table: int) -> dict:
@@ -97,7 +102,12 @@ def _kappa_note(m: dict) -> str:
         return ""
     folds = {"grouped": " of whole clusters", "couples": " of couples"}.get(m.get("cv_folds"), "")
     how = {"cv": f"by 5-fold CV (folds{folds})" if folds else "by 5-fold CV", "given": "given", "model": f"from {m.get('kappa_model', 'another model')}"}
-    return f", kappa {m['kappa']:g} {how.get(m['kappa_source'], m['kappa_source'])}"
+    out = f", kappa {m['kappa']:g} {how.get(m['kappa_source'], m['kappa_source'])}"
+    if m.get("cv_extended"):
+        out += f" (the grid's edge won: searched on to {', '.join(f'{k:g}' for k in m['cv_extended'])})"
+    if m.get("cv_flat"):
+        out += " (flat: every kappa's mean held-out error within the winner's fold spread, so kappa is undetermined)"
+    return out
 
 
 def provenance(args, results) -> dict:
@@ -123,6 +133,11 @@ def provenance(args, results) -> dict:
         "results": results,
         "make_wall_seconds": (time.time() - args.started) if args.started else None,
         "make_jobs": make_jobs(os.environ.get("MAKEFLAGS", "")) if args.started else None,
+        # every stage of this table ran in this make (its timing written after make started): the
+        # wall time is the whole chain's, not a rerun's of what was stale
+        "make_ran_every_stage": bool(args.started) and all(
+            os.path.getmtime(p) >= args.started for p in glob.glob(os.path.join(layout.timings, "*.json"))
+            if any(os.path.basename(p).startswith(k) for keys in SPECS[args.table].stages.values() for k in keys)),
     }
 
 
@@ -211,9 +226,20 @@ def _twitter_setting_lines(title: str, tw: dict) -> list[str]:
 
 
 def _units_note(results: dict) -> str:
+    """The bootstrap units of each column's related test couples and their effective number,
+    (sum n)^2 / sum n^2 (:func:`repro.metrics.effective_clusters`); columns below
+    :data:`repro.metrics.MIN_CLUSTERS` are named as not ranked."""
     units = {s: next(iter(rows.values()))["boot_units"] for s, rows in results.items()}
-    return "Bootstrap units holding related test couples (an article, or a component of related tweet couples): " + ", ".join(
-        f"{settings.SETTINGS[s].title} {u['related']:,}" for s, u in units.items()) + "."
+    few = [settings.SETTINGS[s].title for s, rows in results.items() if not report.rankable(rows)]
+
+    def one(s, u):
+        n = u.get("effective_clusters")
+        return f"{settings.SETTINGS[s].title} {u['related']:,}" + (f" ({n:,.1f} effective)" if n is not None else "")
+    return ("Bootstrap units holding related test couples (an article, or a component of related tweet couples), "
+            "and their effective number (sum n)^2 / sum n^2 over their sizes n: "
+            + ", ".join(one(s, u) for s, u in units.items()) + "."
+            + (f" Fewer than {metrics.MIN_CLUSTERS} effective clusters: {', '.join(few)}; there the intervals of the "
+               "cluster bootstrap are not trusted, and the verdicts do not rank the rows." if few else ""))
 
 
 def _peer_lines(prov: dict) -> list[str]:
@@ -259,7 +285,8 @@ def readme_block(spec: Spec, md: dict, pv: str, prov: dict, results_link: str = 
     commit = short_commit(prov["commit"])
     lines = [start, "", "Made by `make table%d` (commit `%s`, seed %s) on %s (%s cores, JAX on %s)." % (
         spec.number, commit, prov["seed"], hw.get("cpu", hw.get("machine")), hw.get("cpus"), hw.get("jax_backend", "?"))]
-    lines += _stage_line(spec, prov.get("stage_seconds") or {}, prov.get("make_wall_seconds"), prov.get("make_jobs"))
+    lines += _stage_line(spec, prov.get("stage_seconds") or {},
+                         prov.get("make_wall_seconds") if prov.get("make_ran_every_stage") else None, prov.get("make_jobs"))
     lines += ["", f"**{CAPTIONS['euclidean']}**", "", md["euclidean"],
               f"![Split errors with their intervals]({results_link}/table{spec.number}_errors.png)", ""]
     if spec.ci:
@@ -302,6 +329,8 @@ def write_family(args, spec: Spec, files: dict, meta: dict, prov: dict) -> None:
     and, with ``--readme``, its block, from the score files ``files`` and their JSON ``meta``."""
     family_meta = {s: meta[s]["family"] for s in files}
     prov["family_choices"] = {s: m["chosen"] for s, m in family_meta.items()}
+    sources = list(dict.fromkeys(settings.setting(s).source for s in files))  # the families the columns use
+    prov["family_kappas"] = familytable.kappas(Layout(args.data), sources)
     text = familytable.body(spec.number, familytable.tables(files, family_meta, titles(spec.number)), prov)
     write_text(os.path.join(args.results, f"table{spec.number}_family.md"), text.rstrip("\n") + "\n")
     if args.readme:

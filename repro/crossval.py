@@ -33,19 +33,30 @@ backend not listed takes the whole grid in one call. A batched ``while_loop`` ru
 slowest run stops, and the epochs Algorithm 1 needs fall steeply with kappa (100 at kappa =
 10, 9 at 2,560 on wikivar). On the CPU, where each run still costs part of a step, two
 neighbouring kappas per call were fastest on the family's grid (wikivar's plain member, 2
-cores: 10.2 s against 11.0 s for one call of five kappas and 11.4 s for one kappa per call;
+cores: 10.2 s against 11.4 s for one call of all five kappas, and for one kappa per call;
 14.1 s before the runs of a fold shared their batches' reads); on a GPU the 50 runs cost
 about 1.3 times one, so one call is best. The calls share one compiled program. The weights
 agree to float32 rounding for any grouping, not bit for bit: the products of a call's
 kappas are one contraction."""
 
 
+EXTEND = 2
+"""Kappas the search adds beyond each edge of its grid at most (:func:`beyond_edge`), one at a time
+while the winner sits at that edge, each a grid step (the ratio of the two kappas at that end)
+further, within [:data:`KAPPA_FLOOR`, :data:`KAPPA_CEILING`]."""
+KAPPA_FLOOR, KAPPA_CEILING = 1.0, 20480.0
+"""The documented limits of an extended search: below 1 the median loss is nearly linear in the
+distances' differences (a few hundredths), above 20,480 (four doublings past the paper grid's
+5,120) its sigmoid is a step at float32's resolution of them."""
+
+
 class CVResult(NamedTuple):
     kappa: float  # the chosen value
-    grid: np.ndarray  # (K,) kappa values tried
+    grid: np.ndarray  # (K,) kappa values tried (the grid and any beyond its edges, ascending then)
     errors: np.ndarray  # (K, F) held-out optimal split error per kappa and fold
     epochs: np.ndarray  # (K, F) epochs Algorithm 1 ran
     weights: np.ndarray  # (K, F, n_max) the weights of every run
+    extended: tuple = ()  # the kappas tried beyond the grid's edges, in the order they were added
 
 
 def fold_indices(labels, folds: int, seed: int, groups=None):
@@ -170,11 +181,15 @@ def search_calls(grid_size: int) -> int:
 
 
 def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5,
-                 config: TrainConfig = TrainConfig(), seed: int = 0, groups=None, step=None) -> CVResult:
+                 config: TrainConfig = TrainConfig(), seed: int = 0, groups=None, step=None,
+                 extend: int = EXTEND) -> CVResult:
     """Grid search of the median loss's kappa with ``folds``-fold cross-validation on the
     prepared training couples (``config.loss`` must be "median"); with ``groups`` (P,) the
     clusters of the related couples, whole clusters per fold (:func:`fold_indices`).
-    ``step()``, if given, is called after each of the :func:`search_calls` batched calls (a progress bar)."""
+    Where the winner sits at an edge of the grid, the search goes on beyond it, one grid step at a
+    time, up to ``extend`` kappas a side within the limits of :func:`beyond_edge`; the result
+    records them (``extended``). ``step()``, if given, is called after each of the
+    :func:`search_calls` batched calls of the grid (a progress bar)."""
     if config.loss != "median":
         raise ValueError(f"loss: kappa is the median loss's; the {config.loss!r} loss has none to select")
     _check_config(config)
@@ -190,38 +205,74 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
         raise ValueError(
             f"pairs: {tr_rel.shape[1]} related and {tr_unrel.shape[1]} unrelated couples per training fold; "
             f"a batch needs {config.batch_related} of each")
-    k, f = grid.size, folds
-    calls = search_calls(k)
-    g = min(KAPPAS_PER_CALL.get(jax.default_backend(), k), k)
-    # the last call repeats the last kappa to keep one compiled shape; its extra runs are dropped
-    kap = np.concatenate([grid, np.repeat(grid[-1:], calls * g - k)])
+    f = folds
     # one key per fold, shared by every kappa: the kappas are compared on the same batches
     pad = (-f) % jax.device_count()  # whole shards: the last fold repeated, its copies dropped
     rel, unrel, keys = (_padded(x, pad) for x in
                         (jnp.asarray(tr_rel), jnp.asarray(tr_unrel), jax.random.split(jax.random.PRNGKey(seed), f)))
     batched = _batched_trainer(config, n_max)
-    ws, eps = [], []
-    for c in range(calls):
-        w_c, _, _, ep_c = batched(data, rel, unrel, jnp.asarray(kap[c * g:(c + 1) * g]), keys)  # (F, g, ...)
-        ws.append(w_c[:f])
-        eps.append(ep_c[:f])
-        if step is not None:  # the call done (JAX dispatches it asynchronously), then one step
-            ep_c.block_until_ready()
-            step()
-    w = jnp.concatenate(ws, axis=1)[:, :k].transpose(1, 0, 2)  # (K, F, n_max)
-    epochs = jnp.concatenate(eps, axis=1)[:, :k].T
-
-    # the held-out distances of every (kappa, fold), HELD_OUT_CHUNK couples of a fold per jitted call,
-    # scored on the host
     kind = "cosine" if config.distance == "cosine" else "euclidean"  # sqeuclidean: the same order
-    d = held_out_distances(w, table, *(np.asarray(x)[held] for x in pairs[:4]), kind=kind).astype(np.float64)
+    held_rows = [np.asarray(x)[held] for x in pairs[:4]]
     labels = np.asarray(pairs.label)[held]  # (F, H)
-    errors = np.zeros((k, f))
-    for i in range(k):
-        for j in range(f):
-            errors[i, j] = metrics.split_error(-d[i, j], labels[j], -d[i, j], labels[j])[0]
-    mean = errors.mean(axis=1)
-    return CVResult(best_kappa(grid, mean), grid, errors, np.asarray(epochs).reshape(k, f), np.asarray(w))
+
+    # kappas per call: the grid's, for every call (one compiled program, whose runs are the
+    # same bits on any number of devices; a kappa beyond the grid's edge fills its call alone)
+    g = min(KAPPAS_PER_CALL.get(jax.default_backend(), grid.size), grid.size)
+
+    def search(kappas: np.ndarray, step=None):
+        """(errors (K, F), epochs (K, F), weights (K, F, n_max)) of ``kappas``, ``g`` per call."""
+        k = kappas.size
+        calls = -(-k // g)
+        # the last call repeats the last kappa to keep one compiled shape; its extra runs are dropped
+        kap = np.concatenate([kappas, np.repeat(kappas[-1:], calls * g - k)])
+        ws, eps = [], []
+        for c in range(calls):
+            w_c, _, _, ep_c = batched(data, rel, unrel, jnp.asarray(kap[c * g:(c + 1) * g]), keys)  # (F, g, ...)
+            ws.append(w_c[:f])
+            eps.append(ep_c[:f])
+            if step is not None:  # the call done (JAX dispatches it asynchronously), then one step
+                ep_c.block_until_ready()
+                step()
+        w = jnp.concatenate(ws, axis=1)[:, :k].transpose(1, 0, 2)  # (K, F, n_max)
+        epochs = np.asarray(jnp.concatenate(eps, axis=1)[:, :k].T)
+        # the held-out distances of every (kappa, fold), HELD_OUT_CHUNK couples of a fold per jitted
+        # call, scored on the host
+        d = held_out_distances(w, table, *held_rows, kind=kind).astype(np.float64)
+        errors = np.array([[metrics.split_error(-d[i, j], labels[j], -d[i, j], labels[j])[0] for j in range(f)]
+                           for i in range(k)]).reshape(k, f)
+        return errors, epochs, np.asarray(w)
+
+    errors, epochs, w = search(grid, step)
+    tried, added = grid, []
+    for _ in range(2 * extend):  # kappa off the grid's edge: one value further while the winner is at an edge
+        new = beyond_edge(tried, best_kappa(tried, errors.mean(axis=1)), grid, extend)
+        if new is None:
+            break
+        e, ep, wk = search(np.asarray([new], np.float32))
+        tried, errors, epochs, w = (np.concatenate(x) for x in ((tried, [np.float32(new)]), (errors, e), (epochs, ep), (w, wk)))
+        added.append(float(new))
+    order = np.argsort(tried, kind="stable")  # the kappas tried, ascending (the grid's own order kept without extension)
+    if added:
+        tried, errors, epochs, w = tried[order], errors[order], epochs[order], w[order]
+    return CVResult(best_kappa(tried, errors.mean(axis=1)), tried, errors, epochs, w, tuple(added))
+
+
+def beyond_edge(tried, kappa: float, grid, extend: int = EXTEND) -> float | None:
+    """The next kappa to try when ``kappa``, the winner of the ``tried`` values (the ``grid`` and
+    any added beyond it), sits at an edge of them: one grid step (the ratio of the two kappas at
+    that end) beyond that edge, if fewer than ``extend`` were already added on that side of the
+    ``grid`` and it stays within [:data:`KAPPA_FLOOR`, :data:`KAPPA_CEILING`]; None otherwise (the
+    winner is interior, or a limit is reached)."""
+    t, grid = np.sort(np.asarray(tried, np.float64)), np.asarray(grid, np.float64)
+    if t.size < 2:
+        return None
+    if kappa == t[0]:
+        new, done, ok = t[0] * t[0] / t[1], int((t < grid.min()).sum()), t[0] * t[0] / t[1] >= KAPPA_FLOOR
+    elif kappa == t[-1]:
+        new, done, ok = t[-1] * t[-1] / t[-2], int((t > grid.max()).sum()), t[-1] * t[-1] / t[-2] <= KAPPA_CEILING
+    else:
+        return None
+    return float(new) if ok and done < extend else None
 
 
 def _padded(x, pad: int):

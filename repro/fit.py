@@ -103,4 +103,5 @@ def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *,
                        seconds={"prepare": prepared.seconds, "kappa_cv": t1 - t0, "train": t2 - t1},
                        batch_related=batch,
                        cv=None if cv is None else CVRecord(cv.grid, cv.errors, cv.epochs,
-                                                           "couples" if groups is None else "grouped"))
+                                                           "couples" if groups is None else "grouped",
+                                                           np.asarray(cv.extended, np.float64)))

@@ -174,6 +174,26 @@ def binomial_ci(errors: int, n: int, level: float = 0.95) -> tuple[float, float]
     return float(ci.low), float(ci.high)
 
 
+MIN_CLUSTERS = 20
+"""Effective clusters (:func:`effective_clusters`) below which the percentile cluster bootstrap is
+not trusted to rank rows: its intervals undercover with a handful of large clusters."""
+
+
+def effective_clusters(labels, groups=None) -> float:
+    """The effective number of clusters of the related couples, (sum n_g)^2 / sum n_g^2 over the
+    sizes n_g of their clusters ``groups`` (P,): the number of equal clusters that would carry
+    as much information (Kish's effective sample size of the cluster totals). ``groups=None``:
+    every related couple is its own cluster, so it is their count. Not in the paper."""
+    labels = np.asarray(labels)
+    rel = labels == 1
+    if not rel.any():
+        raise ValueError("labels: no related couple")
+    if groups is None:
+        return float(rel.sum())
+    sizes = np.unique(np.asarray(groups)[rel], return_counts=True)[1].astype(np.float64)
+    return float(sizes.sum() ** 2 / np.square(sizes).sum())
+
+
 def bootstrap_units(labels, groups=None) -> tuple[np.ndarray, int, int]:
     """The resampling units of the stratified cluster bootstrap: (units (P,) int64, related
     units R, unrelated units U).

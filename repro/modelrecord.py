@@ -24,7 +24,8 @@ seconds             wall time: "prepare", "kappa_cv", "train"       ``prepare_se
 batch_related       couples of each class per batch                 ``batch_related``
 kappa_model, ..     the model file kappa came from ("model")        ``kappa_model``, ``kappa_model_sha256``
 cv                  the kappa search (:class:`CVRecord`)            ``cv_grid``, ``cv_errors``,
-                                                                    ``cv_epochs``, ``cv_folds``
+                                                                    ``cv_epochs``, ``cv_folds``,
+                                                                    ``cv_extended`` (where any)
 kappa               the median loss's kappa; None (no key)          ``kappa``
                     for the contrastive loss
 ==================  ==============================================  ==================================
@@ -85,6 +86,18 @@ class CVRecord(NamedTuple):
     errors: np.ndarray  # (K, F) held-out optimal split error per kappa and fold
     epochs: np.ndarray  # (K, F) epochs Algorithm 1 ran
     folds: str | None  # "couples" (folds of single couples) or "grouped" (whole clusters)
+    extended: np.ndarray | None = None  # the kappas tried beyond the grid's edges (in ``grid`` too), in order
+
+    @property
+    def flat(self) -> bool:
+        """Whether the search could not tell the kappas apart: the spread of the mean held-out
+        errors over every kappa tried is within the fold spread (the standard deviation of the
+        winner's fold errors), so kappa is effectively undetermined."""
+        import numpy as np
+
+        mean = self.errors.mean(axis=1)
+        spread = self.errors[int(np.argmin(mean))].std(ddof=1) if self.errors.shape[1] > 1 else 0.0
+        return bool(mean.max() - mean.min() <= spread)
 
 
 #: The keys every model file holds (older ones may lack the optional fields).
@@ -134,6 +147,8 @@ class ModelRecord:
 
     def arrays(self) -> dict:
         """The model file's arrays (:func:`repro.store.save_model`), in the file's order."""
+        import numpy as np
+
         out = {"weights": self.weights, "history": self.history, "etas": self.etas, "epochs": int(self.epochs),
                "loss": self.loss, "kappa_source": self.kappa_source, "lam": float(self.lam), "distance": self.distance}
         if self.seed is not None:
@@ -149,6 +164,8 @@ class ModelRecord:
             out.update(cv_grid=self.cv.grid, cv_errors=self.cv.errors, cv_epochs=self.cv.epochs)
             if self.cv.folds is not None:
                 out["cv_folds"] = self.cv.folds
+            if self.cv.extended is not None and len(self.cv.extended):
+                out["cv_extended"] = np.asarray(self.cv.extended, np.float64)
         if self.kappa is not None:
             out["kappa"] = float(self.kappa)
         return out
@@ -170,7 +187,7 @@ class ModelRecord:
 
         cv = None
         if "cv_grid" in z:
-            cv = CVRecord(z["cv_grid"], z["cv_errors"], z["cv_epochs"], opt("cv_folds", str))
+            cv = CVRecord(z["cv_grid"], z["cv_errors"], z["cv_epochs"], opt("cv_folds", str), opt("cv_extended", np.asarray))
         return cls(z["weights"], z["history"], z["etas"], int(z["epochs"]), str(z["loss"]), opt("kappa", float),
                    str(z["kappa_source"]), float(z["lam"]), str(z["distance"]), seed=opt("seed", int),
                    train_pairs=opt("train_pairs", int),
@@ -197,5 +214,7 @@ class ModelRecord:
         if self.batch_related is not None:
             out["batch_related"] = int(self.batch_related)
         if self.cv is not None:
-            out.update(cv_grid=self.cv.grid.tolist(), cv_mean_errors=self.cv.errors.mean(axis=1).tolist())
+            out.update(cv_grid=self.cv.grid.tolist(), cv_mean_errors=self.cv.errors.mean(axis=1).tolist(),
+                       cv_extended=[] if self.cv.extended is None else [float(k) for k in self.cv.extended],
+                       cv_flat=self.cv.flat)
         return out

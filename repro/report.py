@@ -49,6 +49,7 @@ def evaluate(scores: dict, methods=METHODS, reference: str | None = "learned_med
         lo, hi = np.quantile(e[:, k], [0.025, 0.975])
         rows[m]["split_error_boot95"] = (float(lo), float(hi))
     _, n_rel, n_unrel = metrics.bootstrap_units(labels, groups)
+    clusters = metrics.effective_clusters(labels, groups)
     best = min(methods, key=lambda m: (rows[m]["split_error"], methods.index(m)))
     peers = [m for m in PEERS if m in rows]
     top = min(peers, key=lambda m: (rows[m]["split_error"], peers.index(m))) if peers else None
@@ -61,7 +62,7 @@ def evaluate(scores: dict, methods=METHODS, reference: str | None = "learned_med
     diffs = metrics.paired_bootstraps(np.stack([wrong[a] for a, _, _ in asks]), np.stack([wrong[b] for _, b, _ in asks]),
                                       labels, groups) if asks else []
     for m, r in rows.items():
-        r["boot_units"] = {"related": int(n_rel), "unrelated": int(n_unrel)}
+        r["boot_units"] = {"related": int(n_rel), "unrelated": int(n_unrel), "effective_clusters": clusters}
         r["best"] = m == best
         r["boot_diff_vs_best"] = None
         if not reference:
@@ -188,15 +189,32 @@ def best_peers(results: dict, titles: dict, row: str) -> str:
     return "; ".join(parts)
 
 
+def clusters(rows: dict) -> float | None:
+    """The effective number of clusters of a column's related test couples (every row has it in
+    ``boot_units``); None for results written before it was recorded."""
+    return next(iter(rows.values())).get("boot_units", {}).get("effective_clusters")
+
+
+def rankable(rows: dict) -> bool:
+    """Whether a column has the clusters to rank its rows by the paired cluster bootstrap: at
+    least :data:`repro.metrics.MIN_CLUSTERS` effective clusters (or none recorded)."""
+    n = clusters(rows)
+    return n is None or n >= metrics.MIN_CLUSTERS
+
+
 def _against_peer(rows: dict, m: str) -> str:
     """Row ``m`` against the best peer: better, worse or level by the paired interval, with both
-    split errors and the interval; '' when the row has no best peer."""
+    split errors and the interval; '' when the row has no best peer. In a column with too few
+    effective clusters, the two errors and the interval without a verdict."""
     ref = rows.get(m, {})
     if not ref.get("best_peer"):
         return ""
     d = ref["boot_diff_vs_best_peer"]
     peer = LABELS[ref["best_peer"]].split(" (")[0]
-    verdict = ("better than" if d["high"] < 0 else "worse than" if d["low"] > 0 else "level with") + f" {peer}, the best peer"
+    if not rankable(rows):
+        verdict = f"not ranked against {peer}, the best peer"
+    else:
+        verdict = ("better than" if d["high"] < 0 else "worse than" if d["low"] > 0 else "level with") + f" {peer}, the best peer"
     return (f"{LABELS[m]}: {verdict} ({100 * ref['split_error']:.2f}% against "
             f"{100 * rows[ref['best_peer']]['split_error']:.2f}%, difference {points(d)} points).")
 
@@ -204,12 +222,22 @@ def _against_peer(rows: dict, m: str) -> str:
 def findings(results_by_metric: dict, titles: dict, references=("learned_median", "learned_best")) -> str:
     """The verdicts the numbers give, one line per column and metric: the best row (lowest split
     error), the rows level with it (their paired 95% interval against it contains 0), and each of
-    ``references`` against the best peer. Written from the results, never by hand."""
+    ``references`` against the best peer. A column whose related test couples have fewer than
+    :data:`repro.metrics.MIN_CLUSTERS` effective clusters is not ranked: its line says so and
+    gives the numbers without a verdict. Written from the results, never by hand."""
     names = {"euclidean": "Euclidean (the paper's)", "cosine": "cosine"}
     lines = []
     for metric, results in results_by_metric.items():
         for s, rows in results.items():
             best = next(m for m, r in rows.items() if r["best"])
+            if not rankable(rows):
+                lines.append(f"- **{titles[s]}, {names.get(metric, metric)}:** lowest split error {LABELS[best]} "
+                             f"({100 * rows[best]['split_error']:.2f}%); too few independent clusters to rank "
+                             f"({clusters(rows):.1f} effective clusters of related test couples, fewer than "
+                             f"{metrics.MIN_CLUSTERS}: the cluster bootstrap's intervals are not trusted). "
+                             + " ".join(x for x in (_against_peer(rows, m) for m in references) if x))
+                lines[-1] = lines[-1].rstrip()
+                continue
             level = [m for m, r in rows.items() if not r["best"]
                      and r["boot_diff_vs_best"]["low"] <= 0.0 <= r["boot_diff_vs_best"]["high"]]
             text = (f"- **{titles[s]}, {names.get(metric, metric)}:** best row {LABELS[best]} "

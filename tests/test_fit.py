@@ -30,9 +30,11 @@ def test_cv_then_train_on_one_prepared_form(prepared, monkeypatch):
 
     monkeypatch.setattr(forms, "build", no_second_build)
     r = fit(prepared, grid=(5.0, 40.0), folds=3, seed=2, max_epochs=6)
-    assert r.loss == "median" and r.kappa_source == "cv" and r.kappa in (5.0, 40.0)
-    assert r.cv.errors.shape == (2, 3) and r.cv.folds == "couples"
-    assert r.kappa == (5.0, 40.0)[int(np.argmin(r.cv.errors.mean(axis=1)))]  # the lower mean held-out error
+    assert r.loss == "median" and r.kappa_source == "cv" and r.kappa in r.cv.grid
+    # the grid, and the kappas the search went on to beyond its edge (each recorded)
+    assert r.cv.grid.tolist() == sorted({5.0, 40.0} | set(r.cv.extended.tolist()))
+    assert r.cv.errors.shape == (r.cv.grid.size, 3) and r.cv.folds == "couples"
+    assert r.kappa == r.cv.grid[int(np.argmin(r.cv.errors.mean(axis=1)))]  # the lowest mean held-out error
     # the final run is Algorithm 1 with the chosen kappa and the same seed, bit for bit
     alone = train(prepared, TrainConfig(max_epochs=6), r.kappa, seed=2)
     assert r.weights.tobytes() == alone.weights.tobytes() and r.epochs == alone.epochs

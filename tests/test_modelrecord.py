@@ -90,9 +90,10 @@ def test_a_model_file_round_trips_through_every_reader(trained, tmp_path):
     root, path, n_pairs, vectors = trained
     record = store.load_model(path)
     # what train_weights wrote, field by field
-    assert record.loss == "median" and record.kappa_source == "cv" and record.kappa in (20.0, 80.0)
+    assert record.loss == "median" and record.kappa_source == "cv" and record.kappa in record.cv.grid
     assert record.seed == 3 and record.train_pairs == n_pairs and record.batch_related == 20 and record.lam == 1e-3
-    assert record.cv.folds == "grouped" and record.cv.errors.shape == (2, 2) and record.cv.grid.tolist() == [20.0, 80.0]
+    grid = sorted({20.0, 80.0} | set(() if record.cv.extended is None else record.cv.extended.tolist()))
+    assert record.cv.folds == "grouped" and record.cv.grid.tolist() == grid and record.cv.errors.shape == (len(grid), 2)
     assert 1 <= record.epochs <= 3 and record.history.shape == (record.epochs,) and record.weights.shape == (20,)
     assert list(record.seconds) == ["prepare", "kappa_cv", "train"] and record.kappa_model is None
     # the writer's arrays are the file's, member for member, and a rewrite changes no byte of them
@@ -105,6 +106,7 @@ def test_a_model_file_round_trips_through_every_reader(trained, tmp_path):
     assert summary["weights"] == record.weights.tolist() and summary["train_pairs"] == n_pairs
     assert summary["final_mean_loss"] == float(record.history[-1]) and summary["lambda"] == 1e-3
     assert summary["cv_mean_errors"] == record.cv.errors.mean(axis=1).tolist() and summary["cv_folds"] == "grouped"
+    assert summary["cv_extended"] == [k for k in grid if k not in (20.0, 80.0)] and summary["cv_flat"] == record.cv.flat
     assert json.loads(json.dumps(summary)) == summary  # plain JSON values
     # ship_weights: the shipped weights and the record's fields beside them
     shipped = str(tmp_path / "weights" / "wiki20-median.npz")
@@ -173,3 +175,13 @@ def test_an_encoder_file_written_before_the_record_still_loads():
     fresh = Encoder((words, matrix), corpus=corpus, weights=enc.weights_)
     texts = [["w1", "w5", "w7"], ["w0", "w11"], ["w3"]]
     np.testing.assert_array_equal(enc.transform(texts), fresh.transform(texts))
+
+
+def test_a_search_is_flat_where_its_means_lie_within_the_fold_spread():
+    """CVRecord.flat: the spread of the mean held-out errors over the kappas against the standard
+    deviation of the winner's fold errors (by hand)."""
+    from repro.modelrecord import CVRecord
+    folds = np.array([0.10, 0.12, 0.14])  # mean 0.12, standard deviation 0.02
+    flat = CVRecord(np.array([10.0, 40.0]), np.stack([folds, folds + 0.015]), np.ones((2, 3), int), "grouped")
+    steep = CVRecord(np.array([10.0, 40.0]), np.stack([folds, folds + 0.025]), np.ones((2, 3), int), "grouped")
+    assert flat.flat and not steep.flat

@@ -50,7 +50,18 @@ def test_evaluate_pairs_every_row_with_the_reference(groups):
         assert d["low"] > 0 and d["p_value"] < 0.01  # 10 independent discordant couples of 40
 
 
-def test_best_row_and_the_reference_against_the_best_peer():
+def test_effective_clusters_by_hand():
+    labels = np.r_[np.ones(10, int), np.zeros(4, int)]
+    groups = np.r_[np.zeros(6, int), np.ones(3, int), [7], [0, 0, 1, 2]]  # related sizes 6, 3, 1; unrelated ids ignored
+    assert metrics.effective_clusters(labels, groups) == pytest.approx(100 / (36 + 9 + 1))
+    assert metrics.effective_clusters(labels, np.arange(14)) == pytest.approx(10.0)  # 10 clusters of 1
+    assert metrics.effective_clusters(labels) == 10.0  # no groups: every related couple its own
+    assert metrics.effective_clusters(labels, np.r_[np.zeros(10, int), np.arange(4)]) == 1.0
+    with pytest.raises(ValueError, match="no related couple"):
+        metrics.effective_clusters(np.zeros(4, int))
+
+
+def test_best_row_and_the_reference_against_the_best_peer(monkeypatch):
     """Three rows on 40 related couples in 4 clusters: sif errs on cluster 0, the reference on
     clusters 0 and 1, the mean on clusters 0 to 2; sif is best, the reference is compared with it."""
     s = scores_of(True)
@@ -64,6 +75,14 @@ def test_best_row_and_the_reference_against_the_best_peer():
     d = rows["learned_median"]["boot_diff_vs_best_peer"]
     assert d["difference"] == pytest.approx(0.125) and d == rows["learned_median"]["boot_diff_vs_best"]
     assert rows["mean"]["boot_diff_vs_best"]["difference"] == pytest.approx(0.25)
+    assert rows["sif"]["boot_units"]["effective_clusters"] == 4.0  # four related clusters of 10
+    few = report.findings({"euclidean": {"wiki20": rows}}, {"wiki20": "Wikipedia, 20 words"})
+    assert few.startswith("- **Wikipedia, 20 words, Euclidean (the paper's):** lowest split error SIF (peer, not in "
+                          "the paper) (12.50%); too few independent clusters to rank (4.0 effective clusters of "
+                          "related test couples, fewer than 20")
+    assert "level with" not in few and "better than" not in few and "worse than" not in few
+    assert "Learned weights, median: not ranked against SIF, the best peer (25.00% against 12.50%" in few
+    monkeypatch.setattr(metrics, "MIN_CLUSTERS", 4)  # enough clusters: the rows are ranked
     text = report.findings({"euclidean": {"wiki20": rows}}, {"wiki20": "Wikipedia, 20 words"})
     # four clusters: a resample may skip the clusters where two rows differ, so no row is surely worse
     low = rows["learned_median"]["boot_diff_vs_best"]["low"]

@@ -125,7 +125,12 @@ def test_provenance_and_readme(chain):
     assert {f"{s}/{k}.npz" for s in ("wiki20", "wikivar") for k in ("train", "validation", "test")} <= set(prov["checksums"])
     assert prov["corpus"]["articles"] == 12
     assert set(prov["models"]) == {f"{s}-{l}" for s in ("wiki20", "wikivar") for l in ("contrastive", "median")}
-    assert prov["models"]["wiki20-median"]["kappa"] in (20.0, 160.0)
+    med = prov["models"]["wiki20-median"]
+    # the grid 20, 160, and any kappa the search went on to beyond the edge that won (recorded)
+    assert med["cv_grid"] == sorted({20.0, 160.0} | set(med["cv_extended"])) and med["kappa"] in med["cv_grid"]
+    assert isinstance(med["cv_flat"], bool)
+    table = (results / "table1.md").read_text() + (results / "table1_family.md").read_text()
+    assert "Kappa of the Wikipedia, variable length family (5-fold CV over the family's grid): plain/Euclidean " in table
     assert prov["models"]["wiki20-contrastive"]["kappa"] is None
     p = prov["results"]["wiki20"]["mean"]["p_value_vs_learned_median"]
     assert 0.0 <= p <= 1.0

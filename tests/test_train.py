@@ -138,8 +138,10 @@ def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
     table, pairs = synthetic
     cv = crossval.select_kappa(prepare(table, pairs), grid=(5.0, 40.0, 160.0), folds=5,
                                config=TrainConfig(max_epochs=15), seed=0)
-    assert cv.errors.shape == (3, 5) and cv.epochs.shape == (3, 5)
-    assert cv.kappa in (5.0, 40.0, 160.0)
+    k = cv.grid.size  # the grid, and any kappa beyond its edges
+    assert cv.errors.shape == (k, 5) and cv.epochs.shape == (k, 5) and cv.weights.shape[:2] == (k, 5)
+    assert {5.0, 40.0, 160.0} <= set(cv.grid.tolist()) and k == 3 + len(cv.extended)
+    assert crossval.beyond_edge(cv.grid, cv.kappa, (5.0, 40.0, 160.0)) is None  # interior, or at a limit
     mean = cv.errors.mean(axis=1)
     assert mean[list(cv.grid).index(cv.kappa)] == mean.min()
     assert np.all((cv.errors >= 0) & (cv.errors <= 0.5))
@@ -149,11 +151,42 @@ def test_select_kappa_runs_grid_and_folds_in_one_call(synthetic):
     cfg = TrainConfig(max_epochs=15)
     run = make_trainer(cfg, pairs.width)
     keys = jax.random.split(jax.random.PRNGKey(0), 5)  # one per fold, shared by the kappas
-    i, f = 1, 3
+    i, f = list(cv.grid).index(40.0), 3
     w, _, _, epochs = run(prepare(table, pairs).form, jnp.asarray(tr_rel[f]), jnp.asarray(tr_unrel[f]),
                           jnp.float32(40.0), keys[f])
     assert int(epochs) == cv.epochs[i, f]
     np.testing.assert_allclose(np.asarray(w), cv.weights[i, f], rtol=1e-4, atol=1e-6)
+
+
+def test_beyond_edge_by_hand():
+    grid = (10.0, 40.0, 160.0)
+    assert crossval.beyond_edge(grid, 40.0, grid) is None  # interior
+    assert crossval.beyond_edge(grid, 10.0, grid) == 2.5  # a grid step (x4) below
+    assert crossval.beyond_edge((2.5,) + grid, 2.5, grid) is None  # 0.625: under the floor of 1
+    assert crossval.beyond_edge(grid, 160.0, grid) == 640.0
+    assert crossval.beyond_edge(grid + (640.0,), 640.0, grid) == 2560.0  # a second one above
+    assert crossval.beyond_edge(grid + (640.0, 2560.0), 2560.0, grid) is None  # EXTEND = 2 a side
+    assert crossval.beyond_edge(grid, 160.0, grid, extend=0) is None
+    assert crossval.beyond_edge((5120.0, 10240.0), 10240.0, (5120.0, 10240.0)) == 20480.0
+    assert crossval.beyond_edge((10240.0, 20480.0), 20480.0, (10240.0, 20480.0)) is None  # over the ceiling
+    assert crossval.beyond_edge((40.0,), 40.0, (40.0,)) is None  # one kappa: no step to take
+
+
+def test_a_winner_at_the_grid_s_edge_is_searched_beyond_it(synthetic):
+    """A grid whose winner sits at an edge: the search adds kappas beyond it, one grid step at a
+    time, until the winner is interior or a limit is reached, and records them (not with extend=0)."""
+    table, pairs = synthetic
+    prepared, cfg = prepare(table, pairs), TrainConfig(max_epochs=6)
+    grid = (640.0, 1280.0)
+    plain = crossval.select_kappa(prepared, grid=grid, config=cfg, extend=0)
+    assert plain.extended == () and plain.grid.tolist() == list(grid)
+    cv = crossval.select_kappa(prepared, grid=grid, config=cfg)
+    assert len(cv.extended) >= 1 and cv.grid.tolist() == sorted(set(grid) | set(cv.extended))
+    assert cv.extended[0] in (320.0, 2560.0)  # one step beyond the edge the grid's winner sat at
+    assert crossval.beyond_edge(cv.grid, cv.kappa, grid) is None
+    i = [cv.grid.tolist().index(k) for k in grid]  # the grid's own runs are the same as without the extension
+    np.testing.assert_array_equal(cv.errors[i], plain.errors)
+    np.testing.assert_array_equal(cv.epochs[i], plain.epochs)
 
 
 def test_the_grid_trainer_runs_each_kappa_as_its_own_run(synthetic):
@@ -298,9 +331,10 @@ def test_select_kappa_same_result_for_any_grouping(synthetic, monkeypatch):
     cfg = TrainConfig(max_epochs=4)
     prepared = prepare(table, pairs)
     monkeypatch.setitem(crossval.KAPPAS_PER_CALL, jax.default_backend(), 1)
-    one = crossval.select_kappa(prepared, grid=(5.0, 40.0, 160.0), config=cfg)
+    # the grid alone (extend=0): a kappa far beyond it amplifies the last bits that grouping moves
+    one = crossval.select_kappa(prepared, grid=(5.0, 40.0, 160.0), config=cfg, extend=0)
     monkeypatch.setitem(crossval.KAPPAS_PER_CALL, jax.default_backend(), 3)
-    all_ = crossval.select_kappa(prepared, grid=(5.0, 40.0, 160.0), config=cfg)
+    all_ = crossval.select_kappa(prepared, grid=(5.0, 40.0, 160.0), config=cfg, extend=0)
     np.testing.assert_allclose(one.weights, all_.weights, rtol=1e-6, atol=1e-7)
     np.testing.assert_array_equal(one.epochs, all_.epochs)
     np.testing.assert_array_equal(one.errors, all_.errors)
