@@ -80,10 +80,10 @@ def kappa_lines(kappas: dict) -> list[str]:
             mark = (f" † (searched on to {', '.join(f'{k:g}' for k in m['extended'])})" if m.get("extended") else "") + \
                 (" ~" if m.get("flat") else "")
             parts.append(f"{family.parse(key).name}/{'1 - cos' if key.endswith('-cosine') else 'Euclidean'} {m['kappa']:g}{mark}")
-        how = ("5-fold CV over the family's grid" if sources == {"cv"} else
-               "each member's from the wikivar family (as the tweets' median models take the wikivar model's)"
-               if sources == {"model"} else "; ".join(sorted(sources)))
-        lines += ["", f"Kappa of the {title} family ({how}): " + "; ".join(parts) + "."
+        how = ("by 5-fold CV over the family's grid" if sources == {"cv"} else
+               "each member's the wikivar family's, as the tweets' median models take the wikivar model's"
+               if sources == {"model"} else "from " + ", ".join(sorted(sources)))
+        lines += ["", f"Kappa of the {title} family, {how}: " + "; ".join(parts) + "."
                   + (" †: the grid's edge won, and the search went on beyond it (repro.crossval.beyond_edge)."
                      if any(m.get("extended") for m in members.values()) else "")
                   + (" ~: flat, every kappa's mean held-out error within the winner's fold spread (kappa undetermined)."

@@ -68,8 +68,9 @@ def findings_block(number: int, prov: dict) -> str:
     between the ``findings-table<N>`` markers."""
     start, end = readme_markers(f"findings-table{number}")
     body = report.findings({"euclidean": prov["results"], "cosine": prov["results_cosine"]}, titles(number))
-    cues = [f"{settings.SETTINGS[s].title}: {cue_line(tw['cues'])}" for s, tw in (prov.get("pairs") or {}).items()
-            if s in settings.SETTINGS and (tw or {}).get("cues")]
+    pairs = prov.get("pairs") or {}
+    cues = [f"**{settings.SETTINGS[s].title}:** " + cue_line(pairs[s]["cues"]).removeprefix("What the column measures: ")
+            for s in settings.TABLE_SETTINGS[number] if (pairs.get(s) or {}).get("cues")]
     return "\n".join([start, "", f"Written by `make table{number}` from `results/table{number}.json` "
                        f"(commit `{short_commit(prov['commit'])}`):", "", body]
                       + ([_units_note(prov["results"]), ""] if number == 2 else [])
@@ -238,7 +239,7 @@ def _units_note(results: dict) -> str:
     return ("Bootstrap units holding related test couples (an article, or a component of related tweet couples), "
             "and their effective number (sum n)^2 / sum n^2 over their sizes n: "
             + ", ".join(one(s, u) for s, u in units.items()) + "."
-            + (f" Fewer than {metrics.MIN_CLUSTERS} effective clusters: {', '.join(few)}; there the intervals of the "
+            + (f" Fewer than {metrics.MIN_CLUSTERS} effective clusters: {'; '.join(few)}. There the intervals of the "
                "cluster bootstrap are not trusted, and the verdicts do not rank the rows." if few else ""))
 
 

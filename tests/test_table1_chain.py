@@ -130,7 +130,7 @@ def test_provenance_and_readme(chain):
     assert med["cv_grid"] == sorted({20.0, 160.0} | set(med["cv_extended"])) and med["kappa"] in med["cv_grid"]
     assert isinstance(med["cv_flat"], bool)
     table = (results / "table1.md").read_text() + (results / "table1_family.md").read_text()
-    assert "Kappa of the Wikipedia, variable length family (5-fold CV over the family's grid): plain/Euclidean " in table
+    assert "Kappa of the Wikipedia, variable length family, by 5-fold CV over the family's grid: plain/Euclidean " in table
     assert prov["models"]["wiki20-contrastive"]["kappa"] is None
     p = prov["results"]["wiki20"]["mean"]["p_value_vs_learned_median"]
     assert 0.0 <= p <= 1.0

@@ -255,3 +255,20 @@ def test_three_columns_and_the_papers_table_has_only_its_own():
     assert tuple(titles(2)) == COLUMNS
     header = paper_markdown(2).splitlines()[0]
     assert header == "| Method | Twitter, news accounts: split error | JS |"
+
+
+def test_the_readme_block_of_table2_says_its_clusters_and_cues(workspace, table2):
+    """The findings block of Table 2: every column's effective clusters, the verdicts' rule below
+    20 (a few tweet components here), and the cues of each column, from the run's JSON."""
+    from experiments.tables import findings_block
+    from repro import metrics
+    root, data, stamp = workspace
+    prov = json.loads((root / "results" / "table2.json").read_text())
+    block = findings_block(2, prov)
+    units = {s: next(iter(rows.values()))["boot_units"] for s, rows in prov["results"].items()}
+    for s, u in units.items():
+        assert f"({u['effective_clusters']:,.1f} effective)" in block
+    if any(u["effective_clusters"] < metrics.MIN_CLUSTERS for u in units.values()):
+        assert "too few independent clusters to rank" in block
+    assert "Besides meaning, cues tell related couples from unrelated ones:" in block
+    assert block.count("- **Twitter") >= 3 + 3  # the six verdict lines, and the cue lines after them
