@@ -99,8 +99,10 @@ def test_training_under_the_cosine_is_the_same_in_every_form(form):
 def test_the_kappa_search_and_fit_run_under_the_cosine_and_refuse_unprepared_couples():
     table, pairs = signal_pairs(n_pairs=400, width=10, seed=4, variable=True)
     prepared = prepare(table, pairs, distance="cosine")
-    cv = select_kappa(prepared, (10.0, 40.0), folds=2, config=TrainConfig(max_epochs=3, distance="cosine"))
+    cv = select_kappa(prepared, (10.0, 40.0), folds=2, config=TrainConfig(max_epochs=3, distance="cosine"), extend=0)
     assert cv.kappa in (10.0, 40.0) and cv.errors.shape == (2, 2) and np.all(cv.errors < 0.5)
+    wide = select_kappa(prepared, (10.0, 40.0), folds=2, config=TrainConfig(max_epochs=3, distance="cosine"))
+    assert wide.grid.size == 2 + len(wide.extended) and np.all(wide.errors < 0.5)  # beyond the edge too
     result = fit(prepared, "median", 40.0, max_epochs=3, distance="cosine")
     assert result.distance == "cosine" and np.isfinite(result.weights).all()
     with pytest.raises(ValueError, match="^distance: training under the cosine"):
