@@ -54,7 +54,8 @@ COMMANDS = {
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
-    lines = ["usage: repro <command> [options]   (or python -m repro; repro <command> --help)", "", "commands:"]
+    lines = ["usage: repro <command> [options]   (or python -m repro; repro <command> --help; repro --version)", "",
+             "commands:"]
     lines += [f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()]
     return "\n".join(lines)
 
@@ -64,6 +65,10 @@ def main(argv=None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(usage())
         return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        from repro import __version__
+        print(f"repro {__version__}")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         print(f"error: unknown command {name!r}\n{usage()}", file=sys.stderr)

@@ -15,6 +15,16 @@ def test_usage_lists_every_command(capsys):
     assert cli.main([]) == 2
 
 
+def test_version_prints_the_package_version(capsys):
+    import configparser
+    import os
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.cfg"))
+    for flag in ("--version", "-V"):
+        assert cli.main([flag]) == 0
+        assert capsys.readouterr().out == f"repro {cfg['metadata']['version']}\n"  # the installed package's
+
+
 def test_unknown_command(capsys):
     assert cli.main(["frobnicate"]) == 2
     assert "unknown command 'frobnicate'" in capsys.readouterr().err
