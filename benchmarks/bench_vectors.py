@@ -128,7 +128,8 @@ def time_commands(tmp: str, words: list[str], folder: str, text: str, df_path: s
     texts = os.path.join(tmp, "texts.txt")
     store.write_text(texts, "".join(" ".join(words[(7 * i + 13 * j) % len(words)] for j in range(12)) + "\n"
                                     for i in range(100)))
-    common = ["--df", df_path, "--out", os.path.join(tmp, "X.npy"), "--quiet"]
+    # the paper's weights, as the loads above: the default model needs word counts, which this df file has not
+    common = ["--df", df_path, "--pretrained", "paper", "--out", os.path.join(tmp, "X.npy"), "--quiet"]
     return {"texts": 100, "folder_s": command_s(["encode", texts, "--vectors", folder, *common]),
             "text_s": command_s(["encode", texts, "--vectors", text, *common])}
 
