@@ -104,10 +104,9 @@ def kappas(layout, settings_: list) -> dict:
             path = layout.family(s, m.key)
             if not os.path.exists(path):
                 continue
-            r = store.load_model(path)
-            members[m.key] = {"kappa": r.kappa, "source": r.kappa_source,
-                              "extended": [] if r.cv is None or r.cv.extended is None else [float(k) for k in r.cv.extended],
-                              "flat": bool(r.cv is not None and r.cv.flat)}
+            summary = store.load_model(path).summary()
+            members[m.key] = {"kappa": summary["kappa"], "source": summary["kappa_source"],
+                              "extended": summary.get("cv_extended", []), "flat": summary.get("cv_flat", False)}
         if members:
             out[s] = members
     return out

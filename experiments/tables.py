@@ -138,7 +138,7 @@ def provenance(args, results) -> dict:
         # wall time is the whole chain's, not a rerun's of what was stale
         "make_ran_every_stage": bool(args.started) and all(
             os.path.getmtime(p) >= args.started for p in glob.glob(os.path.join(layout.timings, "*.json"))
-            if any(os.path.basename(p).startswith(k) for keys in SPECS[args.table].stages.values() for k in keys)),
+            if _is_stage_of(SPECS[args.table], os.path.basename(p)[:-5])),
     }
 
 
@@ -148,12 +148,17 @@ def make_jobs(makeflags: str) -> int:
     return int(m.group(1)) if m else 1
 
 
+def _is_stage_of(spec: Spec, stage: str) -> bool:
+    """Whether the timed ``stage`` (its name in the timings folder) is one of table ``spec``'s."""
+    return any(stage.startswith(p) for keys in spec.stages.values() for p in keys)
+
+
 def _stage_line(spec: Spec, stages: dict, wall: float | None = None, jobs: int | None = None) -> list[str]:
     """The stages' times, summed, and make's wall time from its start to the table (``wall``
     seconds, with ``jobs`` stages side by side) where the run recorded it."""
     if not stages:
         return []
-    mine = {k: v for k, v in stages.items() if any(k.startswith(p) for keys in spec.stages.values() for p in keys)}
+    mine = {k: v for k, v in stages.items() if _is_stage_of(spec, k)}
     parts = [f"{g} {sum(v for k, v in mine.items() if k.startswith(keys)):.0f} s" for g, keys in spec.stages.items()]
     side = f", {jobs} jobs side by side" if jobs and jobs > 1 else ", one job at a time"
     made = f"; make's wall time from its start to this table {wall / 60:.1f} min{side}" if wall else ""

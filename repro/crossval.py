@@ -174,10 +174,15 @@ def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK
     return out
 
 
+def kappas_per_call(grid_size: int) -> int:
+    """The kappas of one batched call of :func:`select_kappa` for a grid of ``grid_size`` on this
+    backend (:data:`KAPPAS_PER_CALL`)."""
+    return min(KAPPAS_PER_CALL.get(jax.default_backend(), grid_size), grid_size)
+
+
 def search_calls(grid_size: int) -> int:
     """The batched calls of :func:`select_kappa` for a grid of ``grid_size`` kappas on this backend."""
-    g = min(KAPPAS_PER_CALL.get(jax.default_backend(), grid_size), grid_size)
-    return -(-grid_size // g)
+    return -(-grid_size // kappas_per_call(grid_size))
 
 
 def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5,
@@ -217,7 +222,7 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
 
     # kappas per call: the grid's, for every call (one compiled program, whose runs are the
     # same bits on any number of devices; a kappa beyond the grid's edge fills its call alone)
-    g = min(KAPPAS_PER_CALL.get(jax.default_backend(), grid.size), grid.size)
+    g = kappas_per_call(grid.size)
 
     def search(kappas: np.ndarray, step=None):
         """(errors (K, F), epochs (K, F), weights (K, F, n_max)) of ``kappas``, ``g`` per call."""
@@ -251,8 +256,8 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
         e, ep, wk = search(np.asarray([new], np.float32))
         tried, errors, epochs, w = (np.concatenate(x) for x in ((tried, [np.float32(new)]), (errors, e), (epochs, ep), (w, wk)))
         added.append(float(new))
-    order = np.argsort(tried, kind="stable")  # the kappas tried, ascending (the grid's own order kept without extension)
-    if added:
+    if added:  # the kappas tried, ascending (the grid's own order kept without extension)
+        order = np.argsort(tried, kind="stable")
         tried, errors, epochs, w = tried[order], errors[order], epochs[order], w[order]
     return CVResult(best_kappa(tried, errors.mean(axis=1)), tried, errors, epochs, w, tuple(added))
 
@@ -267,12 +272,12 @@ def beyond_edge(tried, kappa: float, grid, extend: int = EXTEND) -> float | None
     if t.size < 2:
         return None
     if kappa == t[0]:
-        new, done, ok = t[0] * t[0] / t[1], int((t < grid.min()).sum()), t[0] * t[0] / t[1] >= KAPPA_FLOOR
+        new, done = t[0] * t[0] / t[1], int((t < grid.min()).sum())
     elif kappa == t[-1]:
-        new, done, ok = t[-1] * t[-1] / t[-2], int((t > grid.max()).sum()), t[-1] * t[-1] / t[-2] <= KAPPA_CEILING
+        new, done = t[-1] * t[-1] / t[-2], int((t > grid.max()).sum())
     else:
         return None
-    return float(new) if ok and done < extend else None
+    return float(new) if KAPPA_FLOOR <= new <= KAPPA_CEILING and done < extend else None
 
 
 def _padded(x, pad: int):

@@ -230,21 +230,18 @@ def findings(results_by_metric: dict, titles: dict, references=("learned_median"
     for metric, results in results_by_metric.items():
         for s, rows in results.items():
             best = next(m for m, r in rows.items() if r["best"])
+            head = f"- **{titles[s]}, {names.get(metric, metric)}:** "
             if not rankable(rows):
-                lines.append(f"- **{titles[s]}, {names.get(metric, metric)}:** lowest split error {LABELS[best]} "
-                             f"({100 * rows[best]['split_error']:.2f}%); too few independent clusters to rank "
-                             f"({clusters(rows):.1f} effective clusters of related test couples, fewer than "
-                             f"{metrics.MIN_CLUSTERS}: the cluster bootstrap's intervals are not trusted). "
-                             + " ".join(x for x in (_against_peer(rows, m) for m in references) if x))
-                lines[-1] = lines[-1].rstrip()
-                continue
-            level = [m for m, r in rows.items() if not r["best"]
-                     and r["boot_diff_vs_best"]["low"] <= 0.0 <= r["boot_diff_vs_best"]["high"]]
-            text = (f"- **{titles[s]}, {names.get(metric, metric)}:** best row {LABELS[best]} "
-                    f"({100 * rows[best]['split_error']:.2f}%); ")
-            text += ("level with it (paired 95% interval of the difference contains 0): "
-                     + "; ".join(LABELS[m] for m in level) if level else "every other row is worse (paired 95% "
-                     "interval of the difference above 0)") + ". "
+                text = (head + f"lowest split error {LABELS[best]} ({100 * rows[best]['split_error']:.2f}%); too few "
+                        f"independent clusters to rank ({clusters(rows):.1f} effective clusters of related test "
+                        f"couples, fewer than {metrics.MIN_CLUSTERS}: the cluster bootstrap's intervals are not trusted). ")
+            else:
+                level = [m for m, r in rows.items() if not r["best"]
+                         and r["boot_diff_vs_best"]["low"] <= 0.0 <= r["boot_diff_vs_best"]["high"]]
+                text = head + f"best row {LABELS[best]} ({100 * rows[best]['split_error']:.2f}%); "
+                text += ("level with it (paired 95% interval of the difference contains 0): "
+                         + "; ".join(LABELS[m] for m in level) if level else "every other row is worse (paired 95% "
+                         "interval of the difference above 0)") + ". "
             text += " ".join(x for x in (_against_peer(rows, m) for m in references) if x)
             lines.append(text.rstrip())
     return "\n".join(lines) + "\n"
