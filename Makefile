@@ -62,6 +62,11 @@ ifneq ($(filter table1 table2 all,$(or $(MAKECMDGOALS),all)),)
 MAKEFLAGS += -j$(JOBS)
 endif
 endif
+# one OpenBLAS thread per process (a caller's own setting wins): the stages run side by side (JOBS)
+# on the cores, and with a second, busy-waiting OpenBLAS thread per process an SVD or a weighted
+# covariance ran up to 10x slower on 2 busy cores; with one thread the bits also do not depend on
+# the machine's number of cores (docs/REPRODUCIBILITY.md)
+export OPENBLAS_NUM_THREADS ?= 1
 # the kernel pins of repro/kernels.py (NumPy and XLA capped at AVX2), exported to every command;
 # repro/__init__.py sets the same ones in any process that imports repro. REPRO_NATIVE_KERNELS=1: none
 ifneq ($(REPRO_NATIVE_KERNELS),1)

@@ -19,14 +19,14 @@ NAMES = tuple(settings.family_method(m.key) for m in family.members())
 def evaluate(files: dict, metric: str) -> dict:
     """{column: {row: result}} of the peers and every member under ``metric`` (each score file of
     ``files`` loaded with :func:`load_names`'s names)."""
-    rows = settings.PEERS + NAMES
+    rows = settings.RIVALS + NAMES
     return {s: report.evaluate(report.table_scores(z, metric, rows), rows, reference=None, ours=NAMES)
             for s, z in files.items()}
 
 
 def load_names() -> list[str]:
     """The score names the family table reads: the peers' and every member's, under both metrics."""
-    return [f"{m}@{metric}" for m in settings.PEERS + NAMES for metric in settings.TABLE_METRICS]
+    return [f"{m}@{metric}" for m in settings.RIVALS + NAMES for metric in settings.TABLE_METRICS]
 
 
 def _cell(r: dict, validation_error: float, chosen: bool) -> str:

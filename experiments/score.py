@@ -17,7 +17,7 @@ import sys
 import time
 
 from experiments.files import load_corpus, load_split
-from repro import baselines, encodings, family, peers, settings, store
+from repro import baselines, encodings, family, peerfamily, peers, settings, store
 from repro import metrics as protocol
 from repro.errors import run
 from repro.layout import Layout
@@ -48,7 +48,30 @@ def row_passes(table, weights: dict, idf, counts, train, validation, top_rule: s
                      for metric, (_, params, err) in picked.items()}
         rows[m] = peers.passes(picked)
         seconds[m] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rows["peer_best"], chosen["peer_best"] = peer_family(table, counts, train, validation)
+    seconds["peer_best"] = time.perf_counter() - t0
     return rows, chosen, seconds
+
+
+def peer_family(table, counts, train, validation, configs=family.PEER_CONFIGS) -> tuple[list, dict]:
+    """The row "Peers, best configuration (validation)": per metric, the configuration of
+    ``configs`` (the peer family of :mod:`repro.peerfamily`) of the lowest validation split error
+    (:func:`repro.peerfamily.search`), built as an encoding of the one scoring surface. Returns
+    (its passes, as :func:`row_passes` gives them; the choices with every configuration's error)."""
+    errors = peerfamily.search(table, counts, train, validation, configs, metrics=settings.TABLE_METRICS)
+    picked, chosen, built = {}, {}, {}
+    maps = {m: peerfamily.word_map(m, encodings.as_table(table).host, counts)
+            for m in dict.fromkeys(c.map for c in configs)}
+    for metric in settings.TABLE_METRICS:
+        config, err = peerfamily.choose(errors[metric], configs)
+        if config not in built:
+            built[config] = peerfamily.encoding(config, table, counts, train, maps)
+        picked.setdefault(config, []).append(metric)
+        chosen[metric] = {"params": config.as_dict(), "config": config.key, "label": config.label,
+                          "validation_split_error_search": err}
+    passes = [(built[c], [built[c].components], [(m, 0) for m in ms]) for c, ms in picked.items()]
+    return passes, dict(chosen, grid=len(configs), validation_split_error=errors)
 
 
 def score_split(rows: dict, table, split: str, pairs, seconds: dict) -> dict:

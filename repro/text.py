@@ -155,3 +155,25 @@ def fingerprint(words: Iterable[str]) -> str:
     for w in words:
         h.update(w.encode("utf-8") + b"\n")
     return h.hexdigest()
+
+
+_NOT_PUNCT = re.compile(r".*[A-Za-z0-9].*")
+
+
+def fse_tokenise(sentence: str) -> list[str]:
+    """fse's STS tokens (its notebook's ``prep_sentence``, after Ethayarajh's usif.py; not the
+    paper's rule): NLTK's ``word_tokenize``, approximated here by its rules that matter after the
+    next steps (punctuation split from words; the contractions n't, 's, 're, 've, 'll, 'd, 'm split
+    off), the tokens with a letter or digit kept, each lower-cased, stripped of ``';.:()`` and then
+    of the double quote, n't made not, and split on hyphens."""
+    text = re.sub(r"(?i)(\w)(n't)\b", r"\1 \2", sentence)
+    text = re.sub(r"(?i)(\w)'(s|re|ve|ll|d|m)\b", r"\1 '\2", text)
+    text = re.sub(r"([^\w\s'.\-])", r" \1 ", text)
+    out = []
+    for token in text.split():
+        if not _NOT_PUNCT.match(token):
+            continue
+        t = token.lower().strip("';.:()").strip('"')
+        t = "not" if t == "n't" else t
+        out.extend(re.split(r"[-]", t))
+    return out

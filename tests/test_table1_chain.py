@@ -221,17 +221,26 @@ def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_er
     for s in ("wiki20", "wikivar", "other"):
         for metric, key in (("euclidean", "results"), ("cosine", "results_cosine")):
             row = prov[key][s]["learned_best"]
-            assert row["best_peer"] in settings.PEERS and row["boot_diff_vs_best_peer"]["low"] <= row[
+            assert row["best_peer"] in settings.RIVALS and row["boot_diff_vs_best_peer"]["low"] <= row[
                 "boot_diff_vs_best_peer"]["high"]
+            assert row["peer_family"] == "peer_best" and row["boot_diff_vs_peer_family"]["low"] <= row[
+                "boot_diff_vs_peer_family"]["high"]
     assert "Learned weights, best transform (validation; not in the paper): " in readme.read_text()
     for suffix, key in (("", "results"), ("_cosine", "results_cosine")):  # every row of ours against the best peer
         lines = (results / f"table1_vs_peer{suffix}.md").read_text().splitlines()
         assert [ln.split(" | ")[0].lstrip("| ") for ln in lines[2:2 + len(settings.OURS)]] == [
             settings.LABELS[m] for m in settings.OURS]
-        first = lines[2].split(" | ")[1]  # the contrastive row, wiki20
-        d = prov[key]["wiki20"]["learned_contrastive"]["boot_diff_vs_best_peer"]
-        assert first == f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})"
-    assert "Every row of ours against the best peer, cosine table" in details
+        cells = lines[2].split(" | ")  # the contrastive row, wiki20: against the peer family, the best peer by test
+        for cell, which in zip(cells[1:3], ("peer_family", "best_peer")):
+            d = prov[key]["wiki20"]["learned_contrastive"]["boot_diff_vs_" + which]
+            assert cell == f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})"
+    assert "Every row of ours against the peers, cosine table" in details
+    chosen = prov["peer_choices"]["wiki20"]["peer_best"]
+    assert chosen["grid"] == len(family.PEER_CONFIGS) >= len(family.members())
+    for metric in settings.TABLE_METRICS:  # the row's configuration is the search's lowest validation error
+        errors = chosen["validation_split_error"][metric]
+        assert errors[chosen[metric]["config"]] == min(errors.values()) == chosen[metric]["validation_split_error_search"]
+    assert "Peers, best configuration (validation), chosen among 40 configurations" in details
 
 
 def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):

@@ -1,0 +1,107 @@
+"""repro.peerfamily: the peer family's grid, its fast search against the one scoring surface, and
+both families' budgets in one registry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from repro import encodings, family, metrics, peerfamily
+from repro.pairset import PairSet
+
+
+def _case(seed=0, vocab=50, dim=10, n_train=60, n_val=40, width=8):
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(vocab, dim)).astype(np.float32)
+    table[:, 0] += 2.0  # a common direction, as real word vectors have
+    counts = rng.integers(1, 1000, vocab)
+
+    def texts(n):
+        lengths = rng.integers(1, width + 1, n).astype(np.int32)
+        tokens = np.zeros((n, width), np.int32)
+        for i, k in enumerate(lengths):
+            tokens[i, :k] = rng.integers(0, vocab, k)  # repeats included
+        return tokens, lengths
+
+    (ta, la), (tb, lb) = texts(n_train), texts(n_train)
+    train = PairSet(ta, tb, la, lb, np.zeros(n_train, np.int8))
+    (va, lva), (vb, lvb) = texts(n_val), texts(n_val)
+    validation = PairSet(va, vb, lva, lvb, (rng.random(n_val) < 0.5).astype(np.int8))
+    return table, counts, train, validation
+
+
+def test_the_grid_is_every_weighting_map_and_component_count_once():
+    configs = peerfamily.grid()
+    assert len(configs) == 5 * 4 * 2 == 40
+    assert len(set(configs)) == len(configs)
+    assert {(c.weighting, c.a) for c in configs} == {("mean", None), ("sif", 1e-4), ("sif", 1e-3), ("sif", 1e-2),
+                                                       ("usif", None)}
+    assert {c.map for c in configs} == {"none", "centre", "zipf", "uwhiten"}
+    assert len(peerfamily.grid(peerfamily.STS_COMPONENTS)) == 5 * 4 * 5
+    for c in configs:
+        assert peerfamily.from_key(c.key) == c
+    assert peerfamily.Config("sif", 1e-4, "zipf", 1).label == "SIF (a = 0.0001), Zipfian-whitened, 1 component removed"
+    assert peerfamily.Config("mean", None, "none", 0).label == "mean"
+    with pytest.raises(ValueError, match="peer configuration"):
+        peerfamily.from_key("bm25/none/0")
+
+
+def test_the_peers_search_at_least_as_widely_as_the_learned_family():
+    budgets = family.budgets()
+    assert budgets["learned"] == len(family.members()) == len(family.MEMBERS) * len(family.DISTANCES)
+    assert budgets["peers"] == len(family.PEER_CONFIGS) >= budgets["learned"]
+    assert budgets["peers_sts"] >= budgets["learned"]
+
+
+def test_the_averager_is_the_mean_of_each_texts_known_rows():
+    tokens = np.array([[3, 1, 3, 0], [2, 0, 0, 0], [0, 0, 0, 0]], np.int32)
+    lengths = np.array([3, 1, 0], np.int32)
+    s = peerfamily._averager(tokens, lengths, 5).toarray()
+    expected = np.zeros((3, 5))
+    expected[0, 3], expected[0, 1] = 2 / 3, 1 / 3
+    expected[1, 2] = 1.0
+    np.testing.assert_array_equal(s, expected)
+
+
+@pytest.mark.parametrize("config", [peerfamily.Config("mean", None, "none", 0),
+                                    peerfamily.Config("sif", 1e-2, "centre", 1),
+                                    peerfamily.Config("usif", None, "zipf", 1),
+                                    peerfamily.Config("sif", 1e-4, "uwhiten", 2)])
+def test_the_fast_scores_are_the_scoring_surfaces(config):
+    """Each configuration's scores by the linear shortcut equal those of its encoding through
+    repro.encodings (the word weights, the map as a transform, components by SVD) to float32 rounding."""
+    table, counts, train, validation = _case(seed=1)
+    fast = {(c, m): s for c, m, s in peerfamily.config_scores(table, counts, train, validation, [config])}
+    enc = peerfamily.encoding(config, table, counts, train)
+    assert enc.components.vectors.shape[0] == config.components
+    for m in ("euclidean", "cosine"):
+        slow = encodings.scores(enc, table, validation, m)
+        np.testing.assert_allclose(fast[config, m], slow, rtol=2e-5, atol=2e-5)
+
+
+def test_search_takes_each_configurations_validation_split_error_and_choose_the_lowest():
+    table, counts, train, validation = _case(seed=2)
+    configs = peerfamily.grid()
+    errors = peerfamily.search(table, counts, train, validation, configs)
+    assert set(errors) == {"euclidean", "cosine"}
+    assert set(errors["cosine"]) == {c.key for c in configs}
+    for c in (configs[0], configs[17], configs[-1]):  # by the one surface, brute force
+        s = encodings.scores(peerfamily.encoding(c, table, counts, train), table, validation, "cosine")
+        assert errors["cosine"][c.key] == pytest.approx(metrics.split(s, validation.label, s, validation.label).error,
+                                                        abs=1.5 / validation.size)
+    config, err = peerfamily.choose(errors["cosine"], configs)
+    assert err == min(errors["cosine"].values())
+    first = next(c for c in configs if errors["cosine"][c.key] == err)
+    assert config == first  # ties go to the earlier configuration
+
+
+def test_uniform_whitening_and_zipfian_whitening_differ_by_their_p():
+    table, counts, _, _ = _case(seed=3)
+    z = peerfamily.word_map("zipf", table, counts)
+    u = peerfamily.word_map("uwhiten", table, counts)
+    np.testing.assert_allclose(u.shift, table.astype(np.float64).mean(axis=0), rtol=1e-6, atol=1e-6)
+    p = counts / counts.sum()
+    np.testing.assert_allclose(z.shift, p @ table.astype(np.float64), rtol=1e-6, atol=1e-6)
+    c = peerfamily.word_map("centre", table, counts)
+    assert c.matrix is None and np.allclose(c.shift, z.shift)
+    assert peerfamily.word_map("none", table, counts).identity
