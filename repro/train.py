@@ -140,47 +140,20 @@ def make_step(config: TrainConfig):
 @functools.lru_cache(maxsize=None)
 def make_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
     """A jitted ``run(data, related, unrelated, kappa, key) -> (w, history, etas, epochs)``;
-    ``data`` is a data form of :mod:`repro.forms`.
+    ``data`` is a data form of :mod:`repro.forms`: Algorithm 1 for one kappa, the one run of
+    :func:`make_grid_trainer` (the same loop, so a kappa's run is the same bits alone and among
+    the kappa search's K).
 
     ``kappa`` and ``key`` are traced, so one compiled program serves every kappa, fold
     and seed; ``jax.vmap`` over them gives the batched cross-validation. ``jitted=False`` gives
     the function itself, for a caller that compiles it inside a larger program (the kappa
     search sharded over devices: JAX takes compiler options only at the top level).
     """
-    nr = config.batch_related
-    opt = _optimizer(config)
-    step = make_step(config)
-
-    def epoch(w, opt_state, eta, key, data, related, unrelated, kappa):
-        batches = _draw_batches(key, related, unrelated, nr)
-        opt_state = opt_state._replace(hyperparams={**opt_state.hyperparams, "learning_rate": eta})
-
-        def body(carry, index):
-            w, opt_state, loss = step(*carry, data, index, kappa)
-            return (w, opt_state), loss
-
-        (w, opt_state), batch_losses = jax.lax.scan(body, (w, opt_state), batches)
-        return w, opt_state, jnp.mean(batch_losses)
+    grid = make_grid_trainer(config, n_max, jitted=False)
 
     def run(data, related, unrelated, kappa, key):
-        w0 = init_weights(n_max)
-        hist0 = jnp.full((config.max_epochs,), jnp.nan, jnp.float32)
-        state = LoopState(w0, opt.init(w0), jnp.float32(config.eta), jnp.float32(jnp.inf),
-                          jnp.int32(0), jnp.bool_(False), key, hist0, hist0)
-
-        def cond(s: LoopState):
-            return jnp.logical_and(jnp.logical_not(s.stop), s.epoch < config.max_epochs)
-
-        def body(s: LoopState):
-            key, sub = jax.random.split(s.key)
-            w, opt_state, l_mean = epoch(s.w, s.opt_state, s.eta, sub, data, related, unrelated, kappa)
-            hist = jax.lax.dynamic_update_index_in_dim(s.history, l_mean, s.epoch, 0)
-            etas = jax.lax.dynamic_update_index_in_dim(s.etas, s.eta, s.epoch, 0)
-            eta, stop = next_rate(s.eta, l_mean, s.l_old, config)
-            return LoopState(w, opt_state, eta, l_mean, s.epoch + 1, stop, key, hist, etas)
-
-        s = jax.lax.while_loop(cond, body, state)
-        return s.w, s.history, s.etas, s.epoch
+        w, history, etas, epochs = grid(data, related, unrelated, jnp.reshape(jnp.asarray(kappa, jnp.float32), (1,)), key)
+        return w[0], history[0], etas[0], epochs[0]
 
     return jit(run) if jitted else run
 
@@ -197,9 +170,9 @@ def make_grid_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
     the kappa search compares its kappas on the same batches anyway
     (:func:`repro.crossval.select_kappa`), and on the CPU, where reading the batch's rows is
     most of a step, K runs cost much less than K separate ones. A run that has stopped keeps
-    its state while the others go on, as a ``vmap`` of :func:`make_trainer` does. Each run's
-    values agree with its own :func:`make_trainer` run to float32 rounding (the products of
-    the K runs are one contraction), not bit for bit.
+    its state while the others go on. :func:`make_trainer` is its one-kappa case; a kappa's run
+    among K agrees with its run alone to float32 rounding (the products of the K runs are one
+    contraction), not always bit for bit.
     """
     nr = config.batch_related
     opt = _optimizer(config)
