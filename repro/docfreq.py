@@ -147,7 +147,7 @@ class DocFreq(NamedTuple):
         words, the rarest level, so texts in words of both vocabularies keep their idf order."""
         for key, values in (("df", self.df), ("counts", self.counts)):
             if values is not None and len(values) != len(self.words):
-                raise ValueError(f"{key}: {len(values)} values for {len(self.words)} words")
+                raise ValueError(f"{key}: {len(values):,} values for {len(self.words):,} words")
         words = list(words)
         row: dict = {}
         for i, w in enumerate(self.words):

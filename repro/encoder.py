@@ -36,8 +36,8 @@ eq. 2, the default) or the cosine (:mod:`repro.textmetric`); a saved encoder rec
 e_w -> s(w) P (e_w - mu) (:mod:`repro.wordmap`), p(w) from the corpus's word counts or
 ``frequencies="wordfreq:en"``; the weights are learned and applied on the mapped table.
 ``components=k`` removes k common components of the training texts' vectors, fitted by
-:meth:`Encoder.fit`; ``fit(distance="cosine")`` learns the weights under 1 - cos. All are saved
-with the encoder.
+:meth:`Encoder.fit`; ``fit(distance="cosine")`` learns the weights under 1 - cos (and the cosine
+becomes the encoder's metric unless one was given). All are saved with the encoder.
 
 **Progress.** With ``progress=True`` a step shows one bar, and only when it lasts more than a
 second, on a terminal (:mod:`repro.progress`); a call that fits in one chunk shows none.
@@ -95,9 +95,10 @@ class SparseDfWarning(UserWarning):
 
 
 #: The share of encoded words (with a vector) unseen by the df source above which the encoder
-#: warns, once, when it has looked at :data:`DF_MIN_TOKENS` of them or more.
+#: warns, once (encoding, scoring or fitting), when at least :data:`DF_MIN_UNSEEN` of them are unseen:
+#: a few unseen words in a small example are noise, ten are not.
 DF_UNSEEN_SHARE = 0.2
-DF_MIN_TOKENS = 100
+DF_MIN_UNSEEN = 10
 
 
 def _vectors(vectors, lowercase: bool, progress: bool = False):
@@ -143,7 +144,8 @@ class Encoder:
       progress: show progress bars (reading a text vectors file, :meth:`transform`,
         :meth:`similarity`): one per step, only for a step longer than a second, on a terminal.
       metric: the default of :meth:`similarity`: "euclidean" (the paper's) or "cosine";
-        recorded by :meth:`save`.
+        recorded by :meth:`save`. Not given: the paper's "euclidean" until :meth:`fit`, then the
+        distance the weights were learned under (:attr:`metric_from` says which).
       tokeniser: how raw strings (and a ``corpus``) are split: "paper" (the default, the
         paper's rule that the tables and the shipped weights use: a-z, 0-9 and _, every number
         ``0``; it warns once, :class:`TokeniserWarning`, when it drops letters of a raw text) or
@@ -169,10 +171,11 @@ class Encoder:
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = N_MAX, normalize: bool = True,
                  lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None,
-                 progress: bool = False, metric: str = "euclidean", tokeniser: str = "paper",
+                 progress: bool = False, metric: str | None = None, tokeniser: str = "paper",
                  word_weights: str | None = None, whiten: str | None = None, components: int = 0,
                  frequencies: str = "corpus", usif_length: float | None = None):
-        metric = check_metric(metric)
+        metric_from = "default" if metric is None else "given"
+        metric = check_metric("euclidean" if metric is None else metric)
         word_weights, whiten, components, frequencies = wordmap.check_options(word_weights, whiten, components,
                                                                               frequencies)
         if usif_length is not None and not (isinstance(usif_length, (int, float)) and usif_length > 0):
@@ -187,6 +190,8 @@ class Encoder:
                         usif_length_from="given" if usif_length is not None else None)
         self._setup(words, matrix, carried.df, freq.n_docs, weights, n_max, settings, unlisted=~freq.lists(words))
         self.chunk, self.workers, self.progress, self.metric = int(chunk), _workers(workers), bool(progress), metric
+        #: where :attr:`metric` came from (:data:`METRIC_FROM`)
+        self.metric_from = metric_from
         if wordmap.needs_counts(word_weights, whiten):
             self._counts = wordmap.word_counts(words, carried.counts, frequencies)
             if word_weights == "usif" and usif_length is None and corpus is not None:
@@ -354,6 +359,8 @@ class Encoder:
                               "component(s), fitted on texts: pass corpus= or call fit_components(texts)",
                               stacklevel=2)
         enc.provenance_ = {"model": name, "weights": provenance.get("source", weights_path), **provenance}
+        if "metric" not in options:
+            enc.metric_from = "shipped"
         return enc
 
     @property
@@ -390,7 +397,7 @@ class Encoder:
         first = texts[hits[0]]
         shown = first if len(first) <= 40 else first[:37] + "..."
         self._warn_once("letters", TokeniserWarning(
-            f"{len(hits)} of {len(texts)} {name} hold letters outside a-z, which the paper's tokeniser drops "
+            f"{len(hits):,} of {len(texts):,} {name} hold letters outside a-z, which the paper's tokeniser drops "
             f"(first: {name}[{hits[0]}], {shown!r} -> {tokens[hits[0]][:8]}); tokeniser='unicode' "
             "(--tokeniser unicode) keeps them"))
 
@@ -401,10 +408,8 @@ class Encoder:
         lookup = self.vocabulary.lookup
         ranks = lookup.ranks(sample)
         known = ranks[ranks < lookup.sentinel]
-        if known.size < DF_MIN_TOKENS:
-            return
         unseen = int(self._unlisted_rank[known].sum())
-        if unseen > DF_UNSEEN_SHARE * known.size:
+        if unseen >= DF_MIN_UNSEEN and unseen > DF_UNSEEN_SHARE * known.size:
             self._warn_once("df", SparseDfWarning(
                 f"{unseen / known.size:.0%} of the encoded words with a vector ({unseen:,} of {known.size:,}"
                 f"{' in the first ' + format(len(sample), ',') + ' texts' if len(sample) < len(tokens) else ''}) "
@@ -477,7 +482,7 @@ class Encoder:
         self._check_fitted()
         a, b = self._tokens(texts_a, "texts_a"), self._tokens(texts_b, "texts_b")
         if len(a) != len(b):
-            raise ValueError(f"texts_a has {len(a)} texts but texts_b has {len(b)}")
+            raise ValueError(f"texts_a has {len(a):,} texts but texts_b has {len(b):,}")
         vectors, lengths = self._encode(a + b, "encode couples")
         p = len(a)
         message = "; ".join(m for m in (_empty_message(lengths[:p], "texts_a"), _empty_message(lengths[p:], "texts_b"))
@@ -523,8 +528,9 @@ class Encoder:
         encoder); :attr:`provenance_` ``["fit"]`` is its summary, with the couples dropped.
 
         ``distance``: what the losses measure, "euclidean" (the paper's) or "cosine" (1 - cos, not
-        the paper's; kappa searched the same way); recorded (``record_.distance``), while
-        :attr:`metric`, the default score of :meth:`similarity`, stays as it was set.
+        the paper's; kappa searched the same way); recorded (``record_.distance``), and it becomes
+        :attr:`metric`, the default score of :meth:`similarity` (``metric_from="training"``),
+        unless a metric was given to the constructor or :meth:`load`.
         Beyond the paper: the weights are learned on the encoder's mapped table
         (``word_weights``, ``whiten``; uSIF's mean length, unless given, is first taken from the
         distinct texts of these couples), and with ``components=k`` the k common components of
@@ -535,9 +541,11 @@ class Encoder:
         from repro.prepared import prepare
 
         pairs, kept, texts = self._couples(couples, labels)
+        if "df" not in self._warned:  # as encoding warns: the couples' words ordered by a df source that lacks them
+            self._check_df_coverage(texts)
         dropped = int(kept.size - kept.sum())
         if dropped:
-            warnings.warn(EmptyTextWarning(f"{dropped} couple(s) dropped: a text has no word with a vector"),
+            warnings.warn(EmptyTextWarning(f"{dropped:,} couple(s) dropped: a text has no word with a vector"),
                           stacklevel=2)
         state = (self.word_map_, self._table, self.settings["usif_length"], self.settings["usif_length_from"])
         if self._remaps():
@@ -554,6 +562,8 @@ class Encoder:
             raise ValueError(str(err) if str(err).startswith("distance") else f"couples: {err}") from None
         self._set_weights(record.weights)
         self.record_ = record
+        if self.metric_from != "given":  # score as the weights were learned
+            self.metric, self.metric_from = distance, "training"
         self.provenance_ = {"fit": {**record.summary(), "dropped": dropped}}
         if self.settings.get("components"):  # the texts of the couples kept, each distinct one once
             where = np.flatnonzero(kept)
@@ -583,7 +593,7 @@ class Encoder:
         store.save_encoder(path, dict(weights=self.weights_, df=v.df, n_docs=np.int64(v.n_docs), idf=v.idf,
                                       df_unlisted=self._unlisted, **comps, **record, **mapped), {
             "n_max": self.n_max, "dim": self.dim, "vocab_size": len(v), "fingerprint": v.fingerprint(),
-            "metric": self.metric,
+            "metric": self.metric, "metric_from": self.metric_from,
             "oov": "unknown words dropped, not counted in n; a text with no known word is the zero vector",
             **self.settings, "provenance": self.provenance_})
 
@@ -592,7 +602,8 @@ class Encoder:
         """The encoder of :meth:`save`. ``vectors`` defaults to the path recorded at save time;
         InputError when they are not the vocabulary (fingerprint) or dimension it was saved for.
         ``options``: ``chunk``, ``workers``, ``progress`` as for the constructor, and ``metric``
-        (default: the one the file records; "euclidean" for files that record none), and
+        (default: the one the file records, for a fitted encoder its training distance; "euclidean"
+        for files that record none; :attr:`metric_from` "file" for files older than it), and
         ``tokeniser`` (default: the one the file records; "paper" for files that record none)."""
         from repro import store
 
@@ -601,6 +612,9 @@ class Encoder:
             metric = check_metric(options.get("metric") or meta.get("metric", "euclidean"))
         except ValueError as err:
             raise InputError(path, str(err)) from None
+        metric_from = "given" if options.get("metric") else meta.get("metric_from", "file")
+        if metric_from not in METRIC_FROM:
+            raise InputError(path, f"metric_from: expected one of {', '.join(METRIC_FROM)}, got {metric_from!r}")
         if not np.array_equal(arrays["idf"], DocFreq([], arrays["df"], arrays["n_docs"]).idf()):
             raise InputError(path, "the idf table does not match the document frequencies")
         source = vectors if vectors is not None else meta.get("vectors")
@@ -613,8 +627,8 @@ class Encoder:
                                       progress=bool(options.get("progress")))
         enc = cls.__new__(cls)
         if len(words) != meta["vocab_size"] or fingerprint(words) != meta["fingerprint"]:
-            raise InputError(path, f"weights saved for another vocabulary ({meta['vocab_size']} words, fingerprint "
-                                   f"{meta['fingerprint'][:12]}); the vectors have {len(words)} words, fingerprint "
+            raise InputError(path, f"weights saved for another vocabulary ({meta['vocab_size']:,} words, fingerprint "
+                                   f"{meta['fingerprint'][:12]}); the vectors have {len(words):,} words, fingerprint "
                                    f"{fingerprint(words)[:12]}")
         if matrix.shape[1] != meta["dim"]:
             raise InputError(path, f"saved for {meta['dim']}-d vectors, but the vectors are {matrix.shape[1]}-d")
@@ -631,7 +645,7 @@ class Encoder:
         settings.update(usif_length=meta.get("usif_length"), usif_length_from=meta.get("usif_length_from"))
         unlisted = arrays.get("df_unlisted")
         if unlisted is not None and unlisted.shape != (len(words),):
-            raise InputError(path, f"df_unlisted of shape {unlisted.shape} for {len(words)} words")
+            raise InputError(path, f"df_unlisted of shape {unlisted.shape} for {len(words):,} words")
         enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings,
                    unlisted=unlisted)
         _load_word_map(enc, path, arrays)
@@ -648,9 +662,15 @@ class Encoder:
         enc.workers = _workers(options.get("workers"))
         enc.progress = bool(options.get("progress", False))
         enc.metric = metric
+        enc.metric_from = metric_from
         return enc
 
 
+#: Where an encoder's metric came from (:attr:`Encoder.metric_from`, saved with it): "given" (by the
+#: caller), "training" (the distance :meth:`Encoder.fit` learned under), "shipped" (the shipped
+#: model's, :meth:`Encoder.pretrained`), "default" (the paper's Euclidean, neither given nor
+#: fitted), "file" (as recorded by a file saved before encoders recorded where it came from).
+METRIC_FROM = ("given", "training", "shipped", "default", "file")
 #: The prefix of the model record's arrays in an encoder file (:meth:`Encoder.save`).
 RECORD_PREFIX = "fit_"
 #: The prefix of the word map's arrays (``map_shift``, ``map_matrix``, ``map_scale``, word order)
@@ -667,7 +687,7 @@ def _load_word_map(enc: "Encoder", path: str, arrays: dict) -> None:
     counts = arrays.get("word_counts")
     if counts is not None:
         if counts.shape != (len(enc.vocabulary),) or (counts < 0).any():
-            raise InputError(path, f"word_counts of shape {counts.shape} for {len(enc.vocabulary)} words")
+            raise InputError(path, f"word_counts of shape {counts.shape} for {len(enc.vocabulary):,} words")
         enc._counts = counts.astype(np.int64)
     if parts:
         try:
@@ -694,6 +714,6 @@ def _empty_message(lengths: np.ndarray, name: str) -> str:
     empty = np.flatnonzero(lengths == 0)
     if not empty.size:
         return ""
-    return (f"{empty.size} of {lengths.size} {name} have no word with a vector (first: {name}[{int(empty[0])}]); "
+    return (f"{empty.size:,} of {lengths.size:,} {name} have no word with a vector (first: {name}[{int(empty[0])}]); "
             "their vectors are zero")
 

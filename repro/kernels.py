@@ -55,14 +55,62 @@ def pins(environ=None) -> dict:
     return out
 
 
+#: whether NumPy was loaded before :func:`apply` set its pin, without the pin in its environment:
+#: its kernels are then the CPU's own (recorded by :func:`state`; :func:`warn_if_unpinned` says so
+#: where that matters)
+_NUMPY_FIRST = [False]
+
+
 def apply() -> dict:
-    """Set the pins in ``os.environ``; return them. Warns (stderr) where NumPy came first."""
+    """Set the pins in ``os.environ``; return them. Where NumPy came first (a notebook that imports
+    NumPy or pandas before repro) its pin cannot apply: that is recorded, not printed (:func:`state`,
+    ``numpy_pinned``); the experiments, whose results are compared bit for bit, warn
+    (:func:`warn_if_unpinned`)."""
     values = pins()
     if values.get("NPY_DISABLE_CPU_FEATURES") != os.environ.get("NPY_DISABLE_CPU_FEATURES") and "numpy" in sys.modules:
-        print("warning: NumPy was imported before repro: its kernel pin does not apply (import repro first)",
-              file=sys.stderr)
+        _NUMPY_FIRST[0] = True
     os.environ.update(values)
     return values
+
+
+def numpy_pinned() -> bool:
+    """Whether NumPy runs under its pin: False where it was imported before :func:`apply`, without
+    the pin in its environment, or where the native kernels were asked for."""
+    return not native() and not _NUMPY_FIRST[0]
+
+
+def numpy_dispatch_on() -> list[str] | None:
+    """NumPy's dispatched CPU features that are on (None where NumPy does not say)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        return None
+    return [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+
+
+def unpinned_warning(numpy_first: bool, dispatch_on, pin: str | None) -> str | None:
+    """The warning where NumPy came first and so runs features its pin turns off (``pin``: the
+    value of ``NPY_DISABLE_CPU_FEATURES``), which can move results' last bits; None otherwise (on a
+    CPU without those features the pin changes nothing)."""
+    if not numpy_first or not pin:
+        return None
+    above = [f for f in (dispatch_on or ()) if f in pin.split()]
+    if not above:
+        return None
+    return (f"NumPy was imported before repro: its kernel pin does not apply, and NumPy runs {' '.join(above)} "
+            "kernels, so results may differ in the last bits from the committed ones (import repro first, or "
+            "run through make)")
+
+
+def warn_if_unpinned(file=None) -> str | None:
+    """Print :func:`unpinned_warning` for this process (stderr) where it applies; return it. Called
+    where the pin changes what is compared: the experiments (``experiments/__init__.py``: every make
+    target and ``make repro-check``)."""
+    message = unpinned_warning(_NUMPY_FIRST[0] and not native(), numpy_dispatch_on(),
+                               pins().get("NPY_DISABLE_CPU_FEATURES"))
+    if message:
+        print(f"warning: {message}", file=sys.stderr if file is None else file)
+    return message
 
 
 #: the CPU XLA compiles for when its cap removes a feature of the host (XLA's CpuTargetFromMaxFeature)
@@ -117,18 +165,17 @@ def code_class(flags: str | None = None, info: dict | None = None) -> str:
 
 
 def state() -> dict:
-    """What is in force, for provenance: the pins, NumPy's dispatched features that are on, XLA's
-    flags, and the OpenBLAS libraries with their kernels (threadpoolctl)."""
+    """What is in force, for provenance: the pins, whether NumPy runs under its pin
+    (``numpy_pinned``: False where it was imported before repro), NumPy's dispatched features that
+    are on, XLA's flags, and the OpenBLAS libraries with their kernels (threadpoolctl)."""
     out = {"native": native(), "NPY_DISABLE_CPU_FEATURES": os.environ.get("NPY_DISABLE_CPU_FEATURES"),
            "XLA_FLAGS": os.environ.get("XLA_FLAGS"),
            "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
-           "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE"), "code_class": code_class()}
-    try:
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-
-        out["numpy_dispatch_on"] = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
-    except ImportError:
-        pass
+           "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE"), "code_class": code_class(),
+           "numpy_pinned": numpy_pinned()}
+    dispatch = numpy_dispatch_on()
+    if dispatch is not None:
+        out["numpy_dispatch_on"] = dispatch
     try:
         import scipy.linalg  # noqa: F401 - loads scipy's OpenBLAS, the one gensim calls
         from threadpoolctl import threadpool_info

@@ -59,6 +59,6 @@ def from_rows(rows, lengths, a, b, label) -> PairSet:
         raise ValueError(f"rows: need (N, W) rows and (N,) lengths, got {rows.shape} and {lengths.shape}")
     la, lb = lengths[a], lengths[b]
     if la.shape != lb.shape or label.shape != la.shape:
-        raise ValueError(f"couples: {la.shape[0]} texts a, {lb.shape[0]} texts b and {label.shape} labels")
+        raise ValueError(f"couples: {la.shape[0]:,} texts a, {lb.shape[0]:,} texts b and {label.shape} labels")
     return PairSet(rows[a].astype(np.int32, copy=False), rows[b].astype(np.int32, copy=False),
                    la.astype(np.int32, copy=False), lb.astype(np.int32, copy=False), label.astype(np.int8, copy=False))

@@ -213,7 +213,7 @@ def save_vectors(directory: str, words: list[str], matrix) -> None:
 
     matrix = np.ascontiguousarray(matrix, dtype=np.float32)
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
-        raise InputError(directory, f"matrix shape {matrix.shape} does not match {len(words)} words")
+        raise InputError(directory, f"matrix shape {matrix.shape} does not match {len(words):,} words")
     vec = os.path.join(directory, "vectors.npy")
     if os.path.exists(vec):
         os.remove(vec)
@@ -239,7 +239,7 @@ def load_vectors(directory: str, mmap: bool = False) -> tuple[list[str], "np.nda
     except (OSError, ValueError) as err:
         raise InputError(vec, f"cannot read vectors ({err})") from None
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
-        raise InputError(vec, f"{matrix.shape[0] if matrix.ndim else 0} rows but {voc} has {len(words)} words")
+        raise InputError(vec, f"{matrix.shape[0] if matrix.ndim else 0:,} rows but {voc} has {len(words):,} words")
     return words, matrix
 
 
@@ -264,7 +264,7 @@ def load_df(path: str, vocab_size: int | None = None) -> tuple["np.ndarray", int
     if df.ndim != 1 or n_docs <= 0 or (df < 0).any() or (df > n_docs).any():
         raise InputError(path, "inconsistent df file (need 0 <= df <= n_docs, n_docs > 0)")
     if vocab_size is not None and df.shape[0] != vocab_size:
-        raise InputError(path, f"{df.shape[0]} document frequencies for {vocab_size} vocabulary words")
+        raise InputError(path, f"{df.shape[0]:,} document frequencies for {vocab_size:,} vocabulary words")
     return df, n_docs
 
 
@@ -338,7 +338,7 @@ def load_groups(path: str, splits: dict) -> dict:
     z = _open_npz(path, tuple(splits), "groups")
     for k, n in splits.items():
         if z[k].shape != (n,):
-            raise InputError(path, f"{z[k].shape[0] if z[k].ndim else 0} groups for the {n} couples of {k}")
+            raise InputError(path, f"{z[k].shape[0] if z[k].ndim else 0:,} groups for the {n:,} couples of {k}")
     return z
 
 
@@ -495,7 +495,7 @@ def load_scores(path: str, methods=(), splits=("validation", "test")) -> dict:
         n = z[f"{s}_label"].shape
         bad = [m for m in methods if z[f"{s}_{m}"].shape != n]
         if bad:
-            raise InputError(path, f"{s} scores of {', '.join(bad)} do not match the {n[0]} labels")
+            raise InputError(path, f"{s} scores of {', '.join(bad)} do not match the {n[0]:,} labels")
     return z
 
 
@@ -523,7 +523,7 @@ def load_word_df(path: str, counts: bool = False) -> tuple:
                                "w2v/vocab.txt: use repro.vocabulary.Vocabulary.load(vocab, df))")
     words, df, n_docs = [str(w) for w in z["words"]], z["df"].astype(np.int64), int(z["n_docs"])
     if df.shape != (len(words),) or len(set(words)) != len(words):
-        raise InputError(path, f"{df.shape[0] if df.ndim else 0} frequencies for {len(words)} words, or a word twice")
+        raise InputError(path, f"{df.shape[0] if df.ndim else 0:,} frequencies for {len(words):,} words, or a word twice")
     if n_docs <= 0 or (df < 0).any() or (df > n_docs).any():
         raise InputError(path, "inconsistent df file (need 0 <= df <= n_docs, n_docs > 0)")
     if not counts:

@@ -140,7 +140,7 @@ def pack_texts(flat: "np.ndarray", lengths: "np.ndarray", rank: "np.ndarray", wi
     flat = np.asarray(flat, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
     if lengths.size and lengths.max() > width:
-        raise ValueError(f"lengths: a text of {int(lengths.max())} words exceeds the width {width}")
+        raise ValueError(f"lengths: a text of {int(lengths.max()):,} words exceeds the width {width}")
     text_of = np.repeat(np.arange(len(lengths)), lengths)
     order = np.lexsort((rank[flat], text_of))  # text by text, then by idf rank
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)

@@ -113,7 +113,7 @@ def _fast(f, path: str, count: int | None, dim: int, trailing: bool, bar) -> tup
     if caught:
         raise _Fallback(str(caught[0].message))
     if count is not None and len(frame) != count:
-        raise _Fallback(f"{len(frame)} lines, the header says {count}")
+        raise _Fallback(f"{len(frame):,} lines, the header says {count:,}")
     if trailing and not (frame[dim + 1] == "").all():
         raise _Fallback("a line with more fields than the first")
     words = frame[0].tolist()
@@ -187,7 +187,7 @@ def read_text_vectors_exact(path: str) -> tuple[list[str], np.ndarray]:
             lines, dim, start = itertools.chain([first] if first else [], f), None, 1
         for number, line in enumerate(lines, start):
             if line == b"":
-                raise _fail(path, f"the header says {count} words, the file has {len(words)}")
+                raise _fail(path, f"the header says {count:,} words, the file has {len(words):,}")
             word, values = _line_vector(line, path, number)
             dim = len(values) if dim is None else dim
             if len(values) != dim:

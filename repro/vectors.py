@@ -67,7 +67,7 @@ def check_vectors(path: str, words: list, matrix) -> tuple[list[str], np.ndarray
     if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise ValueError(f"{path}: no word vectors found (matrix shape {matrix.shape})")
     if len(words) != matrix.shape[0]:
-        raise ValueError(f"{path}: {matrix.shape[0]} vectors but {len(words)} words")
+        raise ValueError(f"{path}: {matrix.shape[0]:,} vectors but {len(words):,} words")
     odd_types = set(map(type, words)) - {str}  # one C loop; the rare subclass of str is checked one by one
     if (odd_types and any(not isinstance(w, str) for w in words)) or "" in words:
         raise ValueError(f"{path}: every word must be a non-empty string")

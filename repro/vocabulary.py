@@ -57,7 +57,7 @@ class Vocabulary:
         self.words = list(words)
         df = np.asarray(df, dtype=np.int64)
         if df.shape != (len(self.words),):
-            raise ValueError(f"df: shape {df.shape} does not match {len(self.words)} words")
+            raise ValueError(f"df: shape {df.shape} does not match {len(self.words):,} words")
         self.docfreq = DocFreq(self.words, df, int(n_docs))
         self.idf = self.docfreq.idf()  # (V,) float64, paper eq. 1
         self.rank = idf_order_rank(self.words, self.idf)  # (V,) int64
@@ -164,7 +164,7 @@ class Vocabulary:
         texts_a, texts_b, labels = list(texts_a), list(texts_b), np.asarray(labels)
         p = len(texts_a)
         if len(texts_b) != p or labels.shape != (p,):
-            raise ValueError(f"couples: {p} texts a, {len(texts_b)} texts b and labels of shape {labels.shape}")
+            raise ValueError(f"couples: {p:,} texts a, {len(texts_b):,} texts b and labels of shape {labels.shape}")
         rows, lengths = self.rows(texts_a + texts_b, width, order=order, tokenise=tokenise)
         kept = (lengths[:p] > 0) & (lengths[p:] > 0) if drop_empty else np.ones(p, bool)
         a = np.flatnonzero(kept)

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from repro import cli, store
+from repro import cli, metrics, store
 from repro.encoder import Encoder
 from repro.docfreq import DocFreq
 
@@ -218,8 +218,54 @@ def test_metric_cosine_from_the_command_line(files, tmp_path, capsys):
         argv = ["evaluate", "--couples", str(files / "couples.tsv"), "--model", str(tmp_path / "enc.npz")]
         assert cli.main(argv + (["--metric", metric] if metric else [])) == 0
         results[metric] = json.loads(capsys.readouterr().out)
+    why = {m: r.pop("metric_from") for m, r in results.items()}
     assert results[None] == results["euclidean"] and results[None]["metric"] == "euclidean"
     assert results["cosine"]["metric"] == "cosine" and results["cosine"]["threshold"] != results[None]["threshold"]
+    assert why == {None: "the model's: the distance it was trained under (euclidean, the paper's)",
+                   "cosine": "--metric", "euclidean": "--metric"}
+
+
+def test_a_model_trained_under_the_cosine_is_evaluated_under_it(files, tmp_path, capsys):
+    """Issue 35, item 6: the training distance is the model's default metric; --metric overrides
+    it; a file written before that keeps its recorded metric, and evaluate says how it was trained."""
+    base = ["--vectors", str(files / "vec.txt"), "--corpus", str(files / "corpus.txt")]
+    out = str(tmp_path / "cos.npz")
+    assert cli.main(["train", "--couples", str(files / "couples.tsv"), *base, "--out", out, "--kappa", "40",
+                     "--n-max", "4", "--max-epochs", "3", "--distance", "cosine"]) == 0
+    meta = json.loads((tmp_path / "cos.json").read_text())
+    assert (meta["metric"], meta["metric_from"]) == ("cosine", "training")
+    capsys.readouterr()
+
+    def evaluate(*extra):
+        assert cli.main(["evaluate", "--couples", str(files / "couples.tsv"), "--model", out, *extra]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    default, cosine, euclidean = evaluate(), evaluate("--metric", "cosine"), evaluate("--metric", "euclidean")
+    assert default["metric"] == "cosine"
+    assert default["metric_from"] == "the model's: the distance it was trained under (cosine)"
+    assert {**default, "metric_from": "--metric"} == cosine and euclidean["metric"] == "euclidean"
+    enc = Encoder.load(out)
+    pairs = [line.split("\t") for line in (files / "couples.tsv").read_text().splitlines()]
+    s = enc.similarity([p[0] for p in pairs], [p[1] for p in pairs])
+    np.testing.assert_array_equal(s, enc.similarity([p[0] for p in pairs], [p[1] for p in pairs], metric="cosine"))
+    y = np.array([int(p[2]) for p in pairs])
+    assert default["split_error"] == metrics.split_error(s, y, s, y)[0]
+    assert euclidean["threshold"] < 0 and -1 <= default["threshold"] <= 1  # minus distances against a cosine
+    # a file written before metric_from: its recorded metric, and a hint at the training distance
+    del meta["metric_from"]
+    meta["metric"] = "euclidean"
+    (tmp_path / "cos.json").write_text(json.dumps(meta))
+    old = evaluate()
+    assert old["metric"] == "euclidean" and {**old, "metric_from": "--metric"} == euclidean
+    assert old["metric_from"] == ("the model's, as its file records (a file older than the training distance as "
+                                  "default metric; it was trained under cosine: --metric cosine scores it the way "
+                                  "it was learned)")
+    assert Encoder.load(out).metric_from == "file"
+    meta["metric_from"] = "guess"
+    (tmp_path / "cos.json").write_text(json.dumps(meta))
+    assert cli.main(["evaluate", "--couples", str(files / "couples.tsv"), "--model", out]) == 1
+    assert capsys.readouterr().err == (f"error: {out}: metric_from: expected one of given, training, shipped, "
+                                       "default, file, got 'guess'\n")
     with pytest.raises(SystemExit):
         cli.main(["similarity", "a", "b", *base, "--metric", "dot"])
     assert "invalid choice: 'dot'" in capsys.readouterr().err

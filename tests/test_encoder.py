@@ -263,7 +263,20 @@ def test_fit_records_the_distance_it_learned_with(matrix, corpus):
     couples = [(list(rng.choice(WORDS, 4)), list(rng.choice(WORDS, 4))) for _ in range(60)]
     enc = Encoder((WORDS, matrix), corpus=corpus, n_max=4, metric="cosine")
     enc.fit(couples, [i % 2 for i in range(60)], kappa=10.0, max_epochs=2)
-    assert enc.provenance_["fit"]["distance"] == "euclidean" and enc.metric == "cosine"
+    assert enc.provenance_["fit"]["distance"] == "euclidean" and enc.metric == "cosine"  # a given metric stays
+    assert enc.metric_from == "given"
+    # not given: the paper's Euclidean until fit, then the training distance (issue 35, item 6)
+    for distance in ("euclidean", "cosine"):
+        enc = Encoder((WORDS, matrix), corpus=corpus, n_max=4)
+        assert (enc.metric, enc.metric_from) == ("euclidean", "default")
+        enc.fit(couples, [i % 2 for i in range(60)], kappa=10.0, max_epochs=2, distance=distance)
+        assert (enc.metric, enc.metric_from) == (distance, "training")
+        np.testing.assert_array_equal(enc.similarity(["w1 w2"], ["w2 w3"]),
+                                      enc.similarity(["w1 w2"], ["w2 w3"], metric=distance))
+    paper = Encoder.pretrained((WORDS, matrix), corpus=corpus, model="paper")
+    assert (paper.metric, paper.metric_from) == ("euclidean", "shipped")  # the paper's model keeps Euclidean
+    given = Encoder.pretrained((WORDS, matrix), corpus=corpus, model="paper", metric="cosine")
+    assert (given.metric, given.metric_from) == ("cosine", "given")
 
 
 def test_common_components_removed_and_saved(enc, matrix, tmp_path):

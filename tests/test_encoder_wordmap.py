@@ -215,7 +215,7 @@ def test_training_on_the_mapped_table_is_training_on_its_quadratic_form(matrix, 
     by_form = fit(quad, "median", 20.0, max_epochs=8, distance=distance, batch_related=50)
     np.testing.assert_allclose(enc.weights_, by_form.weights, rtol=1e-3, atol=1e-4)
     assert enc.record_.distance == distance and enc.provenance_["fit"]["distance"] == distance
-    assert enc.metric == "euclidean"  # fit's distance never changes the default score
+    assert (enc.metric, enc.metric_from) == (distance, "training")  # scored as it was learned
     assert np.abs(enc.weights_ - 0.5).max() > 1e-3  # it learned something: the check can fail
 
 
@@ -235,7 +235,7 @@ def test_round_trip_bit_identical(matrix, corpus, tmp_path):
     for part in ("shift", "matrix", "scale"):
         assert getattr(back.word_map_, part).tobytes() == getattr(enc.word_map_, part).tobytes()
     assert back.components_.vectors.tobytes() == enc.components_.vectors.tobytes()
-    assert back.record_.distance == "cosine" and back.metric == "euclidean"
+    assert back.record_.distance == "cosine" and (back.metric, back.metric_from) == ("cosine", "training")
     meta = json.loads((tmp_path / "enc.json").read_text())
     assert (meta["word_weights"], meta["whiten"], meta["components"], meta["usif_length_from"]) == \
         ("usif", "zipf", 2, "fit")

@@ -66,3 +66,51 @@ def test_the_state_names_the_openblas_kernel():
     pytest.importorskip("threadpoolctl")
     blas = kernels.state()["blas"]
     assert blas and all(b["internal_api"] == "openblas" and b["architecture"] for b in blas)
+
+
+# ---- NumPy imported before repro (issue 35, item 4) ------------------------------------------------
+
+PIN = "X86_V4 AVX512_ICL AVX512_SPR"
+
+
+def test_the_warning_names_the_unpinned_features_only_where_numpy_came_first_and_runs_them():
+    message = kernels.unpinned_warning(True, ["SSE42", "X86_V3", "X86_V4", "AVX512_ICL"], PIN)
+    assert message == ("NumPy was imported before repro: its kernel pin does not apply, and NumPy runs X86_V4 "
+                       "AVX512_ICL kernels, so results may differ in the last bits from the committed ones (import "
+                       "repro first, or run through make)")
+    assert kernels.unpinned_warning(False, ["X86_V3", "X86_V4"], PIN) is None  # the pin applied
+    assert kernels.unpinned_warning(True, ["SSE42", "X86_V3"], PIN) is None  # a CPU without AVX-512: nothing moves
+    assert kernels.unpinned_warning(True, ["X86_V4"], None) is None  # no pin asked for (native kernels)
+
+
+def run_code(code: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    """``code`` in a fresh Python that inherits no pin of this process."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NPY_DISABLE_CPU_FEATURES", "XLA_FLAGS", "REPRO_NATIVE_KERNELS")}
+    env.update(env_extra or {}, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+
+
+STATE = "from repro.kernels import state; s = state(); print(s['numpy_pinned'], 'X86_V4' in s['numpy_dispatch_on'])"
+
+
+def test_a_notebook_that_imports_numpy_first_gets_no_warning_and_provenance_records_it():
+    late = run_code("import numpy, repro; " + STATE)
+    assert late.stderr == "" and late.stdout.split()[0] == "False"
+    assert late.stdout.split()[1] == str(AVX512)  # NumPy runs its own kernels: AVX-512 where the CPU has it
+    first = run_code("import repro, numpy; " + STATE)
+    assert first.stderr == "" and first.stdout.split() == ["True", "False"]
+
+
+@pytest.mark.skipif(not AVX512, reason="the pin only changes NumPy's kernels on an AVX-512 CPU")
+def test_an_experiment_warns_where_numpy_came_first_and_not_otherwise():
+    late = run_code("import numpy, experiments, json; from repro.kernels import numpy_dispatch_on; "
+                    "print(json.dumps(numpy_dispatch_on()))")
+    above = [f for f in json.loads(late.stdout) if f in kernels.numpy_features().split()]
+    assert "X86_V4" in above or "AVX512F" in above
+    assert late.stderr == ("warning: NumPy was imported before repro: its kernel pin does not apply, and NumPy runs "
+                           f"{' '.join(above)} kernels, so results may differ in the last bits from the committed "
+                           "ones (import repro first, or run through make)\n")
+    assert run_code("import repro, numpy, experiments").stderr == ""
+    # the Makefile exports the pin, so a make target's NumPy is pinned whatever it imports first
+    assert run_code("import numpy, experiments", {"NPY_DISABLE_CPU_FEATURES": kernels.numpy_features()}).stderr == ""
+    assert run_code("import numpy, experiments", {"REPRO_NATIVE_KERNELS": "1"}).stderr == ""

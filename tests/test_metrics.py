@@ -77,6 +77,52 @@ def test_js_divergence_bounds():
     assert 0.99 < apart <= 1.0
 
 
+def test_js_auto_bins_on_a_hand_computed_case():
+    # validation 0 and 1: the test scores are their own normalised values; 1 couple a class: 5 bins
+    # of width 0.5 on [-1, 1.5]; related 0.75 in bin 3, unrelated 0.25 in bin 2, +1 in every bin
+    assert metrics.js_bins(1, 1) == 5
+    p = np.array([1, 1, 1, 2, 1]) / 6
+    q = np.array([1, 1, 2, 1, 1]) / 6
+    m = (p + q) / 2
+    js = 0.5 * np.sum(p * np.log2(p / m)) + 0.5 * np.sum(q * np.log2(q / m))
+    assert js == pytest.approx(np.log2(2 / 3) / 6 + np.log2(4 / 3) / 3, rel=1e-12)  # bins 2 and 3 only
+    assert metrics.js_divergence([0.0, 1.0], [0.75, 0.25], [1, 0], bins="auto") == pytest.approx(js, rel=1e-12)
+    # 0 and 1 lie on bin edges: 5 ceil(sqrt(m) / 2) bins put 2 ceil(sqrt(m) / 2) of them on [0, 1]
+    assert [metrics.js_bins(m, m) for m in (1, 4, 5, 14, 16, 17, 499)] == [5, 5, 10, 10, 10, 15, 60]
+    assert metrics.js_bins(14, 300) == 10  # the smaller class decides
+    with pytest.raises(ValueError, match="bins must be a positive number or 'auto', got 'many'"):
+        metrics.js_divergence([0.0, 1.0], [0.75, 0.25], [1, 0], bins="many")
+
+
+def test_js_on_28_couples_depends_on_the_scores_with_auto_bins_not_only_on_the_labels():
+    """Issue 35, item 5: five models on 28 test couples all gave one JS. With 10,000 bins every
+    score sits alone in its bin, so the value is a function of the label counts; auto bins tell
+    two score sets apart."""
+    rng = np.random.default_rng(5)
+    labels = np.r_[np.ones(14, int), np.zeros(14, int)]
+    val = np.r_[0.0, 1.0, rng.uniform(size=26)]
+    good = np.r_[rng.uniform(0.6, 1.0, 14), rng.uniform(0.0, 0.4, 14)]  # separates the classes
+    poor = rng.uniform(0.0, 1.0, 28)  # does not
+    paper = [metrics.js_divergence(val, s, labels) for s in (good, poor)]
+    assert paper[0] == pytest.approx(paper[1], rel=1e-12)  # the defect: the paper's bins cannot tell them apart
+    auto = [metrics.js_divergence(val, s, labels, bins="auto") for s in (good, poor)]
+    assert metrics.js_bins(14, 14) == 10 and auto[0] > auto[1] + 0.1
+    assert auto[0] == metrics.js_divergence(val, good, labels, bins=10)
+
+
+def test_js_auto_bins_are_the_papers_at_the_size_of_the_tables():
+    """Every test split of Tables 1 and 2 has at least 1,424 couples: there auto is the paper's
+    10,000 bins, bit for bit, and the default (the tables') is always the paper's."""
+    rng = np.random.default_rng(6)
+    for n in (1000, 1424, 12000):
+        labels = np.r_[np.ones(n // 2, int), np.zeros(n - n // 2, int)]
+        val, test = rng.normal(size=300), rng.normal(size=n) + labels
+        assert metrics.js_bins(n // 2, n - n // 2) == metrics.JS_BINS == 10000
+        paper = metrics.js_divergence(val, test, labels, bins=10000)
+        assert metrics.js_divergence(val, test, labels, bins="auto") == paper == metrics.js_divergence(val, test, labels)
+    assert metrics.js_bins(499, 500) == 60  # one couple fewer: chosen from the couples
+
+
 def test_binomial_test():
     # null rate 0.5, B makes 0 errors in 5: two-sided p = 2 * 0.5**5
     assert metrics.binomial_test(5, 10, 0, 5) == pytest.approx(0.0625)

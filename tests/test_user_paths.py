@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from repro import cli, metrics, progress, store
-from repro.commands.evaluate import score_threshold
+from repro.commands.evaluate import js_bins_from, protocol, score_threshold
 from repro.docfreq import DocFreq
 from repro.encoder import Encoder, SparseDfWarning, TokeniserWarning
 from repro.text import drops_letters, tokenise, tokenise_unicode
@@ -157,11 +157,35 @@ def test_the_encoder_warns_once_when_many_words_are_not_in_the_df_source(files, 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sparse.transform(texts)  # once per encoder
-        Encoder.pretrained(str(files / "vec"), corpus=["alpha beta"]).transform(texts[:10])  # 50 words: too few
+        Encoder.pretrained(str(files / "vec"), corpus=["alpha beta"]).transform(texts[:3])  # 9 unseen: too few
+    # a small example warns too, from 10 unseen words on (issue 35, item 7: it needed 100 known words)
+    with pytest.warns(SparseDfWarning) as caught:
+        Encoder.pretrained(str(files / "vec"), corpus=["alpha beta"]).transform(texts[:4])
+    assert str(caught[0].message).startswith("60% of the encoded words with a vector (12 of 20) are not in the df "
+                                             "source (1 documents)")
     # a saved encoder keeps which words its df source listed
     sparse.save(str(tmp_path / "s.npz"))
     with pytest.warns(SparseDfWarning, match="^60% of the encoded words"):
         Encoder.load(str(tmp_path / "s.npz")).transform(texts)
+
+
+def test_train_warns_of_a_sparse_df_source_as_evaluate_does(files, tmp_path, capsys):
+    """Issue 35, item 7: repro train printed nothing where evaluate, on the same data, warned."""
+    couples = [("alpha beta gamma", "beta gamma delta"), ("alpha beta gamma", "zeta eta theta"),
+               ("delta epsilon", "gamma delta epsilon"), ("delta epsilon", "eta theta zeta")] * 6
+    (tmp_path / "c.tsv").write_text("".join(f"{a}\t{b}\t{1 - i % 2}\n" for i, (a, b) in enumerate(couples)))
+    (tmp_path / "small.txt").write_text("alpha beta\n")
+    base = ["--couples", str(tmp_path / "c.tsv"), "--vectors", str(files / "vec"), "--corpus", str(tmp_path / "small.txt")]
+    assert cli.main(["train", *base, "--out", str(tmp_path / "m.npz"), "--kappa", "20", "--n-max", "4",
+                     "--max-epochs", "2", "--quiet"]) == 0
+    train = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: ")]
+    assert cli.main(["evaluate", *base, "--pretrained", "paper", "--quiet"]) == 0
+    evaluate = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: ")]
+    # 132 words with a vector, 102 unseen by the one-document df source (all but 12 alphas and 18 betas)
+    assert train == evaluate == [
+        "warning: 77% of the encoded words with a vector (102 of 132) are not in the df source (1 documents): "
+        "they get df = 1 and are ordered by spelling; count df on a larger corpus like these texts (tens of "
+        "thousands: repro df)"]
 
 
 # ---- evaluate's threshold --------------------------------------------------------------------------
@@ -182,12 +206,52 @@ def test_evaluate_prints_the_threshold_on_the_scores_scale(files, tmp_path, caps
     labels = np.array([int(line[-1]) for line in lines])
     assert (scores <= 0).all() and result["threshold"] <= 0  # minus distances, and a threshold among them
     lo, hi = scores.min(), scores.max()
-    assert result["threshold_normalised"] == metrics.split_error(scores, labels, scores, labels)[1]
+    assert result["threshold_normalised"] == round(metrics.split_error(scores, labels, scores, labels)[1], 3)
     assert result["threshold"] == pytest.approx(lo + result["threshold_normalised"] * (hi - lo), abs=1e-5)
     called = scores > result["threshold"] + 1e-7  # the split at the printed threshold gives the printed error
     fpr, fnr = called[labels == 0].mean(), (~called[labels == 1]).mean()
     assert (fpr + fnr) / 2 == pytest.approx(result["split_error"])
     assert set(result["about"]) == {"split_error", "threshold", "threshold_normalised", "js_divergence"}
+    # 60 couples: fewer JS bins than the paper's 10,000, and it says so (issue 35, item 5)
+    assert result["js_bins"] == 15 and result["js_divergence"] == metrics.js_divergence(scores, scores, labels, bins=15)
+    assert result["js_bins_from"] == (
+        "15 bins on [-1, 1.5], +1 in every bin: 5 x ceil(sqrt(30) / 2) for the smaller class's 30 couples; with 60 "
+        "test couples (under 1,000) the paper's 10,000 bins leave nearly every score alone in its bin, and the "
+        "divergence would depend only on the label counts")
+    assert result["metric_from"] == "the paper's (--pretrained paper: minus the Euclidean distance, eq. 2)"
+    assert js_bins_from(712, 712) == ("the paper's 10,000 bins on [-1, 1.5], +1 in every bin (1,424 test couples, "
+                                      "at least 1,000)")  # the smallest test split of the tables
+
+
+def test_counts_in_messages_have_thousands_separators(files, tmp_path, capsys):
+    """Issue 35, item 7: "100000 texts" and "100,000" in one run."""
+    (tmp_path / "many.txt").write_text("alpha beta\n" * 1200)
+    base = ["--vectors", str(files / "vec"), "--corpus", str(files / "corpus.txt"), "--pretrained", "paper", "--quiet"]
+    assert cli.main(["encode", str(tmp_path / "many.txt"), *base, "--out", str(tmp_path / "m.npy")]) == 0
+    assert capsys.readouterr().out.startswith(f"encode: 1,200 texts -> {tmp_path / 'm.npy'} (4-d) in ")
+    (tmp_path / "many.tsv").write_text("alpha beta\tbeta gamma\n" * 1001)
+    assert cli.main(["similarity", "--couples", str(tmp_path / "many.tsv"), *base, "--out", str(tmp_path / "s.txt")]) == 0
+    assert capsys.readouterr().out == f"similarity: 1,001 scores -> {tmp_path / 's.txt'}\n"
+    (tmp_path / "empty.txt").write_text("zzz\n" * 1500)
+    assert cli.main(["encode", str(tmp_path / "empty.txt"), *base, "--out", str(tmp_path / "e.npy")]) == 0
+    assert "warning: 1,500 of 1,500 texts have no word with a vector" in capsys.readouterr().err
+
+
+def test_evaluate_shows_the_normalised_threshold_as_its_grid_point():
+    """Issue 35, item 7: 0.814, not 0.8140000000000001 (linspace's point); the threshold on the
+    scores' scale is computed from the point itself, as the protocol applies it."""
+    assert repr(float(metrics.THRESHOLDS[814])) == "0.8140000000000001"
+    # unrelated scores up to 0.5, related from 0.8145: every threshold in [0.5, 0.8145) splits the
+    # validation couples without error, and the largest grid point among them is THRESHOLDS[814]
+    val = np.array([0.0, 0.2, 0.5, 0.8145, 0.9, 1.0])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    test = np.array([0.1, 0.8141, 0.82, 0.95])  # 0.8141: an unrelated couple just above the threshold
+    yt = np.array([0, 0, 1, 1])
+    numbers = protocol(val * 4 - 2, y, test * 4 - 2, yt)  # on a scale of [-2, 2]
+    assert repr(numbers["threshold_normalised"]) == "0.814"
+    assert numbers["threshold"] == -2 + metrics.THRESHOLDS[814] * 4  # not -2 + 0.814 * 4
+    assert numbers["split_error"] == 0.25  # one false positive of two unrelated couples, no false negative
+    assert (numbers["couples"], numbers["related"], numbers["js_bins"]) == (4, 2, 5)
 
 
 # ---- the wording of errors ---------------------------------------------------------------------------

@@ -38,7 +38,10 @@ def convert(capsys, source, out) -> str:
 @pytest.mark.parametrize("name", ["glove.txt", "w2v.bin"])
 def test_the_folder_holds_the_file_as_read(files, tmp_path, capsys, name):
     out = convert(capsys, files / name, tmp_path / "folder")
-    assert out.startswith(f"vectors: {len(WORDS)} words x 6 d from the file {files / name} -> {tmp_path / 'folder'}/")
+    assert out.startswith(f"vectors: {len(WORDS)} words x 6 d from the file {files / name} -> {tmp_path / 'folder'}/ (")
+    # a folder typed with a trailing slash is named with one (issue 35, item 7: it printed glove50//)
+    again = convert(capsys, files / name, str(tmp_path / "folder2") + "/")
+    assert f" -> {tmp_path / 'folder2'}/ (vocab.txt" in again and "//" not in again
     assert (tmp_path / "folder" / "vocab.txt").read_text(encoding="utf-8") == "".join(w + "\n" for w in WORDS)
     words, matrix = store.load_vectors(str(tmp_path / "folder"))
     source = vectors.load_word_vectors(str(files / name), normalize=False)

@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     texts = store.read_texts(args.texts, args.format)
     freq = DocFreq.from_corpus(texts, tokeniser(args.tokeniser), progress=not args.quiet)
     if not freq.words:
-        raise InputError(args.texts, f"no words in its {freq.n_docs} texts (after the {args.tokeniser} tokeniser)")
+        raise InputError(args.texts, f"no words in its {freq.n_docs:,} texts (after the {args.tokeniser} tokeniser)")
     freq.save(args.out)
     print(f"df: {len(freq.words):,} words in {freq.n_docs:,} texts -> {args.out}")
     return 0

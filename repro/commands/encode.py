@@ -35,7 +35,7 @@ def main(argv=None) -> int:
         vectors = enc.transform(texts)
     report_warnings(caught)
     store.save_array(args.out, vectors)
-    print(f"encode: {vectors.shape[0]} texts -> {args.out} ({vectors.shape[1]}-d) in {time.perf_counter() - t0:.2f} s")
+    print(f"encode: {vectors.shape[0]:,} texts -> {args.out} ({vectors.shape[1]}-d) in {time.perf_counter() - t0:.2f} s")
     return 0
 
 

@@ -11,7 +11,9 @@ Beyond the paper (not in it; docs/ENCODING.md): ``--word-weights sif|usif`` and 
 centre|zipf`` map every word vector once before the weights are learned, with p(w) from the
 corpus's word counts or ``--frequencies wordfreq:en``; ``--components K`` removes K common
 components of the training texts afterwards; ``--distance cosine`` learns under 1 - cos. All are
-saved in the encoder file, and ``repro encode``, ``similarity`` and ``evaluate --model`` apply them.
+saved in the encoder file, and ``repro encode``, ``similarity`` and ``evaluate --model`` apply them;
+the training distance is saved as the encoder's metric, which ``similarity`` and ``evaluate`` score by
+unless given ``--metric``.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def main(argv=None) -> int:
     report_warnings(caught)
     enc.save(args.out)
     record = enc.record_
-    print(f"train: {record.train_pairs} couples, {record.epochs} epochs"
+    print(f"train: {record.train_pairs:,} couples, {record.epochs:,} epochs"
           + (f", kappa {record.kappa:g}" if record.kappa is not None else "")
           + f", weights {np.array2string(enc.weights_, precision=3, max_line_width=200)} -> {args.out}")
     return 0

@@ -75,8 +75,8 @@ def add_word_map_options(ap: argparse.ArgumentParser) -> None:
                    help="uSIF's mean text length (default: that of the training couples' distinct texts)")
     g.add_argument("--distance", default="euclidean", choices=("euclidean", "cosine"),
                    help="what the losses measure while learning: euclidean (the paper's) or cosine (1 - cos); "
-                        "the encoder still scores by euclidean unless similarity/evaluate get --metric cosine "
-                        "(default: euclidean)")
+                        "saved as the encoder's metric, which similarity and evaluate score by unless given "
+                        "--metric (default: euclidean)")
 
 
 def word_map_options(args) -> dict:
@@ -116,7 +116,8 @@ def add_metric_option(ap: argparse.ArgumentParser) -> None:
 
     ap.add_argument("--metric", choices=METRICS, help="how a couple is scored: euclidean, minus the Euclidean "
                                                       "distance of its vectors (the paper's eq. 2), or cosine "
-                                                      "(default: the one --model records, else the shipped model's: "
+                                                      "(default: the one --model records, for a trained model the "
+                                                      "distance it was trained under; else the shipped model's: "
                                                       "cosine for --pretrained best, euclidean for paper)")
 
 
@@ -155,7 +156,7 @@ def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
     if weights:  # the shipped model's metric unless --metric names one
         return Encoder.pretrained(_exists(args.vectors), df, model=getattr(args, "pretrained", "best"),
                                   **options, **({"metric": metric} if metric else {}))
-    return Encoder(_exists(args.vectors), df, n_max=n_max, metric=metric or "euclidean", **options)
+    return Encoder(_exists(args.vectors), df, n_max=n_max, metric=metric, **options)
 
 
 def report_warnings(caught) -> None:

@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     text = "".join(f"{s:.6f}\n" for s in scores)
     if args.out:
         store.write_text(args.out, text)
-        print(f"similarity: {len(scores)} scores -> {args.out}")
+        print(f"similarity: {len(scores):,} scores -> {args.out}")
     else:
         sys.stdout.write(text)
     return 0

@@ -45,7 +45,8 @@ def main(argv=None) -> int:
     # a bad file is a ValueError "<file>: <cause>" of the loaders, one line through repro.errors.run
     words, matrix = load_word_vectors(args.source, normalize=False, progress=not args.quiet)
     store.save_vectors(args.out, words, matrix)
-    print(f"vectors: {len(words):,} words x {matrix.shape[1]} d from the {kind} {args.source} -> {args.out}/ "
+    folder = os.path.join(os.path.normpath(args.out), "")  # one trailing separator, however it was typed
+    print(f"vectors: {len(words):,} words x {matrix.shape[1]} d from the {kind} {args.source} -> {folder} "
           f"(vocab.txt, vectors.npy) in {time.perf_counter() - t0:.1f} s")
     return 0
 
