@@ -59,10 +59,9 @@ def peer_family(table, counts, train, validation, configs=family.PEER_CONFIGS) -
     ``configs`` (the peer family of :mod:`repro.peerfamily`) of the lowest validation split error
     (:func:`repro.peerfamily.search`), built as an encoding of the one scoring surface. Returns
     (its passes, as :func:`row_passes` gives them; the choices with every configuration's error)."""
-    errors = peerfamily.search(table, counts, train, validation, configs, metrics=settings.TABLE_METRICS)
+    maps = peerfamily.word_maps(configs, table, counts)
+    errors = peerfamily.search(table, counts, train, validation, configs, metrics=settings.TABLE_METRICS, maps=maps)
     picked, chosen, built = {}, {}, {}
-    maps = {m: peerfamily.word_map(m, encodings.as_table(table).host, counts)
-            for m in dict.fromkeys(c.map for c in configs)}
     for metric in settings.TABLE_METRICS:
         config, err = peerfamily.choose(errors[metric], configs)
         if config not in built:

@@ -317,13 +317,14 @@ def peer_family(x: Inputs, configs=family.PEER_CONFIGS_STS) -> tuple:
     Pearson, among those that remove no component for the table's first column and among those
     that remove some for its "with components removed" column (ties: the earlier configuration).
     Returns ((encoding without, encoding with), the record of the choice)."""
+    maps = peerfamily.word_maps(configs, x.table, x.counts)
     tried = {c.key: 100 * float(stats.pearsonr(s, x.gold["dev"])[0]) for c, _, s in peerfamily.config_scores(
-        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",))}
+        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",), maps=maps)}
     picked, record = [], {"grid": len(configs), "dev_pearson_search": tried}
     for removal, pool in (("without", [c for c in configs if c.components == 0]),
                           ("with", [c for c in configs if c.components > 0])):
         config = max(pool, key=lambda c: (tried[c.key], -configs.index(c)))
-        picked.append(peerfamily.encoding(config, x.table, x.counts, x.splits["train"]))
+        picked.append(peerfamily.encoding(config, x.table, x.counts, x.splits["train"], maps))
         record[removal] = {"config": config.key, "label": config.label}
     return tuple(picked), record
 

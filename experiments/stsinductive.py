@@ -92,12 +92,13 @@ def with_k_on_dev(enc: encodings.Encoding, x: Setup, scales: str = "one", ks=KS)
 def peer_family(x: Setup, configs=family.PEER_CONFIGS_STS) -> tuple:
     """The peers' configuration of the best dev Pearson (:func:`repro.peerfamily.config_scores`),
     as an encoding. Returns (encoding, its record)."""
+    maps = peerfamily.word_maps(configs, x.table, x.counts)
     tried = {c.key: pearson(s, x.gold["dev"]) for c, _, s in peerfamily.config_scores(
-        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",))}
+        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",), maps=maps)}
     order = {c.key: i for i, c in enumerate(configs)}
     key = max(tried, key=lambda k: (tried[k], -order[k]))
     config = peerfamily.from_key(key)
-    return peerfamily.encoding(config, x.table, x.counts, x.splits["train"]), {
+    return peerfamily.encoding(config, x.table, x.counts, x.splits["train"], maps), {
         "config": key, "label": config.label, "grid": len(configs), "dev_pearson_search": tried}
 
 

@@ -172,10 +172,17 @@ def _remove(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return x if c.shape[0] == 0 else x - (x @ c.T) @ c
 
 
-def config_scores(table, counts, train, couples, configs=None, *, metrics=METRICS):
+def word_maps(configs, table, counts) -> dict:
+    """{map name: its :func:`word_map`} for the maps of ``configs``, each made once."""
+    host = encodings.as_table(table).host
+    return {m: word_map(m, host, counts) for m in dict.fromkeys(c.map for c in configs)}
+
+
+def config_scores(table, counts, train, couples, configs=None, *, metrics=METRICS, maps: dict | None = None):
     """Yield (config, metric, (P,) float64 scores of the ``couples``) for every configuration of
     ``configs`` (default :func:`grid`) and metric, by the linear shortcut of the module docstring
-    (each word weighting's sums made once, every map and component count from them)."""
+    (each word weighting's sums made once, every map and component count from them); ``maps``:
+    the :func:`word_maps` of ``configs`` when already made."""
     metrics = [check_metric(m) for m in metrics]
     configs = grid() if configs is None else tuple(configs)
     host = encodings.as_table(table).host
@@ -186,7 +193,7 @@ def config_scores(table, counts, train, couples, configs=None, *, metrics=METRIC
     s_train = _averager(tokens, lengths, v)
     s_a = _averager(couples.a, couples.len_a, v)
     s_b = _averager(couples.b, couples.len_b, v)
-    maps = {m: word_map(m, host, counts) for m in dict.fromkeys(c.map for c in configs)}
+    maps = maps or word_maps(configs, host, counts)
     for w in dict.fromkeys((c.weighting, c.a) for c in configs):
         mine = [c for c in configs if (c.weighting, c.a) == w]
         f = word_weights(mine[0], counts, mean_length)
@@ -202,7 +209,7 @@ def config_scores(table, counts, train, couples, configs=None, *, metrics=METRIC
                     yield Config(w[0], w[1], name, k), m, vector_scores(ra, rb, m)
 
 
-def search(table, counts, train, validation, configs=None, *, metrics=METRICS) -> dict:
+def search(table, counts, train, validation, configs=None, *, metrics=METRICS, maps: dict | None = None) -> dict:
     """The validation split error of every configuration of ``configs`` (default :func:`grid`) under
     each of ``metrics`` (:func:`config_scores`): {metric: {config key: error}}. The error is
     :func:`repro.metrics.split`'s on the validation couples (threshold and error both on them), as
@@ -211,7 +218,7 @@ def search(table, counts, train, validation, configs=None, *, metrics=METRICS) -
 
     out = {m: {} for m in metrics}
     labels = validation.label
-    for config, m, s in config_scores(table, counts, train, validation, configs, metrics=metrics):
+    for config, m, s in config_scores(table, counts, train, validation, configs, metrics=metrics, maps=maps):
         out[m][config.key] = float(protocol.split(s, labels, s, labels).error)
     return out
 
