@@ -51,7 +51,6 @@ OPERAND_CACHE_BYTES = 1 << 28
 #: vectors longer than this are refused: their products would leave float32's range
 MAX_NORM = 1e15
 _U32, _U64 = 2.0 ** -24, 2.0 ** -53
-_NONE = np.iinfo(np.int64).max  # the index of an empty slot of a running top k
 
 
 def check_k(k, n: int, name: str = "k") -> int:
