@@ -93,8 +93,20 @@ def first_call_lines(first: dict) -> list[str]:
             f"`{str(first.get('commit', '?'))[:12]}`).", ""]
 
 
+def neighbours_lines(nb: dict) -> list[str]:
+    """Exact neighbours against the brute-force NumPy a user writes (bench_neighbours.py)."""
+    mem = nb["peak_memory"]
+    return [f"Exact neighbours: the top {nb['k']} by the cosine of {nb['queries']:,} queries among {nb['items']:,} "
+            f"items, {nb['dim']}-d float32 (benchmarks/bench_neighbours.py, commit `{str(nb.get('commit', '?'))[:12]}`): "
+            f"`repro.neighbours.top_k` {nb['ours_s']:.1f} s, the NumPy brute force (normalise, matmul and "
+            f"argpartition, {nb['baseline_block']:,} queries at a time) {nb['baseline_s']:.1f} s: "
+            f"`neighbours_speedup_vs_numpy` = {nb['neighbours_speedup_vs_numpy']:.2f}; the same ids for "
+            f"{nb['same_ids_share']:.2%} of the queries (float32 against exact float64 scores); peak memory "
+            f"{mem['ours_mb']:,.0f} MB against {mem['baseline_mb']:,.0f} MB on {mem['queries']:,} queries.", ""]
+
+
 def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None,
-          vec: dict | None = None, first: dict | None = None) -> str:
+          vec: dict | None = None, first: dict | None = None, nb: dict | None = None) -> str:
     lines = [START, "",
              f"Made by `make bench` (commit `{str(train.get('commit', '?'))[:12]}`) on {train.get('cpu', train['machine'])} "
              f"({train['cpus']} cores), JAX {train['jax']} on {train['device']}.", "",
@@ -122,6 +134,8 @@ def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None 
         lines += vectors_lines(vec)
     if first:
         lines += first_call_lines(first)
+    if nb:
+        lines += neighbours_lines(nb)
     lines.append(END)
     return "\n".join(lines)
 
@@ -130,7 +144,7 @@ def read_results(results: str) -> dict:
     """The benchmarks' result files of ``results`` as :func:`block`'s arguments: ``train.json``
     (required), the others where they are (``extract`` ``{}``, the rest None without a file)."""
     files = {"extract": "extract.json", "enc": "encode.json", "gpu": "train-gpu.json", "vec": "vectors.json",
-             "first": "first-call.json"}
+             "first": "first-call.json", "nb": "neighbours.json"}
     found = {"train": read_json(os.path.join(results, "train.json"))}
     for key, name in files.items():
         found[key] = read_json_if_any(os.path.join(results, name))

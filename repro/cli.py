@@ -18,6 +18,8 @@ train         couples to an encoder (weights)         :mod:`repro.commands.learn
 evaluate      split error and JS of couples           :mod:`repro.commands.evaluate`
 vectors       a vectors file to the fast folder        :mod:`repro.commands.vectorsfolder`
 df            ``df.npz`` of a file of texts (``--df``)  :mod:`repro.commands.df`
+neighbours    the top k items of each query (exact)   :mod:`repro.commands.neighbours`
+dedup         near-duplicate groups of a set          :mod:`repro.commands.dedup`
 ============  ======================================  =================================
 
 The console script ``repro`` (setup.cfg) is the same command.
@@ -49,6 +51,8 @@ COMMANDS = {
     "evaluate": ("repro.commands.evaluate", "split error and JS divergence of labelled couples"),
     "vectors": ("repro.commands.vectorsfolder", "convert word vectors once into a folder that loads in a second"),
     "df": ("repro.commands.df", "document frequencies of a file of texts (the df file of --df)"),
+    "neighbours": ("repro.commands.neighbours", "the k most similar items of a texts file or .npy for each query, exact"),
+    "dedup": ("repro.commands.dedup", "near-duplicate groups of a texts file or .npy: chains of couples scoring >= T"),
 }
 
 

@@ -57,6 +57,7 @@ from repro.checks import check_weights
 from repro.errors import InputError
 from repro.text import fingerprint, token_lists, tokeniser as tokeniser_named
 from repro.textmetric import check_metric, couple_scores
+from repro.neighbours import top_k, vectors_of
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
 from repro.vectors import load_word_vectors, normalise
@@ -490,6 +491,17 @@ class Encoder:
         if message:
             warnings.warn(EmptyTextWarning(message), stacklevel=2)
         return couple_scores(vectors[:p], vectors[p:], metric)
+
+    def neighbours(self, queries, corpus, k: int = 10, metric: str | None = None, **blocks):
+        """(ids, scores): the ``k`` items of ``corpus`` most similar to each query, exact, best
+        first, ties broken by the lower index: (Q, k) int64 rows of ``corpus`` and (Q, k) float64
+        scores by ``metric`` (default: the encoder's), each as :meth:`similarity` scores the couple.
+        ``queries``, ``corpus``: texts (encoded here) or (n, d) arrays of this encoder's vectors (a
+        memory-mapped ``.npy`` is read a block at a time). ``blocks``: ``query_block`` and
+        ``corpus_block``, which bound the memory (:func:`repro.neighbours.top_k`, the algorithm)."""
+        metric = check_metric(self.metric if metric is None else metric)
+        q, c = (vectors_of(x, name, self.dim, self.transform) for x, name in ((queries, "queries"), (corpus, "corpus")))
+        return top_k(q, c, k, metric, **blocks)
 
     # ---- learning -------------------------------------------------------------------------
 

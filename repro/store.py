@@ -9,7 +9,7 @@ format         file                                        reader / writer
 =============  ==========================================  ================================
 text, JSON     any ``.md``/``.tex``/``.csv``/``.json``     :func:`write_text`, :func:`write_json`, :func:`read_json`
 any stream     e.g. ``paragraphs.tsv``, figures            :func:`atomic_file` (a context manager)
-array          any ``.npy`` (text vectors)                 :func:`save_array`
+array          any ``.npy`` (text vectors)                 :func:`load_array`, :func:`save_array`
 vocabulary     ``w2v/vocab.txt``: one word per line        :func:`read_vocab`, :func:`write_vocab`
 word vectors   ``w2v/``, ``repro vectors`` folders: vocab +   :func:`load_vectors`, :func:`save_vectors`
                ``vectors.npy`` (V, d) float32 (mmap)
@@ -107,6 +107,24 @@ def save_array(path: str, array) -> None:
         _commit(tmp, path)
     finally:
         _discard(tmp)
+
+
+def load_array(path: str, mmap: bool = False):
+    """The array of a ``.npy`` (no pickles); ``mmap``: memory-mapped, read only (rows are read
+    from disk as they are used)."""
+    import numpy as np
+
+    if not os.path.isfile(path):
+        raise InputError(path, "no such file")
+    with open(path, "rb") as f:
+        if f.read(6) != b"\x93NUMPY":
+            raise InputError(path, "not a NumPy .npy file (np.save writes one; repro encode --out X.npy)")
+    try:
+        return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        if "pickle" in str(err) or "Python objects" in str(err):
+            raise InputError(path, "holds Python objects, which are never unpickled (not an array of numbers)") from None
+        raise InputError(path, f"cannot read the .npy file ({err})") from None
 
 
 def read_json(path: str):

@@ -139,3 +139,4 @@ def test_every_code_block_runs_as_written(workdir, capsys):
     assert namespace["paper"].metric == "euclidean" and namespace["paper"].provenance_["model"] == "paper"
     assert namespace["mine"].weights_.shape == (10,) and namespace["mine"].components_ is not None
     assert (workdir / "enc.npz").exists() and (workdir / "mine.npz").exists()
+    assert namespace["ids"].shape == namespace["scores"].shape == (1, 2) and (workdir / "nn.npz").exists()

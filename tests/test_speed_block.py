@@ -90,3 +90,22 @@ def test_first_call_line_joins_the_block(tmp_path):
     text = readme.read_text()
     assert "`repro encode` of 100 texts with the shipped weights from a folder of GloVe 6B 50d" in text
     assert "median **1.10 s** of 3 runs (1.10, 1.00, 1.30; budget 1.5 s: met); JAX not imported" in text
+
+
+def test_neighbours_line_joins_the_block(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "train.json").write_text(json.dumps(epoch(4.0, 1.0, 0.2, 0.08)))
+    nb = {"k": 10, "queries": 100000, "items": 100000, "dim": 256, "commit": "abc123def4567890", "ours_s": 150.0,
+          "baseline_s": 330.0, "baseline_block": 1024, "neighbours_speedup_vs_numpy": 2.2, "same_ids_share": 0.9998,
+          "peak_memory": {"ours_mb": 101.2, "baseline_mb": 1333.0, "queries": 2048}}
+    (results / "neighbours.json").write_text(json.dumps(nb))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{report.START}\n{report.END}\n")
+    assert report.main([str(results), str(readme)]) == 0
+    text = readme.read_text()
+    assert "Exact neighbours: the top 10 by the cosine of 100,000 queries among 100,000 items, 256-d float32" in text
+    assert "`repro.neighbours.top_k` 150.0 s, the NumPy brute force (normalise, matmul and argpartition, 1,024 " \
+           "queries at a time) 330.0 s: `neighbours_speedup_vs_numpy` = 2.20; the same ids for 99.98% of the " \
+           "queries" in text
+    assert "peak memory 101 MB against 1,333 MB on 2,048 queries." in text
