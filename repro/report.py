@@ -214,26 +214,33 @@ def rankable(rows: dict) -> bool:
     return n is None or n >= metrics.MIN_CLUSTERS
 
 
-def _against_peer(rows: dict, m: str, which: str = "best_peer") -> str:
-    """Row ``m`` against a peer: ``which`` "peer_family" (the peers' best configuration, chosen on
-    validation as ours are) or "best_peer" (the rival of the lowest test split error): better,
-    worse or level by the paired interval, with both split errors and the interval; '' when the
-    row has no such peer. In a column with too few effective clusters, the two errors and the
-    interval without a verdict."""
+def _versus(rows: dict, m: str, which: str) -> str:
+    """Row ``m`` against its peer ``which`` ("peer_family" or "best_peer"): "better than", "worse
+    than" or "level with" by the paired interval, "not ranked against" in a column with too few
+    effective clusters, then the peer's name and the numbers; '' when the row has no such peer."""
     ref = rows.get(m, {})
     peer = ref.get(which)
     if not peer:
         return ""
     d = ref["boot_diff_vs_" + which]
-    name = LABELS[peer].split(" (")[0]
     what = "the peers' best configuration chosen on validation" if which == "peer_family" else \
-        f"{name}, the best peer by test error"
-    if not rankable(rows):
-        verdict = f"not ranked against {what}"
-    else:
-        verdict = ("better than" if d["high"] < 0 else "worse than" if d["low"] > 0 else "level with") + f" {what}"
-    return (f"{LABELS[m]}: {verdict} ({100 * ref['split_error']:.2f}% against "
-            f"{100 * rows[peer]['split_error']:.2f}%, difference {points(d)} points).")
+        f"{LABELS[peer].split(' (')[0]}, the best peer by test error"
+    verdict = "not ranked against" if not rankable(rows) else \
+        "better than" if d["high"] < 0 else "worse than" if d["low"] > 0 else "level with"
+    return (f"{verdict} {what} ({100 * ref['split_error']:.2f}% against {100 * rows[peer]['split_error']:.2f}%, "
+            f"difference {points(d)} points)")
+
+
+def _against_peer(rows: dict, m: str) -> str:
+    """Row ``m`` against the peers: first the peers' best configuration, chosen on validation as
+    ours are (the like-for-like verdict), then the best peer by test error (the rival of the lowest
+    test split error) unless that is the same row; '' when the row has neither."""
+    ref = rows.get(m, {})
+    family, best = _versus(rows, m, "peer_family"), _versus(rows, m, "best_peer")
+    if family and ref.get("best_peer") == ref.get("peer_family"):
+        return f"{LABELS[m]}: {family}, also the best peer by test error."
+    parts = [x for x in (family, best) if x]
+    return f"{LABELS[m]}: " + "; ".join(parts) + "." if parts else ""
 
 
 def findings(results_by_metric: dict, titles: dict, references=("learned_median", "learned_best")) -> str:
@@ -260,8 +267,7 @@ def findings(results_by_metric: dict, titles: dict, references=("learned_median"
                 text += ("level with it (paired 95% interval of the difference contains 0): "
                          + "; ".join(LABELS[m] for m in level) if level else "every other row is worse (paired 95% "
                          "interval of the difference above 0)") + ". "
-            text += " ".join(x for x in (_against_peer(rows, m, which) for m in references
-                                         for which in ("peer_family", "best_peer")) if x)
+            text += " ".join(x for x in (_against_peer(rows, m) for m in references) if x)
             lines.append(text.rstrip())
     return "\n".join(lines) + "\n"
 
