@@ -40,18 +40,40 @@ def row_passes(table, weights: dict, idf, counts, train, validation, top_rule: s
     for m in settings.BASELINES + settings.LEARNED:
         enc = _paper_row(m, weights, idf, top_rule)
         rows[m] = [(enc, [enc.components], [(metric, 0) for metric in settings.TABLE_METRICS])]
+    t0 = time.perf_counter()
+    rows["peer_best"], chosen["peer_best"] = peer_family(table, counts, train, validation)
+    seconds["peer_best"] = time.perf_counter() - t0
+    searched = chosen["peer_best"]["validation_split_error"]
     for m in settings.PEERS + settings.BEYOND:
         t0 = time.perf_counter()
         name, w = ("learned", weights["learned_median"]) if m in settings.BEYOND else (m, None)
-        picked = peers.select(name, table, counts, train, validation, w)
+        picked = (None if m in settings.BEYOND else from_search(name, searched, table, counts, train)) \
+            or peers.select(name, table, counts, train, validation, w)
         chosen[m] = {metric: {"params": params, "validation_split_error": err}
                      for metric, (_, params, err) in picked.items()}
         rows[m] = peers.passes(picked)
         seconds[m] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    rows["peer_best"], chosen["peer_best"] = peer_family(table, counts, train, validation)
-    seconds["peer_best"] = time.perf_counter() - t0
     return rows, chosen, seconds
+
+
+def from_search(name: str, errors: dict, table, counts, train) -> dict | None:
+    """:func:`repro.peers.select`'s choice for peer ``name`` read off the peer family's search
+    ``errors`` ({metric: {config key: validation split error}}, :func:`repro.peerfamily.search`),
+    where every entry of the peer's grid is a configuration of the family (SIF and Zipfian
+    whitening): per metric the entry of the lowest error (ties: the earlier entry), fitted by
+    :func:`repro.peers.fit`, so the row is scored by the one surface exactly as before and only the
+    search is shared. None where the grid has an entry the family lacks."""
+    grid = peers.GRIDS[name]
+    configs = [peerfamily.from_peer(name, p) for p in grid]
+    if any(c is None for c in configs):
+        return None
+    picked, fitted = {}, {}
+    for metric, errs in errors.items():
+        i = min(range(len(grid)), key=lambda j: (errs[configs[j].key], j))
+        if i not in fitted:
+            fitted[i] = peers.fit(name, table, counts, train, **grid[i])
+        picked[metric] = (fitted[i], dict(grid[i]), float(errs[configs[i].key]))
+    return picked
 
 
 def peer_family(table, counts, train, validation, configs=family.PEER_CONFIGS) -> tuple[list, dict]:

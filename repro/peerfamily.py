@@ -223,6 +223,22 @@ def search(table, counts, train, validation, configs=None, *, metrics=METRICS, m
     return out
 
 
+def from_peer(name: str, params: dict) -> Config | None:
+    """The configuration of the family that is peer ``name`` of :mod:`repro.peers` with the entry
+    ``params`` of its grid (:data:`repro.peers.GRIDS`), or None where the family has none (uSIF's
+    own five components, centring on the uniform mean, the learned weights)."""
+    k = int(params.get("components", 0))
+    if name == "sif":
+        return Config("sif", float(params["a"]), "none", k)
+    if name == "zipf":
+        return Config("mean", None, "centre" if params["mode"] == "centre" else "zipf", k)
+    if name == "uwhiten" and params["mode"] == "whiten":
+        return Config("mean", None, "uwhiten", k)
+    if name == "usif" and k in COMPONENTS:
+        return Config("usif", None, "none", k)
+    return None
+
+
 def choose(errors: dict, configs=None) -> tuple[Config, float]:
     """The configuration of the lowest error among ``errors`` {key: error} (one metric's, from
     :func:`search`); ties go to the earlier configuration of ``configs`` (default :func:`grid`)."""

@@ -105,3 +105,22 @@ def test_uniform_whitening_and_zipfian_whitening_differ_by_their_p():
     c = peerfamily.word_map("centre", table, counts)
     assert c.matrix is None and np.allclose(c.shift, z.shift)
     assert peerfamily.word_map("none", table, counts).identity
+
+
+def test_sif_and_zipf_choices_read_off_the_family_search_are_peers_selects():
+    """The single peers whose grids the family holds take their choice from the family's search:
+    the same entries peers.select picks on its own, and the same fitted encodings."""
+    from experiments.score import from_search
+    from repro import peers
+
+    table, counts, train, validation = _case(seed=5, n_val=60)
+    errors = peerfamily.search(table, counts, train, validation, family.PEER_CONFIGS)
+    for name in ("sif", "zipf"):
+        fast, slow = from_search(name, errors, table, counts, train), peers.select(name, table, counts, train, validation)
+        for metric in ("euclidean", "cosine"):
+            assert fast[metric][1] == slow[metric][1]
+            assert fast[metric][2] == pytest.approx(slow[metric][2], abs=1.5 / validation.size)
+            np.testing.assert_array_equal(encodings.scores(fast[metric][0], table, validation, metric),
+                                          encodings.scores(slow[metric][0], table, validation, metric))
+    assert from_search("usif", errors, table, counts, train) is None  # uSIF's own 5 components: not in the family
+    assert peerfamily.from_peer("uwhiten", {"mode": "centre", "components": 0}) is None
