@@ -51,9 +51,12 @@ class Vocabulary:
       words: the vocabulary, row order of the embedding table.
       df: (V,) document frequencies (a document is one paragraph, as in the original code).
       n_docs: N, the number of documents.
+      space: the :class:`repro.tokenspace.TokenSpace` of a token space (its words are then its
+        token names, and texts are lists of token ids: :meth:`lookup` is its id lookup), or None.
     """
 
-    def __init__(self, words: Sequence[str], df, n_docs: int):
+    def __init__(self, words: Sequence[str], df, n_docs: int, space=None):
+        self.space = space
         self.words = list(words)
         df = np.asarray(df, dtype=np.int64)
         if df.shape != (len(self.words),):
@@ -93,9 +96,11 @@ class Vocabulary:
 
     @property
     def lookup(self) -> RankLookup:
-        """word -> idf rank for whole chunks of tokens (:class:`repro.ranklookup.RankLookup`), built once."""
+        """word -> idf rank for whole chunks of tokens (:class:`repro.ranklookup.RankLookup`; a token
+        space's id -> rank, :class:`repro.tokenspace.IdLookup`), built once."""
         if getattr(self, "_lookup", None) is None:
-            self._lookup = RankLookup(self.words, self.rank)
+            space = getattr(self, "space", None)
+            self._lookup = RankLookup(self.words, self.rank) if space is None else space.lookup(self.rank)
         return self._lookup
 
     @property
