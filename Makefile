@@ -45,8 +45,9 @@ W2V_EPOCHS    ?= 10
 W2V_WORKERS   ?= 1
 # pip extras of the install: test (pytest, import-linter), glove (the other vectors), dask (the
 # Dask recipe of docs/ENCODING.md and its test), freq (wordfreq: make sts's calibration table and
-# frequencies="wordfreq:en"); add cuda on a GPU box
-EXTRAS        ?= test,glove,dask,freq
+# frequencies="wordfreq:en"), tokens (tokenizers, safetensors and wordllama: token spaces, the default
+# vectors of Encoder.pretrained()); add cuda on a GPU box
+EXTRAS        ?= test,glove,dask,freq,tokens
 TWEETS        ?=
 TWEET_WINDOW_MIN ?= 15
 # the exact versions of every package (make lock writes constraints.txt); LOCK=0 takes the newest
@@ -349,6 +350,7 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) -m benchmarks.bench_vectors
 	$(PY) -m benchmarks.bench_first_call
 	$(PY) -m benchmarks.bench_neighbours
+	$(PY) -m benchmarks.bench_tokens
 	$(PY) -m benchmarks.bench_summary
 	$(PY) -m benchmarks.bench_pins
 	$(PY) -m benchmarks.speed_block benchmarks/results docs/RESULTS.md

@@ -118,6 +118,25 @@ class DocFreq(NamedTuple):
                    np.fromiter((terms[w] for w in words), np.int64, len(words)))
 
     @classmethod
+    def from_frequencies(cls, words, frequencies: str, space=None) -> "DocFreq":
+        """The df of ``words`` from word frequencies instead of a corpus (not in the paper):
+        ``frequencies="wordfreq:<lang>"`` gives every word the count fse induces from wordfreq,
+        c(w) = int(p(w) (2**31 - 1)) (:func:`repro.frequencies.word_counts`; for a token space
+        ``space``, its counts of wordfreq's words), taken as df and word count, with N = 2**31 - 1.
+        idf = log(N / (1 + c(w))) (eq. 1) then orders the words by -log p(w), the order a corpus
+        of that distribution gives. An :class:`repro.errors.InputError` naming ``frequencies``
+        for ``"corpus"`` (there is none) or when wordfreq is missing."""
+        from repro.errors import InputError
+        from repro.frequencies import DOMAIN, parse_source, word_counts
+
+        if parse_source(frequencies)[0] == "corpus":
+            raise InputError("frequencies", "'corpus' is not a source of document frequencies without a corpus; "
+                                            "name 'wordfreq:<language>' (e.g. 'wordfreq:en')")
+        words = list(words)
+        counts = np.minimum(np.asarray(word_counts(frequencies, words, space=space), np.int64), DOMAIN)
+        return cls(words, counts, DOMAIN, counts)
+
+    @classmethod
     def load(cls, path: str) -> "DocFreq":
         """The words, df, N and (where the file holds them) word counts of a file of
         :func:`repro.store.save_word_df`."""

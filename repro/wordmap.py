@@ -63,10 +63,11 @@ def parts(word_weights, whiten) -> set:
         ({"matrix"} if whiten == "zipf" else set())
 
 
-def word_counts(words, counts, frequencies: str) -> np.ndarray:
+def word_counts(words, counts, frequencies: str, space=None) -> np.ndarray:
     """(V,) int64 word counts of the vector ``words`` from ``frequencies``: ``"corpus"`` takes
     ``counts`` (the df source's, already on ``words``; None when the source has none: a df file
-    written without counts, or a Vocabulary), ``"wordfreq:<lang>"`` the counts fse induces.
+    written without counts, or a Vocabulary), ``"wordfreq:<lang>"`` the counts fse induces (for a
+    token space ``space``, its counts of wordfreq's words, :mod:`repro.tokenspace`).
     :class:`repro.errors.InputError` naming ``frequencies`` when there are none."""
     from repro.errors import InputError
     from repro.frequencies import parse_source, word_counts as source_counts
@@ -75,7 +76,7 @@ def word_counts(words, counts, frequencies: str) -> np.ndarray:
         raise InputError("frequencies", "word weights and whitening need word counts, and the df source holds "
                                         "none (a df file without counts, or a Vocabulary): pass corpus= (texts; "
                                         "--corpus) or frequencies='wordfreq:en' (--frequencies wordfreq:en)")
-    return np.asarray(source_counts(frequencies, list(words), counts), np.int64)
+    return np.asarray(source_counts(frequencies, list(words), counts, space), np.int64)
 
 
 def word_map(table, counts, word_weights=None, whiten=None, usif_length: float | None = None,

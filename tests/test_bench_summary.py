@@ -8,7 +8,8 @@ from benchmarks import bench_summary
 
 #: every key, with the evaluation named by its count of scores: 1 million here (10 by default)
 KEYS = {"train_speedup_vs_numpy", "kappa_grid_over_single", "encode_speedup_vs_fse", "evaluate_seconds_1m",
-        "extract_speedup_vs_gensim", "extract_rss_growth_10x", "neighbours_speedup_vs_numpy"}
+        "extract_speedup_vs_gensim", "extract_rss_growth_10x", "neighbours_speedup_vs_numpy",
+        "token_encode_speedup_vs_wordllama"}
 
 
 def test_summary_has_every_key(tmp_path):
@@ -17,12 +18,17 @@ def test_summary_has_every_key(tmp_path):
     (tmp_path / "extract.json").write_text(json.dumps({"speedup_vs_gensim_default": 3.4,
                                                        "memory": {"growth_max_process": 1.04}}))
     (tmp_path / "neighbours.json").write_text(json.dumps({"neighbours_speedup_vs_numpy": 2.5, "commit": "n"}))
+    (tmp_path / "tokens.json").write_text(json.dumps({"token_encode_speedup_vs_wordllama": 1.2, "commit": "k"}))
     assert bench_summary.main(["--couples", "400", "--scores", "1000000", "--results", str(tmp_path)]) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert KEYS <= set(summary) and all(isinstance(summary[k], float) for k in KEYS)
     assert (summary["train_speedup_vs_numpy"], summary["encode_speedup_vs_fse"]) == (57.1, 2.4)
     assert summary["extract_rss_growth_10x"] == 1.04 and summary["kappa_grid_over_single"] > 1.0
     assert summary["neighbours_speedup_vs_numpy"] == 2.5 and summary["details"]["from"]["neighbours"] == "n"
+    # a key with a target says whether it met it: 1.2 is under the 1.5 the token space must reach
+    assert summary["targets"] == {"token_encode_speedup_vs_wordllama": 1.5}
+    assert summary["met"] == {"token_encode_speedup_vs_wordllama": False}
+    assert summary["details"]["from"]["tokens"] == "k"
     grid = summary["details"]["kappa_grid"]
     assert len(grid["grid"]) >= 6 and grid["folds"] == 5 and grid["single_epochs"] >= 1
     assert summary["details"]["evaluate_scores"] == 1_000_000 and summary["evaluate_seconds_1m"] > 0

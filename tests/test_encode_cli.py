@@ -136,7 +136,11 @@ def test_bad_inputs_give_one_line_and_status_1(files, tmp_path, capsys):
     assert "one.tsv: line 1: expected text_a<TAB>text_b[<TAB>label], found 4 fields" in run_error(
         capsys, ["similarity", "--couples", str(tmp_path / "one.tsv"), *base])
     assert "give two texts, or --couples FILE" in run_error(capsys, ["similarity", "only one", *base])
-    assert "--df/--corpus: give exactly one" in run_error(capsys, ["similarity", "a", "b", "--vectors", vec])
+    assert "--df/--corpus: give at most one" in run_error(capsys, ["similarity", "a", "b", *base, "--df", vec])
+    assert "--df/--corpus: give one: a df file, a corpus" in run_error(
+        capsys, ["train", "--couples", str(files / "couples.tsv"), "--vectors", vec, "--out", str(tmp_path / "t.npz")])
+    assert "--frequencies: expected 'corpus' or 'wordfreq:<language>'" in run_error(
+        capsys, ["similarity", "a", "b", "--vectors", vec, "--frequencies", "nope"])
     assert "--workers: must be at least 1, got 0" in run_error(capsys, ["similarity", "a", "b", *base, "--workers", "0"])
 
 

