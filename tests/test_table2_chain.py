@@ -163,7 +163,7 @@ def test_make_table2_end_to_end(workspace, table2):
     assert "95% CI" in text and "bootstrap 95%" in text
     assert set(prov["results_cosine"]) == set(COLUMNS)
     for s in COLUMNS:  # each peer's choice on validation, under each metric
-        assert set(prov["peer_choices"][s]) == {"sif", "usif", "zipf", "uwhiten", "learned_median_cc"}
+        assert set(prov["peer_choices"][s]) == {"sif", "usif", "zipf", "uwhiten", "learned_median_cc", "peer_best"}
         assert set(prov["peer_choices"][s]["zipf"]["cosine"]["params"]) == {"mode", "components"}
         assert set(prov["peer_choices"][s]["sif"]) == {"euclidean", "cosine"}
     readme = json.dumps(prov)
