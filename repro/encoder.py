@@ -59,6 +59,7 @@ from repro.text import fingerprint, token_lists, tokeniser as tokeniser_named
 from repro.textmetric import check_metric, couple_scores
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
+from repro.longtext import FIT_MAX_WORDS, LongTexts, fit_tokens, short_width
 from repro.vectors import load_word_vectors, normalise
 from repro.transforms import IDENTITY, Transform
 
@@ -423,8 +424,9 @@ class Encoder:
             return np.zeros((0, self.dim), np.float32), np.zeros(0, np.int32)
         if "df" not in self._warned:
             self._check_df_coverage(tokens)
+        long = LongTexts(short_width(self.n_max), self.vocabulary.lookup.ranks, self.weights_)  # linear past it
         vectors, lengths = gathersum.encode(tokens, self._rank_rows, self._table, self._coef_for, chunk=self.chunk,
-                                            progress=self.progress, workers=self.workers, desc=desc)
+                                            progress=self.progress, workers=self.workers, desc=desc, long=long)
         if components and self.components_ is not None:
             from repro.encodings import remove_components  # imports JAX: only where components are removed
 
@@ -506,6 +508,8 @@ class Encoder:
             raise ValueError("couples: every couple must be a pair (text_a, text_b)")
         p = len(couples)
         texts = self._tokens([c[0] for c in couples] + [c[1] for c in couples], "couples")
+        if max(map(len, texts), default=0) > FIT_MAX_WORDS:  # long texts: their known words, or an error
+            texts = fit_tokens(texts, self.vocabulary.lookup.ranks, len(self.vocabulary), p)
         pairs, kept = self.vocabulary.couples(texts[:p], texts[p:], labels, order="idf", drop_empty=True)
         return pairs, kept, texts
 

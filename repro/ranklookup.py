@@ -35,6 +35,10 @@ import numpy as np
 
 #: Words up to this many UTF-8 bytes are keys of the table; longer ones use a dict.
 KEY_BYTES = 16
+#: Tokens looked up at once by :meth:`RankLookup.ranks` (about 80 bytes of temporaries each):
+#: a longer text (issue 35) is looked up in blocks, so its lookup takes memory and time linear
+#: in its length.
+BLOCK = 1 << 20
 
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0xBF58476D1CE4E5B9))
 _EMPTY = np.uint64(0)  # lo of an empty slot: no key has it, since a key's first byte is not NUL
@@ -160,6 +164,8 @@ class RankLookup:
             count = sum(map(len, texts))
         if count == 0:
             return np.zeros(0, dtype=np.int32)
+        if count > BLOCK:  # a very long text: BLOCK tokens at a time, so the temporaries stay bounded
+            return self._blocked_ranks(texts, count)
         tokens = itertools.chain.from_iterable(texts)
         try:
             data = "\0".join(tokens).encode(*_ENCODING)
@@ -175,6 +181,15 @@ class RankLookup:
         odd = np.flatnonzero((lengths == 0) | (lengths > KEY_BYTES))
         for i, s, n in zip(odd.tolist(), starts[odd].tolist(), lengths[odd].tolist()):
             out[i] = self._other.get(data[s:s + n], self.sentinel)
+        return out
+
+    def _blocked_ranks(self, texts, count: int) -> np.ndarray:
+        """:meth:`ranks` of ``count`` tokens, :data:`BLOCK` at a time (the same ranks)."""
+        out = np.empty(count, dtype=np.int32)
+        tokens = itertools.chain.from_iterable(texts)
+        for start in range(0, count, BLOCK):
+            part = list(itertools.islice(tokens, BLOCK))
+            out[start:start + len(part)] = self.ranks([part], len(part))
         return out
 
     def rows(self, texts: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
