@@ -343,6 +343,7 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) -m benchmarks.bench_encode --fse-venv .bench-venv-fse
 	$(PY) -m benchmarks.bench_vectors
 	$(PY) -m benchmarks.bench_first_call
+	$(PY) -m benchmarks.bench_second_call
 	$(PY) -m benchmarks.bench_summary
 	$(PY) -m benchmarks.bench_pins
 	$(PY) -m benchmarks.speed_block benchmarks/results docs/RESULTS.md

@@ -93,16 +93,6 @@ def token_keys(data: bytes, count: int):
     return lo, hi, starts, lengths
 
 
-def _padded_keys(joined: bytes, starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """(len(rows), 2) uint64 keys of the words ``rows`` of ``joined`` (word i: ``lengths[i]`` bytes
-    from ``starts[i]``, at most KEY_BYTES): each word's bytes zero-padded to KEY_BYTES, little-endian."""
-    column = np.arange(KEY_BYTES)
-    inside = column < lengths[rows, None]
-    padded = np.zeros((rows.size, KEY_BYTES), dtype=np.uint8)
-    padded[inside] = np.frombuffer(joined, np.uint8)[(starts[rows, None] + column)[inside]]
-    return padded.view("<u8").reshape(-1, 2).astype(np.uint64)
-
-
 class RankLookup:
     """word -> idf rank (0 = highest idf); a word it does not hold gives :attr:`sentinel` (= V).
 
@@ -123,7 +113,9 @@ class RankLookup:
                      else np.zeros(len(encoded), dtype=bool))  # such a word is never a token: neither kind
         short = (lengths > 0) & (lengths <= KEY_BYTES) & ~holds_nul
         self._other = {encoded[i]: int(values[i]) for i in np.flatnonzero(~short & ~holds_nul).tolist()}
-        keys = _padded_keys(joined, np.cumsum(lengths) - lengths, lengths, np.flatnonzero(short))
+        # each short word's bytes zero-padded to KEY_BYTES: a fixed-width bytes array holds exactly that
+        keys = np.array([encoded[i] for i in np.flatnonzero(short).tolist()], dtype=f"S{KEY_BYTES}")
+        keys = keys.view("<u8").reshape(-1, 2).astype(np.uint64)
         values = values[short]
         # the most frequent words (lowest idf: the highest ranks) are placed first, at their home
         # slots, so that most tokens are found by the first probe

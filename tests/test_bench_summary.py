@@ -8,7 +8,7 @@ from benchmarks import bench_summary
 
 #: every key, with the evaluation named by its count of scores: 1 million here (10 by default)
 KEYS = {"train_speedup_vs_numpy", "kappa_grid_over_single", "encode_speedup_vs_fse", "evaluate_seconds_1m",
-        "extract_speedup_vs_gensim", "extract_rss_growth_10x"}
+        "extract_speedup_vs_gensim", "extract_rss_growth_10x", "second_call_seconds"}
 
 
 def test_summary_has_every_key(tmp_path):
@@ -16,11 +16,13 @@ def test_summary_has_every_key(tmp_path):
     (tmp_path / "encode.json").write_text(json.dumps({"encode_speedup_vs_fse": 2.4, "commit": "e"}))
     (tmp_path / "extract.json").write_text(json.dumps({"speedup_vs_gensim_default": 3.4,
                                                        "memory": {"growth_max_process": 1.04}}))
+    (tmp_path / "second-call.json").write_text(json.dumps({"second_call_s": 0.8, "commit": "s"}))
     assert bench_summary.main(["--couples", "400", "--scores", "1000000", "--results", str(tmp_path)]) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert KEYS <= set(summary) and all(isinstance(summary[k], float) for k in KEYS)
     assert (summary["train_speedup_vs_numpy"], summary["encode_speedup_vs_fse"]) == (57.1, 2.4)
     assert summary["extract_rss_growth_10x"] == 1.04 and summary["kappa_grid_over_single"] > 1.0
+    assert summary["second_call_seconds"] == 0.8 and summary["details"]["from"]["second-call"] == "s"
     grid = summary["details"]["kappa_grid"]
     assert len(grid["grid"]) >= 6 and grid["folds"] == 5 and grid["single_epochs"] >= 1
     assert summary["details"]["evaluate_scores"] == 1_000_000 and summary["evaluate_seconds_1m"] > 0

@@ -5,6 +5,7 @@ line given to ``repro encode``; and the longest text that learning takes (``FIT_
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -172,6 +173,21 @@ def test_similarity_of_long_texts_is_the_metric_of_their_vectors(enc):
                                [va @ vb / np.linalg.norm(va) / np.linalg.norm(vb)], rtol=1e-6)
 
 
+#: The child's own peak RSS in MB (``VmHWM``: ``ru_maxrss`` would include the RSS of the pytest
+#: process that started it, which Linux carries across the exec), and a reset of it to the RSS now
+#: (``clear_refs`` 5), which returns that RSS.
+PEAK = textwrap.dedent("""
+    def _status(key):
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) // 1024 for line in f if line.startswith(key + ":"))
+    def peak():
+        return _status("VmHWM")
+    def reset_peak():
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return _status("VmRSS")
+""")
+
 #: The peak RSS growth the encoding of a 1,000,000-word text may take (measured at about 160 MB:
 #: the token list, the lookup's blocks, the known ranks and their coefficients).
 MILLION_BOUND_MB = 600
@@ -186,23 +202,24 @@ def _vectors(tmp_path, v: int, d: int, seed: int = 0):
     return words
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="measures memory through Linux's /proc")
 def test_a_million_word_text_in_bounded_memory_against_the_formula(tmp_path):
     words = _vectors(tmp_path, 20_000, 24)
     rng = np.random.default_rng(9)
     ids = rng.zipf(1.2, 1_000_000) % 25_000  # some ids past the vocabulary: unknown words
     (tmp_path / "text.txt").write_text(" ".join(letters(i) for i in ids.tolist()))
-    code = textwrap.dedent("""
-        import resource, sys
+    code = PEAK + textwrap.dedent("""
+        import sys
         import numpy as np
         from repro.encoder import Encoder
         enc = Encoder.pretrained(sys.argv[1], sys.argv[2], model="paper")
         text = open(sys.argv[3]).read()
         enc.transform(["ba bb"])
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        before = reset_peak()
         x = enc.transform([text])
-        grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        grew = peak() - before
         np.save(sys.argv[4], x)
-        print(grew // 1024, "jax" in sys.modules)
+        print(grew, "jax" in sys.modules)
     """)
     out = tmp_path / "x.npy"
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "vec"), str(tmp_path / "df.npz"),
@@ -242,6 +259,7 @@ def longtext_weights() -> str:
 FIVE_MILLION_BOUND_MB = 1500
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="measures memory through Linux's /proc")
 def test_repro_encode_of_a_five_million_word_line(tmp_path):
     """One line of 5,000,000 words through ``repro encode`` with the shipped default model: exit 0,
     no JAX, peak RSS under 1.5 GB (about 0.6 GB measured), and the vector of the formula."""
@@ -250,9 +268,9 @@ def test_repro_encode_of_a_five_million_word_line(tmp_path):
     line = " ".join(words[i] for i in cycle.tolist())
     with open(tmp_path / "line.txt", "w") as f:
         f.write(" ".join([line] * 5000) + "\n")
-    code = ("import resource, sys; from repro.cli import main; rc = main(['encode', sys.argv[1], '--vectors', "
-            "sys.argv[2], '--df', sys.argv[3], '--out', sys.argv[4], '--quiet']); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, 'jax' in sys.modules); sys.exit(rc)")
+    code = PEAK + ("import sys; from repro.cli import main; rc = main(['encode', sys.argv[1], '--vectors', "
+                   "sys.argv[2], '--df', sys.argv[3], '--out', sys.argv[4], '--quiet']); "
+                   "print(peak(), 'jax' in sys.modules); sys.exit(rc)\n")
     out = tmp_path / "x.npy"
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "line.txt"), str(tmp_path / "vec"),
                            str(tmp_path / "df.npz"), str(out)], capture_output=True, text=True, cwd=ROOT,
@@ -302,3 +320,16 @@ def test_repro_train_refuses_a_long_text_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert rc != 0
     assert len(err) == 1 and err[0].startswith("error: ") and "couple 5 (text a) has 1,000 words with a vector" in err[0]
+
+
+def test_repro_evaluate_scores_couples_with_a_long_text(tmp_path, capsys):
+    """evaluate encodes through the encoder's path: a 200,000-word text in a couple is scored."""
+    words = _vectors(tmp_path, 400, 8)
+    rng = np.random.default_rng(13)
+    lines = [f"{' '.join(rng.choice(words, 4))}\t{' '.join(rng.choice(words, 3))}\t{i % 2}" for i in range(20)]
+    lines[3] = f"{' '.join(rng.choice(words, 200_000))}\tba bb\t0"
+    (tmp_path / "couples.tsv").write_text("\n".join(lines) + "\n")
+    assert cli.main(["evaluate", "--couples", str(tmp_path / "couples.tsv"), "--vectors", str(tmp_path / "vec"),
+                     "--df", str(tmp_path / "df.npz"), "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["couples"] == 20 and 0.0 <= result["split_error"] <= 0.5
