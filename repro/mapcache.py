@@ -41,6 +41,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import weakref
 
 import numpy as np
 
@@ -100,14 +101,14 @@ class Space:
 
     def __init__(self, vectors):
         self.folder = folder(vectors)
-        self._base = None  # the table the digest is of (held, so its id cannot be reused)
+        self._base = lambda: None  # a weak reference to the table the digest is of (not kept alive)
         self._digest = b""
 
     def _key(self, base: np.ndarray, what: str, *parts) -> str:
-        if self._base is not base:
+        if self._base() is not base:
             h = hashlib.sha256(_platform())
             _hash_array(h, base)
-            self._base, self._digest = base, h.digest()
+            self._base, self._digest = weakref.ref(base), h.digest()
         h = hashlib.sha256(self._digest + what.encode())
         for p in parts:
             if isinstance(p, np.ndarray):

@@ -171,3 +171,15 @@ def test_repro_similarity_a_second_time_reads_the_cache(tmp_path, capsys, monkey
     uncomputable(monkeypatch)
     assert cli.main(args) == 0
     assert capsys.readouterr().out == first and entries(vec + ".mapped") == names
+
+
+def test_the_cache_keeps_no_unmapped_table_alive(tmp_path):
+    """After mapping, the encoder drops its unmapped table (a second V x d array); the cache's
+    digest must not hold it."""
+    import gc
+
+    enc = Encoder.pretrained(write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz"))
+    assert enc._base is None
+    base = enc._space._base
+    gc.collect()
+    assert base() is None  # a weak reference, dead once the encoder let the table go
