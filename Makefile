@@ -351,6 +351,7 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) -m benchmarks.bench_first_call
 	$(PY) -m benchmarks.bench_neighbours
 	$(PY) -m benchmarks.bench_tokens
+	$(PY) -m benchmarks.bench_second_call
 	$(PY) -m benchmarks.bench_summary
 	$(PY) -m benchmarks.bench_pins
 	$(PY) -m benchmarks.speed_block benchmarks/results docs/RESULTS.md

@@ -105,8 +105,21 @@ def neighbours_lines(nb: dict) -> list[str]:
             f"{mem['ours_mb']:,.0f} MB against {mem['baseline_mb']:,.0f} MB on {mem['queries']:,} queries.", ""]
 
 
+def second_call_lines(second: dict) -> list[str]:
+    """A command-line user's second call (bench_second_call.py): ``repro similarity``, the mapped space cached."""
+    runs = ", ".join(f"{t:.2f}" for t in second["second_runs_s"])
+    return [f"A second call: `repro similarity` of two texts with the default model from a folder of "
+            f"{second['vectors']} ({second['words']:,} words), its mapped space cached beside the vectors by the "
+            f"call before: median **{second['second_call_s']:.2f} s** ({second['second_call_cpu_s']:.2f} s of CPU) "
+            f"of {len(second['second_runs_s'])} runs ({runs}; target {second['target_s']:g} s: "
+            f"{'met' if second['within_target'] else 'MISSED'}); {second['uncached_s']:.2f} s without the cache, "
+            f"{second['first_call_s']:.2f} s for the call that wrote it (benchmarks/bench_second_call.py, commit "
+            f"`{str(second.get('commit', '?'))[:12]}`).", ""]
+
+
 def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None,
-          vec: dict | None = None, first: dict | None = None, nb: dict | None = None) -> str:
+          vec: dict | None = None, first: dict | None = None, nb: dict | None = None,
+          second: dict | None = None) -> str:
     lines = [START, "",
              f"Made by `make bench` (commit `{str(train.get('commit', '?'))[:12]}`) on {train.get('cpu', train['machine'])} "
              f"({train['cpus']} cores), JAX {train['jax']} on {train['device']}.", "",
@@ -136,6 +149,8 @@ def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None 
         lines += first_call_lines(first)
     if nb:
         lines += neighbours_lines(nb)
+    if second:
+        lines += second_call_lines(second)
     lines.append(END)
     return "\n".join(lines)
 
@@ -144,7 +159,8 @@ def read_results(results: str) -> dict:
     """The benchmarks' result files of ``results`` as :func:`block`'s arguments: ``train.json``
     (required), the others where they are (``extract`` ``{}``, the rest None without a file)."""
     files = {"extract": "extract.json", "enc": "encode.json", "gpu": "train-gpu.json", "vec": "vectors.json",
-             "first": "first-call.json", "nb": "neighbours.json"}
+             "first": "first-call.json", "nb": "neighbours.json",
+             "second": "second-call.json"}
     found = {"train": read_json(os.path.join(results, "train.json"))}
     for key, name in files.items():
         found[key] = read_json_if_any(os.path.join(results, name))

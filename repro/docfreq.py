@@ -19,6 +19,8 @@ word2vec or GloVe file: gensim invents those from the file's row order.
 
 from __future__ import annotations
 
+import itertools
+
 from collections import Counter
 from typing import Iterable, NamedTuple
 
@@ -157,7 +159,7 @@ class DocFreq(NamedTuple):
     def lists(self, words) -> np.ndarray:
         """(len(words),) bool: which of ``words`` this table lists (the others get df = 1 by :meth:`translate`)."""
         listed = set(self.words)
-        return np.fromiter((w in listed for w in words), bool, len(words))
+        return np.fromiter(map(listed.__contains__, words), bool, len(words))
 
     def translate(self, words) -> "DocFreq":
         """These counts carried onto another vocabulary ``words`` (the authors' ``docfreq.translate``):
@@ -171,7 +173,7 @@ class DocFreq(NamedTuple):
         row: dict = {}
         for i, w in enumerate(self.words):
             row.setdefault(w, i)
-        where = np.fromiter((row.get(w, -1) for w in words), np.int64, len(words))
+        where = np.fromiter(map(row.get, words, itertools.repeat(-1)), np.int64, len(words))
         listed, at = where >= 0, np.maximum(where, 0)
 
         def carried(values, unknown):

@@ -61,6 +61,8 @@ from repro.textmetric import check_metric, couple_scores
 from repro.neighbours import top_k, vectors_of
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
+from repro.longtext import FIT_MAX_WORDS, LongTexts, fit_tokens, short_width
+from repro.mapcache import Space
 from repro.vectors import available, default_vectors, load_space, normalise, source_label
 from repro.transforms import IDENTITY, Transform
 
@@ -231,6 +233,7 @@ class Encoder:
         self.word_map_ = IDENTITY  # the fixed map of the word vectors (repro.wordmap), word order
         self._counts = None  # (V,) word counts of the vector words, where word_weights or whiten need them
         self._base = None  # the unmapped rank-ordered table, kept while fit may rebuild the map (uSIF)
+        self._space = Space(settings.get("vectors"))  # the mapped table's cache beside the vectors (repro.mapcache)
         v, d = matrix.shape
         # rows in idf-rank order (unit length unless settings say otherwise, written in one pass
         # from the vectors as loaded, e.g. memory-mapped), and a zero row V for unknown words and padding
@@ -279,7 +282,8 @@ class Encoder:
         rank = self.vocabulary.rank
         counts = np.empty_like(self._counts)
         counts[rank] = self._counts  # into table (idf-rank) order
-        t = wordmap.word_map(base[:-1], counts, self.settings["word_weights"], self.settings["whiten"], usif_length)
+        t = self._space.word_map(base, counts, self.settings["word_weights"], self.settings["whiten"], usif_length,
+                                 cache=not self._remaps())  # repro.mapcache: one BLAS thread, cached
         return t if t.scale is None else t._replace(scale=t.scale[rank])
 
     def _set_word_map(self, t: Transform) -> None:
@@ -293,12 +297,7 @@ class Encoder:
         ranked = t if t.scale is None else t._replace(scale=np.empty_like(t.scale))
         if t.scale is not None:
             ranked.scale[self.vocabulary.rank] = t.scale
-        v = self._base.shape[0] - 1
-        width = self.dim if t.matrix is None else t.matrix.shape[1]
-        table = np.empty((v + 1, width), np.float32)
-        table[v] = 0.0  # unknown words and padding stay the zero row
-        transforms.apply(ranked, self._base[:v], out=table[:v])
-        self._table = table
+        self._table = self._space.table(ranked, self._base, cache=not self._remaps())  # the zero row V kept
         if not self._remaps():
             self._base = None  # the map never changes again: no second table kept
 
@@ -455,8 +454,9 @@ class Encoder:
             return np.zeros((0, self.dim), np.float32), np.zeros(0, np.int32)
         if "df" not in self._warned:
             self._check_df_coverage(tokens)
+        long = LongTexts(short_width(self.n_max), self.vocabulary.lookup.ranks, self.weights_)  # linear past it
         vectors, lengths = gathersum.encode(tokens, self._rank_rows, self._table, self._coef_for, chunk=self.chunk,
-                                            progress=self.progress, workers=self.workers, desc=desc)
+                                            progress=self.progress, workers=self.workers, desc=desc, long=long)
         if components and self.components_ is not None:
             from repro.encodings import remove_components  # imports JAX: only where components are removed
 
@@ -549,6 +549,8 @@ class Encoder:
             raise ValueError("couples: every couple must be a pair (text_a, text_b)")
         p = len(couples)
         texts = self._tokens([c[0] for c in couples] + [c[1] for c in couples], "couples")
+        if max(map(len, texts), default=0) > FIT_MAX_WORDS:  # long texts: their known words, or an error
+            texts = fit_tokens(texts, self.vocabulary.lookup.ranks, len(self.vocabulary), p)
         pairs, kept = self.vocabulary.couples(texts[:p], texts[p:], labels, order="idf", drop_empty=True)
         return pairs, kept, texts
 

@@ -13,7 +13,11 @@ without that array, chunk by chunk, so memory stays bounded in the number of tex
    the word, as :class:`repro.vocabulary.Vocabulary` breaks them), and pushes unknown words and
    padding (the sentinel) to the end. n counts the known words only.
 3. **Coefficients.** z_j / n depends only on (n, j): one small table for every length
-   (:func:`coefficient_table`, from :func:`repro.model.interpolated_weights`).
+   (:func:`coefficient_table`, from :func:`repro.model.interpolated_weights`), (W + 1) x W
+   numbers, so only for short texts: a text of more than
+   :func:`repro.longtext.short_width` tokens (60 for the shipped weights) leaves its chunk, and
+   one of more known words is summed by :mod:`repro.longtext`, in memory and time linear in its
+   length, NumPy only (issue 35).
 4. **Weighted gather-sum.** The chunk's coefficients form a sparse (B, V) matrix S with n
    entries in row b, and the text vectors are S @ E. The product runs in column (CSC) order:
    it walks the table rows in increasing address order, once per chunk, and adds each row
@@ -44,6 +48,8 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
+from repro import longtext
+from repro.longtext import LongTexts
 from repro.progress import bar as progress_bar
 
 #: Texts per chunk: the chunk's (B, d) output and sparse matrix stay within a few MB.
@@ -128,9 +134,21 @@ def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, tabl
     return out
 
 
+def _long_text(tokens, long: LongTexts, table: np.ndarray, coef_for, out: np.ndarray) -> int:
+    """Sum one long token list into ``out`` (a zeroed (d,) row); -> its number of known words."""
+    known = longtext.known_ranks(tokens, long.ranks, table.shape[0] - 1)
+    n = int(known.size)
+    if 0 < n <= long.width:  # as short as the chunks' texts: their sums, bit for bit
+        known.sort()
+        weighted_sums(known[None, :], np.array([n], np.int32), coef_for(n), table, out[None, :], zeroed=True)
+    elif n:
+        out[:] = longtext.text_vector(known, long.weights, table)
+    return n
+
+
 def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
            chunk: int = CHUNK, progress: bool = False, workers: int = 1,
-           desc: str = "encode") -> tuple[np.ndarray, np.ndarray]:
+           desc: str = "encode", long: LongTexts | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Text vectors (N, d) float32 and known-word counts n (N,) of token lists, chunk by chunk.
 
     ``rows(part)`` turns a chunk of token lists into (B, W) rank rows, sorted ascending, and (B,)
@@ -140,6 +158,11 @@ def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
     threads overlap (benchmarks/results/encode.json). The output is the same for any
     ``workers`` and ``chunk``: each text is computed alone. ``progress``: one bar named ``desc``
     (:func:`repro.progress.bar`: past a second, on a terminal), never for a single chunk.
+
+    ``long``: a text of more than ``long.width`` tokens leaves its chunk (whose (B, W) rows would
+    grow with it) and is encoded alone: with at most ``long.width`` known words by the same sums
+    (the same bits), with more by :func:`repro.longtext.text_vector`, in memory and time linear
+    in its length. Without ``long`` every text is summed in its chunk.
     """
     n = len(texts)
     out = np.zeros((n, table.shape[1]), dtype=np.float32)  # zero pages, touched once by the sums
@@ -147,9 +170,16 @@ def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
 
     def job(start: int) -> int:
         part = texts[start:start + chunk]
+        far = [] if long is None else [i for i, t in enumerate(part) if len(t) > long.width]
+        if far:
+            part = list(part)
+            for i in far:
+                part[i] = []  # summed below, alone
         ranks, n_known = rows(part)
         weighted_sums(ranks, n_known, coef_for(ranks.shape[1]), table, out[start:start + len(part)], zeroed=True)
         lengths[start:start + len(part)] = n_known
+        for i in far:
+            lengths[start + i] = _long_text(texts[start + i], long, table, coef_for, out[start + i])
         return len(part)
 
     starts = range(0, n, chunk)

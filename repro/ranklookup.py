@@ -35,6 +35,10 @@ import numpy as np
 
 #: Words up to this many UTF-8 bytes are keys of the table; longer ones use a dict.
 KEY_BYTES = 16
+#: Tokens looked up at once by :meth:`RankLookup.ranks` (about 80 bytes of temporaries each):
+#: a longer text (issue 35) is looked up in blocks, so its lookup takes memory and time linear
+#: in its length.
+BLOCK = 1 << 20
 
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0xBF58476D1CE4E5B9))
 _EMPTY = np.uint64(0)  # lo of an empty slot: no key has it, since a key's first byte is not NUL
@@ -89,16 +93,6 @@ def token_keys(data: bytes, count: int):
     return lo, hi, starts, lengths
 
 
-def _padded_keys(joined: bytes, starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """(len(rows), 2) uint64 keys of the words ``rows`` of ``joined`` (word i: ``lengths[i]`` bytes
-    from ``starts[i]``, at most KEY_BYTES): each word's bytes zero-padded to KEY_BYTES, little-endian."""
-    column = np.arange(KEY_BYTES)
-    inside = column < lengths[rows, None]
-    padded = np.zeros((rows.size, KEY_BYTES), dtype=np.uint8)
-    padded[inside] = np.frombuffer(joined, np.uint8)[(starts[rows, None] + column)[inside]]
-    return padded.view("<u8").reshape(-1, 2).astype(np.uint64)
-
-
 class RankLookup:
     """word -> idf rank (0 = highest idf); a word it does not hold gives :attr:`sentinel` (= V).
 
@@ -119,7 +113,9 @@ class RankLookup:
                      else np.zeros(len(encoded), dtype=bool))  # such a word is never a token: neither kind
         short = (lengths > 0) & (lengths <= KEY_BYTES) & ~holds_nul
         self._other = {encoded[i]: int(values[i]) for i in np.flatnonzero(~short & ~holds_nul).tolist()}
-        keys = _padded_keys(joined, np.cumsum(lengths) - lengths, lengths, np.flatnonzero(short))
+        # each short word's bytes zero-padded to KEY_BYTES: a fixed-width bytes array holds exactly that
+        keys = np.array([encoded[i] for i in np.flatnonzero(short).tolist()], dtype=f"S{KEY_BYTES}")
+        keys = keys.view("<u8").reshape(-1, 2).astype(np.uint64)
         values = values[short]
         # the most frequent words (lowest idf: the highest ranks) are placed first, at their home
         # slots, so that most tokens are found by the first probe
@@ -160,6 +156,8 @@ class RankLookup:
             count = sum(map(len, texts))
         if count == 0:
             return np.zeros(0, dtype=np.int32)
+        if count > BLOCK:  # a very long text: BLOCK tokens at a time, so the temporaries stay bounded
+            return self._blocked_ranks(texts, count)
         tokens = itertools.chain.from_iterable(texts)
         try:
             data = "\0".join(tokens).encode(*_ENCODING)
@@ -175,6 +173,15 @@ class RankLookup:
         odd = np.flatnonzero((lengths == 0) | (lengths > KEY_BYTES))
         for i, s, n in zip(odd.tolist(), starts[odd].tolist(), lengths[odd].tolist()):
             out[i] = self._other.get(data[s:s + n], self.sentinel)
+        return out
+
+    def _blocked_ranks(self, texts, count: int) -> np.ndarray:
+        """:meth:`ranks` of ``count`` tokens, :data:`BLOCK` at a time (the same ranks)."""
+        out = np.empty(count, dtype=np.int32)
+        tokens = itertools.chain.from_iterable(texts)
+        for start in range(0, count, BLOCK):
+            part = list(itertools.islice(tokens, BLOCK))
+            out[start:start + len(part)] = self.ranks([part], len(part))
         return out
 
     def rows(self, texts: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:

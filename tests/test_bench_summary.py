@@ -9,7 +9,7 @@ from benchmarks import bench_summary
 #: every key, with the evaluation named by its count of scores: 1 million here (10 by default)
 KEYS = {"train_speedup_vs_numpy", "kappa_grid_over_single", "encode_speedup_vs_fse", "evaluate_seconds_1m",
         "extract_speedup_vs_gensim", "extract_rss_growth_10x", "neighbours_speedup_vs_numpy",
-        "token_encode_speedup_vs_wordllama"}
+        "token_encode_speedup_vs_wordllama", "second_call_seconds"}
 
 
 def test_summary_has_every_key(tmp_path):
@@ -19,6 +19,7 @@ def test_summary_has_every_key(tmp_path):
                                                        "memory": {"growth_max_process": 1.04}}))
     (tmp_path / "neighbours.json").write_text(json.dumps({"neighbours_speedup_vs_numpy": 2.5, "commit": "n"}))
     (tmp_path / "tokens.json").write_text(json.dumps({"token_encode_speedup_vs_wordllama": 1.2, "commit": "k"}))
+    (tmp_path / "second-call.json").write_text(json.dumps({"second_call_s": 0.8, "commit": "s"}))
     assert bench_summary.main(["--couples", "400", "--scores", "1000000", "--results", str(tmp_path)]) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert KEYS <= set(summary) and all(isinstance(summary[k], float) for k in KEYS)
@@ -29,6 +30,7 @@ def test_summary_has_every_key(tmp_path):
     assert summary["targets"] == {"token_encode_speedup_vs_wordllama": 1.5}
     assert summary["met"] == {"token_encode_speedup_vs_wordllama": False}
     assert summary["details"]["from"]["tokens"] == "k"
+    assert summary["second_call_seconds"] == 0.8 and summary["details"]["from"]["second-call"] == "s"
     grid = summary["details"]["kappa_grid"]
     assert len(grid["grid"]) >= 6 and grid["folds"] == 5 and grid["single_epochs"] >= 1
     assert summary["details"]["evaluate_scores"] == 1_000_000 and summary["evaluate_seconds_1m"] > 0

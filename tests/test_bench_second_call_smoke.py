@@ -1,0 +1,20 @@
+"""benchmarks/bench_second_call.py at a tiny size: it runs end to end (its `repro similarity` calls
+with the default model, the cache written once and read after) and writes its summary. Not its
+speed: a smoke run, so that a change that breaks the benchmark fails here (issue 35)."""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks import bench_second_call
+
+
+def test_bench_second_call_runs_at_a_tiny_size(tmp_path):
+    out = tmp_path / "second-call.json"
+    assert bench_second_call.main(["--synthetic", "3000", "8", "--runs", "1", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["words"] == 3000 and result["dim"] == 8 and result["target_s"] == 1.0
+    assert [n.split("-")[0] for n in result["cache_entries"]] == ["map", "table"]
+    assert result["second_call_s"] > 0 and result["uncached_s"] > 0 and result["first_call_s"] > 0
+    assert len(result["second_runs_s"]) == len(result["uncached_runs_s"]) == 1
+    float(result["score"])  # every call printed this one score
