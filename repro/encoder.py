@@ -233,7 +233,7 @@ class Encoder:
         self.word_map_ = IDENTITY  # the fixed map of the word vectors (repro.wordmap), word order
         self._counts = None  # (V,) word counts of the vector words, where word_weights or whiten need them
         self._base = None  # the unmapped rank-ordered table, kept while fit may rebuild the map (uSIF)
-        self._space = Space(settings.get("vectors"))  # the mapped table's cache beside the vectors (repro.mapcache)
+        self._maps = Space(settings.get("vectors"))  # the mapped table's cache beside the vectors (repro.mapcache)
         v, d = matrix.shape
         # rows in idf-rank order (unit length unless settings say otherwise, written in one pass
         # from the vectors as loaded, e.g. memory-mapped), and a zero row V for unknown words and padding
@@ -282,7 +282,7 @@ class Encoder:
         rank = self.vocabulary.rank
         counts = np.empty_like(self._counts)
         counts[rank] = self._counts  # into table (idf-rank) order
-        t = self._space.word_map(base, counts, self.settings["word_weights"], self.settings["whiten"], usif_length,
+        t = self._maps.word_map(base, counts, self.settings["word_weights"], self.settings["whiten"], usif_length,
                                  cache=not self._remaps())  # repro.mapcache: one BLAS thread, cached
         return t if t.scale is None else t._replace(scale=t.scale[rank])
 
@@ -297,7 +297,7 @@ class Encoder:
         ranked = t if t.scale is None else t._replace(scale=np.empty_like(t.scale))
         if t.scale is not None:
             ranked.scale[self.vocabulary.rank] = t.scale
-        self._table = self._space.table(ranked, self._base, cache=not self._remaps())  # the zero row V kept
+        self._table = self._maps.table(ranked, self._base, cache=not self._remaps())  # the zero row V kept
         if not self._remaps():
             self._base = None  # the map never changes again: no second table kept
 
