@@ -180,6 +180,6 @@ def test_the_cache_keeps_no_unmapped_table_alive(tmp_path):
 
     enc = Encoder.pretrained(write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz"))
     assert enc._base is None
-    base = enc._space._base
+    base = enc._maps._base
     gc.collect()
     assert base() is None  # a weak reference, dead once the encoder let the table go
