@@ -238,7 +238,7 @@ def _against_peer(rows: dict, m: str) -> str:
     ref = rows.get(m, {})
     family, best = _versus(rows, m, "peer_family"), _versus(rows, m, "best_peer")
     if family and ref.get("best_peer") == ref.get("peer_family"):
-        return f"{LABELS[m]}: {family}, also the best peer by test error."
+        return f"{LABELS[m]}: {family}; that configuration is also the best peer by test error."
     parts = [x for x in (family, best) if x]
     return f"{LABELS[m]}: " + "; ".join(parts) + "." if parts else ""
 
