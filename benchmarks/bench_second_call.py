@@ -19,7 +19,6 @@ uncached / second.
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import statistics
@@ -31,7 +30,7 @@ import time
 import repro  # noqa: F401 - first: the kernel pins before NumPy starts
 import numpy as np
 
-from benchmarks.bench_first_call import vectors
+from benchmarks.bench_first_call import call_args, vectors
 from repro import store
 from repro.provenance import git_commit, hardware, versions
 
@@ -55,14 +54,7 @@ def timed_call(cmd: list[str], env: dict) -> tuple[float, float, str]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--synthetic", type=int, nargs=2, metavar=("WORDS", "DIM"))
-    ap.add_argument("--out", default=None, help="default: benchmarks/results/second-call.json (with --synthetic: "
-                                                "second-call-synthetic.json)")
-    args = ap.parse_args(argv)
-    name = "second-call-synthetic.json" if args.synthetic else "second-call.json"
-    args.out = args.out or os.path.join(ROOT, "benchmarks", "results", name)
+    args = call_args(argv, __doc__.splitlines()[0], "second-call")
     words, matrix, source = vectors(args.synthetic)
     base_env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     base_env.pop("REPRO_MAP_CACHE", None)  # the default place: beside the vectors
