@@ -88,6 +88,7 @@ from scipy import stats
 from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
 from repro import encodings, family, frequencies, peerfamily, peers, settings, store, transforms
 from repro import stsbenchmark
+from repro.components import fit_components
 from repro.docfreq import DocFreq
 from repro.errors import InputError, run
 from repro.fit import fit
@@ -179,7 +180,7 @@ def calibration(test: list, words: list, matrix: np.ndarray, source: str = "word
     out = {}
     for name, (enc, k, scales) in setups.items():
         if k:
-            enc = enc._replace(components=encodings.fit_components(encodings.text_vectors(enc, table, *scored), k, scales))
+            enc = enc._replace(components=fit_components(encodings.text_vectors(enc, table, *scored), k, scales))
         s = encodings.scores(enc, table, pairs, "cosine")
         pearson = 100 * float(stats.pearsonr(s, gold)[0])
         out[name] = {"pearson": pearson, "spearman": 100 * float(stats.spearmanr(s, gold)[0]),
@@ -401,8 +402,8 @@ def score(base: dict, x: Inputs, seed: int) -> tuple[dict, tuple]:
         if not isinstance(enc, encodings.Encoding):  # its own choice for each column (the peer family)
             pair = enc
         else:
-            comps = encodings.fit_components(encodings.text_vectors(enc, x.table, *texts), 5 if name == "usif" else 1,
-                                             peers.component_scales("usif" if name == "usif" else "sif"))
+            comps = fit_components(encodings.text_vectors(enc, x.table, *texts), 5 if name == "usif" else 1,
+                                   peers.component_scales("usif" if name == "usif" else "sif"))
             pair = (enc, enc._replace(components=comps))
         results[name] = {}
         for removal, e in zip(("without", "with"), pair):

@@ -30,6 +30,7 @@ import numpy as np
 from scipy import stats
 
 from repro import encodings, family, frequencies, peerfamily, peers, settings
+from repro.components import fit_components
 from repro.metrics import paired_pearson, pearson_interval
 from repro.text import fse_tokenise
 from repro.vocabulary import Vocabulary
@@ -82,7 +83,7 @@ def with_k_on_dev(enc: encodings.Encoding, x: Setup, scales: str = "one", ks=KS)
     {k: dev Pearson})."""
     tokens, lengths = peers.training_texts(x.splits["train"])
     means = encodings.text_vectors(enc, x.table, tokens, lengths)
-    sets = [encodings.fit_components(means, k, scales) for k in ks]
+    sets = [fit_components(means, k, scales) for k in ks]
     dev = encodings.couple_scores(enc, x.table, x.splits["dev"], components=sets, metrics=("cosine",))[:, 0]
     tried = {int(k): pearson(s, x.gold["dev"]) for k, s in zip(ks, dev)}
     best = max(ks, key=lambda k: (tried[int(k)], -k))

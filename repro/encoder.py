@@ -55,6 +55,7 @@ from repro import gathersum, transforms, wordmap
 from repro.settings import KAPPA_GRID, N_MAX
 from repro.modelrecord import ModelRecord
 from repro.checks import check_weights
+from repro.components import Components, fit_components, remove_components
 from repro.errors import InputError
 from repro.text import fingerprint, token_lists, tokeniser as tokeniser_named
 from repro.textmetric import check_metric, couple_scores
@@ -458,8 +459,6 @@ class Encoder:
         vectors, lengths = gathersum.encode(tokens, self._rank_rows, self._table, self._coef_for, chunk=self.chunk,
                                             progress=self.progress, workers=self.workers, desc=desc, long=long)
         if components and self.components_ is not None:
-            from repro.encodings import remove_components  # imports JAX: only where components are removed
-
             vectors = remove_components(vectors, self.components_).astype(np.float32)
         return vectors, lengths
 
@@ -481,7 +480,7 @@ class Encoder:
     def fit_components(self, texts, k: int | None = None) -> "Encoder":
         """Remove, from every later vector, the first ``k`` common components of ``texts``' vectors
         (the top singular vectors, not centred), as SIF does (Arora et al., 2017; beyond the
-        paper, :mod:`repro.peers`). Fit them on training texts, each distinct text once (a text
+        paper, :mod:`repro.components`). Fit them on training texts, each distinct text once (a text
         repeated in the list counts once, as :func:`repro.peers.training_texts` counts them);
         ``k=0`` removes none; ``k=None``: the encoder's ``components`` option, or 1 when that is 0.
         Each is removed whole (SIF), or scaled by its share of the squared singular values with
@@ -494,8 +493,6 @@ class Encoder:
     def _fit_components(self, tokens: list, k: int) -> None:
         tokens = list({tuple(t): None for t in tokens})  # distinct, in first-seen order
         x, _ = self._encode([list(t) for t in tokens], "encode", components=False)
-        from repro.encodings import fit_components
-
         scales = "share" if self.settings.get("word_weights") == "usif" else "one"
         self.components_ = fit_components(x, k, scales) if k else None
 
@@ -692,8 +689,6 @@ class Encoder:
         enc.provenance_ = meta.get("provenance", {})
         enc.record_ = _record(path, arrays)
         if "components" in arrays:
-            from repro.encodings import Components
-
             c = Components(arrays["components"], arrays["component_values"], arrays["component_scales"])
             if c.vectors.ndim != 2 or c.vectors.shape[1] != enc.dim or c.scales.shape != (c.vectors.shape[0],):
                 raise InputError(path, f"components of shape {c.vectors.shape} for {enc.dim}-d vectors")

@@ -16,7 +16,8 @@ baselines  ``mean``, ``max``, ..., ``mean_idf`` (section 5.1,     NumPy (:mod:`r
 ``tfidf``  sparse tf x idf (section 5.1)                         SciPy sparse
 ========== ===================================================== ==============================
 
-then removes its common :class:`Components` (none by default): t <- t - sum_k s_k (t.c_k) c_k.
+then removes its common :class:`repro.components.Components` (none by default):
+t <- t - sum_k s_k (t.c_k) c_k.
 Any kind may first map the word vectors by a fixed :class:`repro.transforms.Transform`
 (e'_w = s_w (e_w - shift) @ matrix: centring, Zipfian whitening, a per-word scale; not in the
 paper): the row then aggregates the rows of the transformed table, made once per transform.
@@ -38,6 +39,7 @@ import scipy.sparse as sp
 
 from repro import baselines, transforms
 from repro.checks import check_idf, check_pairs, check_table, check_weights
+from repro.components import NO_COMPONENTS, Components, remove_components
 from repro.jitting import jit
 from repro.model import HIGHEST, _represent
 from repro.textmetric import METRICS, check_metric, couple_scores as _vector_scores
@@ -46,46 +48,6 @@ CHUNK = 8192
 """Texts encoded per call: the gathered embeddings of a chunk are chunk x W x d float32 (400 MB at
 W = 30, d = 400), whatever the number of texts."""
 KINDS = ("rank", "word") + baselines.METHODS
-
-
-class Components(NamedTuple):
-    """Common components of texts: the top right singular vectors (k, d) of their vectors (not
-    centred), their singular values (k,), and the scale of each when removed (k,)."""
-
-    vectors: np.ndarray
-    values: np.ndarray
-    scales: np.ndarray
-
-
-NO_COMPONENTS = Components(np.zeros((0, 1)), np.zeros(0), np.zeros(0))
-"""Nothing to remove."""
-
-#: How component k is scaled when removed: 1 (SIF), its share sigma_k^2 / sum sigma^2 (uSIF as
-#: Ethayarajh publishes it), or the square of that share (fse 1.0.0's uSIF).
-COMPONENT_SCALES = ("one", "share", "share_squared")
-
-
-def fit_components(text_vectors, k: int, scales: str = "one") -> Components:
-    """The first ``k`` right singular vectors of ``text_vectors`` (N, d), not centred, each removed
-    with the scale ``scales`` names (:data:`COMPONENT_SCALES`; the shares are over the k kept)."""
-    if scales not in COMPONENT_SCALES:
-        raise ValueError(f"scales: expected one of {', '.join(COMPONENT_SCALES)}, got {scales!r}")
-    x = np.asarray(text_vectors, np.float64)
-    if not 0 <= k <= min(x.shape):
-        raise ValueError(f"k must lie in 0..{min(x.shape)}, got {k}")
-    _, sigma, vt = np.linalg.svd(x, full_matrices=False)
-    values, vectors = sigma[:k], vt[:k]
-    share = values ** 2 / max(np.sum(values ** 2), np.finfo(np.float32).eps)
-    scale = {"one": np.ones(k), "share": share, "share_squared": share ** 2}[scales]
-    return Components(vectors, values, scale)
-
-
-def remove_components(text_vectors, comps: Components) -> np.ndarray:
-    """(N, d) float64: t - sum_k scale_k (t.c_k) c_k for every row t."""
-    x = np.asarray(text_vectors, np.float64)
-    if comps.vectors.shape[0] == 0:
-        return x.copy()
-    return x - ((x @ comps.vectors.T) * comps.scales) @ comps.vectors
 
 
 class Encoding(NamedTuple):

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from repro import encodings, peerfamily, peers, transforms, wordmap
+from repro.components import fit_components
 from repro.fit import fit
 from repro.prepared import prepare
 
@@ -118,7 +119,7 @@ def word_map(name: str, table, counts, train) -> transforms.Transform:
     tokens, lengths = peers.training_texts(train)
     if component:
         means = encodings.text_vectors(encodings.Encoding("mean"), host, tokens, lengths)
-        c = encodings.fit_components(means, 1).vectors[0]
+        c = fit_components(means, 1).vectors[0]
         return transforms.Transform(matrix=np.eye(host.shape[1]) - np.outer(c, c))
     return wordmap.word_map(host, counts, word_weights, whiten, usif_length=float(np.mean(lengths)))
 

@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from repro import encodings, peers, transforms
+from repro.components import fit_components
 from repro.textmetric import METRICS, check_metric, couple_scores as vector_scores
 
 #: SIF's a tried (Arora et al. recommend 1e-4 to 1e-3; 1e-3 is fse's default).
@@ -119,14 +120,14 @@ def word_map(name: str, table, counts) -> transforms.Transform:
 def encoding(config: Config, table, counts, train, maps: dict | None = None) -> encodings.Encoding:
     """The configuration as the :class:`repro.encodings.Encoding` every row is scored by: its word
     weights, its map (from ``maps`` when given) and its components fitted (by
-    :func:`repro.encodings.fit_components`) on the distinct texts of the ``train`` couples."""
+    :func:`repro.components.fit_components`) on the distinct texts of the ``train`` couples."""
     table = encodings.as_table(table)
     tokens, lengths = peers.training_texts(train)
     t = (maps or {}).get(config.map) or word_map(config.map, table.host, counts)
     enc = encodings.Encoding("word", word_weights(config, counts, float(np.mean(lengths))), transform=t)
     if config.components:
         means = encodings.text_vectors(enc, table, tokens, lengths)
-        enc = enc._replace(components=encodings.fit_components(means, config.components))
+        enc = enc._replace(components=fit_components(means, config.components))
     return enc
 
 

@@ -32,7 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from repro import encodings, transforms
-from repro.encodings import NO_COMPONENTS, Components, Encoding, fit_components, remove_components  # noqa: F401
+from repro.components import fit_components
+from repro.encodings import Encoding
 from repro.textmetric import METRICS
 # p(w) and SIF's and uSIF's word weights live in repro.transforms (NumPy only: the encoder's word
 # map reads them without this module's JAX); re-exported here
@@ -100,7 +101,7 @@ def weighting(name: str, counts, mean_length: float, weights=None, a: float = 1e
 
 
 def component_scales(name: str, usif_scales: str = "share") -> str:
-    """How peer ``name`` scales its removed components (:data:`repro.encodings.COMPONENT_SCALES`)."""
+    """How peer ``name`` scales its removed components (:data:`repro.components.COMPONENT_SCALES`)."""
     if usif_scales not in USIF_SCALES:
         raise ValueError(f"usif_scales: expected one of {', '.join(USIF_SCALES)}, got {usif_scales!r}")
     return usif_scales if name == "usif" else "one"

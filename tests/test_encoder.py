@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from repro import gathersum, store
+from repro.components import fit_components, remove_components
 from repro.errors import InputError
 from repro.vectors import normalise
 from repro.encoder import SHIPPED, EmptyTextWarning, Encoder
@@ -280,16 +281,14 @@ def test_fit_records_the_distance_it_learned_with(matrix, corpus):
 
 
 def test_common_components_removed_and_saved(enc, matrix, tmp_path):
-    from repro import peers
-
     train, texts = token_texts(40), token_texts(7)
     plain = enc.transform(texts)
     enc.fit_components(train, k=2)
     try:
-        ref = peers.fit_components(_without_components(enc, train), 2)
+        ref = fit_components(_without_components(enc, train), 2)
         np.testing.assert_allclose(np.abs(enc.components_.vectors @ ref.vectors.T), np.eye(2), atol=1e-5)
         out = enc.transform(texts)
-        np.testing.assert_allclose(out, peers.remove_components(plain, enc.components_), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out, remove_components(plain, enc.components_), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(out @ enc.components_.vectors.T, 0.0, atol=1e-5)
         path = str(tmp_path / "cc.npz")
         enc.save(path)

@@ -279,7 +279,7 @@ def test_usif_length_and_components_come_from_the_training_couples_only(matrix, 
 def test_components_follow_sif_and_usif_conventions(matrix, corpus):
     """components=k: k components of the distinct training texts, removed whole (SIF), or each
     scaled by its share of the squared singular values under uSIF."""
-    from repro.encodings import fit_components, remove_components
+    from repro.components import fit_components, remove_components
 
     train, labels = couples_of(31)
     for ww, scales in ((None, "one"), ("sif", "one"), ("usif", "share")):

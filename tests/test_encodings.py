@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from repro import baselines, encodings
+from repro.components import NO_COMPONENTS, fit_components, remove_components
 from repro.encodings import Encoding
 from repro.model import represent
 from repro.pairset import PairSet
@@ -68,11 +69,11 @@ def test_components_sets_and_chunks():
     w = np.full(table.shape[0], 0.5)
     enc = Encoding("word", w)
     texts = encodings.text_vectors(enc, table, pairs.a, pairs.len_a)
-    sets = [encodings.NO_COMPONENTS, encodings.fit_components(texts, 1), encodings.fit_components(texts, 2, "share")]
+    sets = [NO_COMPONENTS, fit_components(texts, 1), fit_components(texts, 2, "share")]
     s = encodings.couple_scores(enc, table, pairs, components=sets, chunk=7)
     for i, comps in enumerate(sets):
-        ra = encodings.remove_components(texts, comps)
-        rb = encodings.remove_components(encodings.text_vectors(enc, table, pairs.b, pairs.len_b), comps)
+        ra = remove_components(texts, comps)
+        rb = remove_components(encodings.text_vectors(enc, table, pairs.b, pairs.len_b), comps)
         np.testing.assert_allclose(s[i, 0], couple_scores(ra, rb, "euclidean"), rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(s[i, 1], couple_scores(ra, rb, "cosine"), rtol=1e-6, atol=1e-7)
     # one set on the encoding itself is the same as passing it
@@ -89,7 +90,7 @@ def test_bad_input_named():
     with pytest.raises(ValueError, match="metric"):
         encodings.couple_scores(Encoding("mean"), table, pairs, metrics=("manhattan",))
     with pytest.raises(ValueError, match="tf-idf"):
-        encodings.couple_scores(Encoding("tfidf", idf, encodings.fit_components(np.eye(3, 2), 1)), table, pairs)
+        encodings.couple_scores(Encoding("tfidf", idf, fit_components(np.eye(3, 2), 1)), table, pairs)
 
 
 def test_the_table_is_checked_once_per_entry_point(monkeypatch):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from repro import encodings, peers
+from repro.components import fit_components, remove_components
 from repro.pairset import PairSet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,18 +32,18 @@ def test_mean_and_components_by_hand():
     tokens, lengths = np.array([[0, 1, 1], [2, 0, 0], [0, 0, 0]]), np.array([3, 1, 0])
     v = peers.weighted_means(table, tokens, lengths, np.array([2.0, 1.0, 0.5]))
     np.testing.assert_allclose(v, [[2 / 3, 4 / 3], [1.5, 2.0], [0.0, 0.0]])  # repeats count; empty is 0
-    comps = peers.fit_components(v, 1)
+    comps = fit_components(v, 1)
     c = comps.vectors[0]
     np.testing.assert_allclose(np.linalg.norm(c), 1.0)
-    out = peers.remove_components(v, comps)
+    out = remove_components(v, comps)
     np.testing.assert_allclose(out @ c, 0.0, atol=1e-12)  # nothing left along the component
     np.testing.assert_allclose(out + np.outer(v @ c, c), v)
-    share_of = peers.fit_components(v, 2, "share")  # uSIF as Ethayarajh publishes it
+    share_of = fit_components(v, 2, "share")  # uSIF as Ethayarajh publishes it
     share = share_of.values ** 2 / np.sum(share_of.values ** 2)
     np.testing.assert_allclose(share_of.scales, share)
-    np.testing.assert_allclose(peers.fit_components(v, 2, "share_squared").scales, share ** 2)  # fse 1.0.0's
+    np.testing.assert_allclose(fit_components(v, 2, "share_squared").scales, share ** 2)  # fse 1.0.0's
     with pytest.raises(ValueError, match="scales"):
-        peers.fit_components(v, 1, "squared")
+        fit_components(v, 1, "squared")
 
 
 def test_usif_removes_its_components_by_their_share_by_default_and_fse_squares_it():
@@ -157,7 +158,7 @@ def test_learned_weights_with_common_components_removed():
     out = encodings.text_vectors(enc, table, tok, lengths)
     np.testing.assert_allclose(out @ enc.components.vectors.T, 0.0, atol=1e-5)  # nothing left along them
     texts = np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
-    ref = peers.fit_components(np.asarray(represent(w, table, *texts), np.float64), 2)
+    ref = fit_components(np.asarray(represent(w, table, *texts), np.float64), 2)
     np.testing.assert_allclose(np.abs(enc.components.vectors @ ref.vectors.T), np.eye(2), atol=1e-6)
 
 
@@ -202,7 +203,7 @@ def test_components_come_from_a_seeded_sample_beyond_the_limit(monkeypatch):
     every = np.concatenate([train.a, train.b])
     assert all((row == every).all(axis=1).any() for row in tokens)  # training texts, nothing else
     sample = peers.fit("sif", table, counts, train, components=1)
-    ref = peers.fit_components(peers.weighted_means(table, tokens, lengths, sample.weights), 1)
+    ref = fit_components(peers.weighted_means(table, tokens, lengths, sample.weights), 1)
     assert sample.components.vectors.tobytes() == ref.vectors.tobytes()
     # the first common direction of 150 of the 400 texts is the first of all of them, nearly
     assert abs(float(sample.components.vectors[0] @ full.components.vectors[0])) > 0.99
