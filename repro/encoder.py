@@ -222,7 +222,8 @@ class Encoder:
                 self._set_word_map(self._make_word_map(self.settings["usif_length"]))
 
     def _setup(self, words, matrix, df, n_docs, weights, n_max, settings, unlisted=None, space=None) -> None:
-        self.vocabulary = Vocabulary(words, df, n_docs, space=space)
+        self._maps = Space(settings.get("vectors"))  # the mapped table's cache beside the vectors (repro.mapcache)
+        self.vocabulary = Vocabulary(words, df, n_docs, space=space, cache=self._maps.folder)  # repro.rankcache
         self._space = space  # a token space (repro.tokenspace): texts are split by its tokenizer into token ids
         self._tokenise = tokeniser_named(settings.setdefault("tokeniser", "paper")) if space is None else space.encode
         # the vector words the df source does not list (df = 1 by the authors' rule), by rank,
@@ -234,7 +235,6 @@ class Encoder:
         self.word_map_ = IDENTITY  # the fixed map of the word vectors (repro.wordmap), word order
         self._counts = None  # (V,) word counts of the vector words, where word_weights or whiten need them
         self._base = None  # the unmapped rank-ordered table, kept while fit may rebuild the map (uSIF)
-        self._maps = Space(settings.get("vectors"))  # the mapped table's cache beside the vectors (repro.mapcache)
         v, d = matrix.shape
         # rows in idf-rank order (unit length unless settings say otherwise, written in one pass
         # from the vectors as loaded, e.g. memory-mapped), and a zero row V for unknown words and padding

@@ -40,12 +40,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 import weakref
+import zipfile
 
 import numpy as np
 
 from repro import transforms, wordmap
+from repro.rankcache import touch, write_entry
 from repro.transforms import Transform
 
 #: The format of the entries; a change of what they hold, or of how they are computed, bumps it.
@@ -158,20 +159,13 @@ class Space:
         return table
 
 
-def _touch(path: str) -> None:
-    try:
-        os.utime(path)
-    except OSError:
-        pass
-
-
 def _read_map(path: str) -> Transform | None:
     try:
         with np.load(path, allow_pickle=False) as z:
             t = Transform(**{k: z[k] for k in z.files})
-    except (OSError, ValueError, TypeError, KeyError, EOFError):
+    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile):
         return None
-    _touch(path)
+    touch(path)
     return t
 
 
@@ -182,41 +176,10 @@ def _read_table(path: str, shape: tuple) -> np.ndarray | None:
         return None
     if table.shape != shape or table.dtype != np.float32 or not table.flags.c_contiguous or table[-1].any():
         return None
-    _touch(path)
+    touch(path)
     return table
 
 
 def _write(path: str, save, prefix: str) -> None:
-    """Write an entry by ``save(file)`` under a unique temporary name in its folder, then rename
-    it to ``path``; then keep the :data:`KEEP` most recent entries of its kind. Any OSError (a
-    folder not writable, a full disk) leaves no entry and is not an error."""
-    tmp = None
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=os.path.splitext(path)[1])
-        with os.fdopen(fd, "wb") as f:
-            save(f)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would keep the entry from the vectors' other users
-        os.replace(tmp, path)
-        tmp = None
-        _prune(os.path.dirname(path), prefix)
-    except OSError:
-        pass
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.remove(tmp)
-
-
-def _prune(where: str, prefix: str) -> None:
-    entries = []
-    for name in os.listdir(where):
-        if name.startswith(prefix) and name.endswith((".npy", ".npz")):
-            try:
-                entries.append((os.stat(os.path.join(where, name)).st_mtime_ns, name))
-            except OSError:
-                pass
-    for _, name in sorted(entries, reverse=True)[KEEP:]:
-        try:
-            os.remove(os.path.join(where, name))
-        except OSError:
-            pass
+    """:func:`repro.rankcache.write_entry`: atomically, the :data:`KEEP` most recent entries kept."""
+    write_entry(path, save, prefix, KEEP)

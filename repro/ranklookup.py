@@ -104,6 +104,7 @@ class RankLookup:
         if rank.shape != (len(words),):
             raise ValueError(f"rank: need one rank per word ({len(words)}), got shape {rank.shape}")
         self.sentinel = len(words)
+        self._words, self._rank = words, rank
         self._dict = dict(zip(words, rank.tolist()))
         encoded = [w.encode(*_ENCODING) for w in self._dict]
         values = np.fromiter(self._dict.values(), dtype=np.int64, count=len(self._dict))
@@ -122,6 +123,26 @@ class RankLookup:
         order = np.argsort(-values, kind="stable")
         self._bits = max(4, int(np.ceil(np.log2(max(2 * len(keys), 1)))))
         self._slots = self._build(keys[order], values[order].astype(np.uint64))
+
+    @classmethod
+    def from_state(cls, words: Sequence[str], rank, bits: int, slots: np.ndarray, other: dict) -> "RankLookup":
+        """The lookup of ``words`` and ``rank`` from its parts as built before (:mod:`repro.rankcache`):
+        ``slots`` the (2**bits, 3) table, ``other`` the words it cannot key (bytes -> rank); the
+        word dict is built only when a single word or a chunk of odd tokens needs it."""
+        self = cls.__new__(cls)
+        self.sentinel, self._words, self._rank = len(words), words, np.asarray(rank, dtype=np.int64)
+        self._bits, self._slots, self._other = int(bits), slots, other
+        return self
+
+    @property
+    def _dict(self) -> dict:
+        if getattr(self, "_held_dict", None) is None:
+            self._held_dict = dict(zip(self._words, self._rank.tolist()))
+        return self._held_dict
+
+    @_dict.setter
+    def _dict(self, value: dict) -> None:
+        self._held_dict = value
 
     def _build(self, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
         """(2**bits, 3) uint64 slots (lo, hi, rank) by linear probing, placed in rounds: in each,

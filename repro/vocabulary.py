@@ -26,6 +26,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from repro import rankcache
 from repro.docfreq import DocFreq
 from repro.pairset import PairSet, from_rows
 from repro.ranklookup import RankLookup
@@ -55,7 +56,7 @@ class Vocabulary:
         token names, and texts are lists of token ids: :meth:`lookup` is its id lookup), or None.
     """
 
-    def __init__(self, words: Sequence[str], df, n_docs: int, space=None):
+    def __init__(self, words: Sequence[str], df, n_docs: int, space=None, cache: str | None = None):
         self.space = space
         self.words = list(words)
         df = np.asarray(df, dtype=np.int64)
@@ -63,10 +64,26 @@ class Vocabulary:
             raise ValueError(f"df: shape {df.shape} does not match {len(self.words):,} words")
         self.docfreq = DocFreq(self.words, df, int(n_docs))
         self.idf = self.docfreq.idf()  # (V,) float64, paper eq. 1
+        self._index = self._lookup = None
+        key = None
+        if cache and space is None and len(self.words) >= rankcache.MIN_WORDS:
+            key = rankcache.key(self.words, self.idf)  # words and idf: all the rank and the lookup depend on
+            held = rankcache.read(cache, key, self.words)
+            if held is not None:  # written only for words found unique
+                self.rank, self._lookup = held
+                return
         self.rank = idf_order_rank(self.words, self.idf)  # (V,) int64
-        self.index = {w: i for i, w in enumerate(self.words)}
         if len(self.index) != len(self.words):
             raise ValueError("words: the vocabulary lists a word twice")
+        if key is not None:
+            rankcache.write(cache, key, self.rank, self.lookup)
+
+    @property
+    def index(self) -> dict:
+        """word -> its row in the table (word order), built once."""
+        if self._index is None:
+            self._index = {w: i for i, w in enumerate(self.words)}
+        return self._index
 
     @property
     def df(self) -> np.ndarray:

@@ -1,0 +1,132 @@
+"""The vocabulary's idf order and word -> rank lookup table, cached beside the vectors (issue 35,
+item 2), next to the mapped space of :mod:`repro.mapcache` and in the same folder.
+
+A command-line call builds its :class:`repro.vocabulary.Vocabulary` afresh: the idf rank of every
+word (:func:`repro.vocabulary.idf_order_rank`, the paper's sort of eq. 1: a sort of 400,000 word
+strings) and the open-addressing table of :class:`repro.ranklookup.RankLookup`, together about
+0.6 s of a ``repro similarity`` call on GloVe's 400,000 words. Both are functions of the words
+(in order) and their idf alone, so they are kept, keyed by exactly that content:
+
+* **Key.** The SHA-256 of :data:`VERSION`, NumPy's version, the words (their UTF-8 bytes joined
+  by NUL, and every word's length where a word holds a NUL, so that no two lists of words give
+  the same bytes) and the (V,) float64
+  idf. Other words, another order, other df or another N give another key: a stale entry is
+  never read. Hashing the key reads a few megabytes (no table of vectors).
+* **Entries.** ``rank-<key>.npz``: the (V,) int64 ranks and the few words the table cannot key
+  (longer than :data:`repro.ranklookup.KEY_BYTES` bytes). ``lookup-<key>.npy``: the table's
+  slots, read back memory-mapped. Each is written whole under a temporary name and renamed
+  (:func:`write_entry`); a reader takes an entry only when both are there and well formed, else
+  computes them (and writes them). An entry is only written after the words were found unique.
+* **Bits.** The ranks and the slots read are those the computation gives (tests/test_rankcache.py).
+* **When.** Vocabularies of at least :data:`MIN_WORDS` words (below, building is faster than
+  reading); never for a token space (:mod:`repro.tokenspace`, its own id lookup).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+
+from repro import ranklookup
+
+#: The format of the entries; a change of what they hold, or of how they are computed, bumps it.
+VERSION = 1
+#: Entries of each kind kept in one cache folder, the most recently used.
+KEEP = 4
+#: The smallest vocabulary whose rank and lookup table are cached.
+MIN_WORDS = 20_000
+
+
+def key(words, idf) -> str:
+    """The content key of ``words`` (in order) and their (V,) ``idf``."""
+    h = hashlib.sha256(repr((VERSION, ranklookup.KEY_BYTES, np.__version__, len(words))).encode())
+    joined = "\0".join(words)
+    if joined.count("\0") != max(len(words) - 1, 0):  # a word holds a NUL: the separators alone are ambiguous
+        h.update(b"lengths")
+        h.update(np.fromiter(map(len, words), dtype=np.int64, count=len(words)).tobytes())
+    h.update(joined.encode("utf-8", "surrogatepass"))
+    h.update(np.ascontiguousarray(idf, dtype=np.float64).tobytes())
+    return h.hexdigest()
+
+
+def read(folder: str, key_: str, words):
+    """(rank, lookup) of the entry ``key_`` of the vocabulary ``words``, or None when it is
+    missing or not well formed."""
+    size = len(words)
+    try:
+        with np.load(os.path.join(folder, f"rank-{key_}.npz"), allow_pickle=False) as z:
+            rank, other, other_lengths, other_values = z["rank"], z["other"], z["other_lengths"], z["other_values"]
+        slots = np.load(os.path.join(folder, f"lookup-{key_}.npy"), mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None
+    n = slots.shape[0] if slots.ndim == 2 else 0
+    if (rank.shape != (size,) or rank.dtype != np.int64 or slots.dtype != np.uint64 or slots.ndim != 2
+            or slots.shape[1] != 3 or n < 16 or n & (n - 1) or other_lengths.sum() != other.size
+            or other_values.shape != other_lengths.shape):
+        return None
+    for name in (f"rank-{key_}.npz", f"lookup-{key_}.npy"):
+        touch(os.path.join(folder, name))
+    data, ends = other.tobytes(), np.cumsum(other_lengths).tolist()
+    odd = [data[e - m:e] for e, m in zip(ends, other_lengths.tolist())]
+    return rank, ranklookup.RankLookup.from_state(words, rank, n.bit_length() - 1, slots,
+                                                   dict(zip(odd, other_values.tolist())))
+
+
+def write(folder: str, key_: str, rank: np.ndarray, lookup) -> None:
+    """Write the entry ``key_`` (``rank`` and the slots of ``lookup``), each file atomically."""
+    other = list(lookup._other.items())
+    parts = dict(rank=np.asarray(rank, np.int64),
+                 other=np.frombuffer(b"".join(k for k, _ in other), np.uint8),
+                 other_lengths=np.array([len(k) for k, _ in other], np.int64),
+                 other_values=np.array([v for _, v in other], np.int64))
+    write_entry(os.path.join(folder, f"lookup-{key_}.npy"),
+                lambda f: np.save(f, np.asarray(lookup._slots), allow_pickle=False), "lookup-", KEEP)
+    write_entry(os.path.join(folder, f"rank-{key_}.npz"), lambda f: np.savez(f, **parts), "rank-", KEEP)
+
+
+def touch(path: str) -> None:
+    """Mark an entry used (its time: :func:`write_entry` keeps the most recent)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def write_entry(path: str, save, prefix: str, keep: int) -> None:
+    """Write an entry by ``save(file)`` under a unique temporary name in its folder, then rename
+    it to ``path``; then keep the ``keep`` most recent entries of its kind (``prefix``). Any
+    OSError (a folder not writable, a full disk) leaves no entry and is not an error."""
+    tmp = None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=os.path.splitext(path)[1])
+        with os.fdopen(fd, "wb") as f:
+            save(f)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would keep the entry from the vectors' other users
+        os.replace(tmp, path)
+        tmp = None
+        _prune(os.path.dirname(path), prefix, keep)
+    except OSError:
+        pass
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def _prune(where: str, prefix: str, keep: int) -> None:
+    entries = []
+    for name in os.listdir(where):
+        if name.startswith(prefix) and name.endswith((".npy", ".npz")):
+            try:
+                entries.append((os.stat(os.path.join(where, name)).st_mtime_ns, name))
+            except OSError:
+                pass
+    for _, name in sorted(entries, reverse=True)[keep:]:
+        try:
+            os.remove(os.path.join(where, name))
+        except OSError:
+            pass
