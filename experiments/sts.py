@@ -92,7 +92,7 @@ from repro.components import fit_components
 from repro.docfreq import DocFreq
 from repro.errors import InputError, run
 from repro.fit import fit
-from repro.metrics import paired_pearson, pearson_interval
+from repro.metrics import paired_pearson, pearson, pearson_interval
 from repro.pairset import PairSet, from_rows
 from repro.text import fse_tokenise
 from experiments import stsinductive, ststokens
@@ -139,7 +139,7 @@ def cosines(enc: encodings.Encoding, table, pairs: PairSet) -> np.ndarray:
 
 def correlations(enc: encodings.Encoding, table, split: PairSet, gold: np.ndarray) -> dict:
     s = cosines(enc, table, split)
-    return {"pearson": 100 * float(stats.pearsonr(s, gold)[0]), "spearman": 100 * float(stats.spearmanr(s, gold)[0])}
+    return {"pearson": pearson(s, gold), "spearman": 100 * float(stats.spearmanr(s, gold)[0])}
 
 
 PEERS = ("sif", "usif", "zipf", "peer_best")
@@ -182,9 +182,9 @@ def calibration(test: list, words: list, matrix: np.ndarray, source: str = "word
         if k:
             enc = enc._replace(components=fit_components(encodings.text_vectors(enc, table, *scored), k, scales))
         s = encodings.scores(enc, table, pairs, "cosine")
-        pearson = 100 * float(stats.pearsonr(s, gold)[0])
-        out[name] = {"pearson": pearson, "spearman": 100 * float(stats.spearmanr(s, gold)[0]),
-                     "published": PUBLISHED[name], "difference": pearson - PUBLISHED[name], "components": k,
+        r = pearson(s, gold)
+        out[name] = {"pearson": r, "spearman": 100 * float(stats.spearmanr(s, gold)[0]),
+                     "published": PUBLISHED[name], "difference": r - PUBLISHED[name], "components": k,
                      "component_scales": scales}
     out["_meta"] = {"frequencies": source, "empty_sentences": int((la == 0).sum() + (lb == 0).sum()),
                     "vocabulary": len(words), "sentences": int(2 * len(test))}
@@ -323,9 +323,7 @@ def peer_family(x: Inputs, configs=family.PEER_CONFIGS_STS) -> tuple:
     Pearson, among those that remove no component for the table's first column and among those
     that remove some for its "with components removed" column (ties: the earlier configuration).
     Returns ((encoding without, encoding with), the record of the choice)."""
-    maps = peerfamily.word_maps(configs, x.table, x.counts)
-    tried = {c.key: 100 * float(stats.pearsonr(s, x.gold["dev"])[0]) for c, _, s in peerfamily.config_scores(
-        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",), maps=maps)}
+    tried, maps = stsinductive.dev_pearsons(x, configs)
     picked, record = [], {"grid": len(configs), "dev_pearson_search": tried}
     for removal, pool in (("without", [c for c in configs if c.components == 0]),
                           ("with", [c for c in configs if c.components > 0])):

@@ -31,7 +31,7 @@ from scipy import stats
 
 from repro import encodings, family, frequencies, peerfamily, peers, settings
 from repro.components import fit_components
-from repro.metrics import paired_pearson, pearson_interval
+from repro.metrics import paired_pearson, pearson, pearson_interval
 from repro.text import fse_tokenise
 from repro.vocabulary import Vocabulary
 
@@ -48,8 +48,9 @@ REFERENCES = ("sif", "peer_best")
 
 
 class Setup(NamedTuple):
-    """The inductive setup: the vocabulary (idf by -log p(w)), the raw table, the wordfreq counts,
-    every split's sentence pairs as couples (fse's tokens) and their gold scores."""
+    """An STS setup of its own word space: the vocabulary (here idf by -log p(w)), the raw table,
+    the word counts (here wordfreq's), every split's sentence pairs as couples (here fse's tokens)
+    and their gold scores; the token-space table (:mod:`experiments.ststokens`) builds one too."""
 
     vocab: Vocabulary
     table: encodings.Table
@@ -73,10 +74,6 @@ def setup(data: dict, words: list, matrix: np.ndarray, source: str = SOURCE) -> 
     return Setup(vocab, table, counts, splits, gold)
 
 
-def pearson(s, gold) -> float:
-    return 100 * float(stats.pearsonr(s, gold)[0])
-
-
 def with_k_on_dev(enc: encodings.Encoding, x: Setup, scales: str = "one", ks=KS) -> tuple:
     """``enc`` with the k of ``ks`` common components (fitted on the distinct train sentences,
     removed at ``scales``) of the best dev Pearson (ties: the smaller k). Returns (encoding, k,
@@ -90,12 +87,20 @@ def with_k_on_dev(enc: encodings.Encoding, x: Setup, scales: str = "one", ks=KS)
     return enc._replace(components=sets[list(ks).index(best)]), int(best), tried
 
 
-def peer_family(x: Setup, configs=family.PEER_CONFIGS_STS) -> tuple:
-    """The peers' configuration of the best dev Pearson (:func:`repro.peerfamily.config_scores`),
-    as an encoding. Returns (encoding, its record)."""
+def dev_pearsons(x, configs) -> tuple[dict, dict]:
+    """The dev Pearson of every peer configuration of ``configs`` under the cosine
+    (:func:`repro.peerfamily.config_scores`, components fitted on the train sentences) on a setup
+    ``x`` (this module's :class:`Setup` or the STS table's inputs). Returns ({config key: dev
+    Pearson}, the word maps made for them)."""
     maps = peerfamily.word_maps(configs, x.table, x.counts)
-    tried = {c.key: pearson(s, x.gold["dev"]) for c, _, s in peerfamily.config_scores(
-        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",), maps=maps)}
+    return {c.key: pearson(s, x.gold["dev"]) for c, _, s in peerfamily.config_scores(
+        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",), maps=maps)}, maps
+
+
+def peer_family(x: Setup, configs=family.PEER_CONFIGS_STS) -> tuple:
+    """The peers' configuration of the best dev Pearson (:func:`dev_pearsons`), as an encoding.
+    Returns (encoding, its record)."""
+    tried, maps = dev_pearsons(x, configs)
     order = {c.key: i for i, c in enumerate(configs)}
     key = max(tried, key=lambda k: (tried[k], -order[k]))
     config = peerfamily.from_key(key)
@@ -131,10 +136,10 @@ def rows(x: Setup, couples, kappa: float, seed: int) -> tuple[dict, dict]:
     return out, chosen
 
 
-def evaluate(encs: dict, x: Setup, seed: int) -> dict:
+def evaluate(encs: dict, x: Setup, seed: int, references=REFERENCES) -> dict:
     """Per row: dev and test Pearson (and test Spearman), the test Pearson's 95% bootstrap interval
-    and its paired differences from each row of :data:`REFERENCES` (the test pairs taken as
-    independent)."""
+    and its paired differences ``vs_<row>`` from each row of ``references`` (the test pairs taken
+    as independent)."""
     test = {m: encodings.scores(e, x.table, x.splits["test"], "cosine") for m, e in encs.items()}
     dev = {m: encodings.scores(e, x.table, x.splits["dev"], "cosine") for m, e in encs.items()}
     out = {}
@@ -142,7 +147,7 @@ def evaluate(encs: dict, x: Setup, seed: int) -> dict:
         r = {"dev_pearson": pearson(dev[m], x.gold["dev"]), "test_pearson": pearson(test[m], x.gold["test"]),
              "test_spearman": 100 * float(stats.spearmanr(test[m], x.gold["test"])[0]),
              "interval": pearson_interval(test[m], x.gold["test"], seed=seed)}
-        for ref in REFERENCES:
+        for ref in references:
             r[f"vs_{ref}"] = None if m == ref else paired_pearson(test[m], test[ref], x.gold["test"], seed=seed)
         out[m] = r
     return out

@@ -22,13 +22,12 @@ Each row gets its bootstrap interval and its paired difference from WordLlama's 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
-from scipy import stats
 
+from experiments import stsinductive
+from experiments.stsinductive import Setup
 from repro import encodings, family, settings, tokenspace, transforms
-from repro.metrics import paired_pearson, pearson_interval
+from repro.metrics import pearson
 from repro.vocabulary import Vocabulary
 
 SOURCE = "wordllama"
@@ -36,17 +35,6 @@ MAPS = ("plain", "zipf")
 ROWS = {"mean": "WordLlama (peer: its own mean pooling of its tokens)",
         "zipf": "Zipfian-whitened mean of WordLlama's token vectors",
         "learned_best": "Weights learned on STS-B train on WordLlama's token space, best transform (dev)"}
-
-
-class Setup(NamedTuple):
-    """The token space's vocabulary (its token names, df over train and dev), raw table, token
-    counts, every split's couples and their gold scores."""
-
-    vocab: Vocabulary
-    table: encodings.Table
-    counts: np.ndarray
-    splits: dict
-    gold: dict
 
 
 def _token_lists(space, names: list, texts: list) -> list[list[str]]:
@@ -84,10 +72,6 @@ def couples(x: Setup, lo: float, hi: float):
     return split.take(chosen)._replace(label=(gold[chosen] >= hi).astype(np.int8))
 
 
-def pearson(s, gold) -> float:
-    return 100 * float(stats.pearsonr(s, gold)[0])
-
-
 def rows(x: Setup, train_couples, kappa: float, seed: int) -> tuple[dict, dict]:
     """Every row's encoding and the learned family's choice on dev. Returns ({row: encoding}, record)."""
     p = transforms.probabilities(np.maximum(x.counts, 0))
@@ -107,16 +91,8 @@ def rows(x: Setup, train_couples, kappa: float, seed: int) -> tuple[dict, dict]:
 
 def evaluate(encs: dict, x: Setup, seed: int) -> dict:
     """Per row: dev and test Pearson, test Spearman, the test Pearson's interval and the paired
-    difference from WordLlama's own pooling."""
-    test = {m: encodings.scores(e, x.table, x.splits["test"], "cosine") for m, e in encs.items()}
-    out = {}
-    for m, e in encs.items():
-        out[m] = {"dev_pearson": pearson(encodings.scores(e, x.table, x.splits["dev"], "cosine"), x.gold["dev"]),
-                  "test_pearson": pearson(test[m], x.gold["test"]),
-                  "test_spearman": 100 * float(stats.spearmanr(test[m], x.gold["test"])[0]),
-                  "interval": pearson_interval(test[m], x.gold["test"], seed=seed),
-                  "vs_mean": None if m == "mean" else paired_pearson(test[m], test["mean"], x.gold["test"], seed=seed)}
-    return out
+    difference ``vs_mean`` from WordLlama's own pooling (:func:`experiments.stsinductive.evaluate`)."""
+    return stsinductive.evaluate(encs, x, seed, references=("mean",))
 
 
 HEAD = ("Through a static token space (not in the paper): WordLlama's 32,000 x 256 token matrix and its Llama "

@@ -373,6 +373,13 @@ def paired_bootstraps(wrongs_a, wrongs_b, labels, groups=None, level: float = 0.
                        int(n_boot), units) for k in range(a.shape[0])]
 
 
+def pearson(s, gold) -> float:
+    """The Pearson correlation x 100 of the scores ``s`` with ``gold`` (STS's yardstick)."""
+    from scipy import stats
+
+    return 100 * float(stats.pearsonr(s, gold)[0])
+
+
 def _resampled_pearsons(s, gold, idx) -> np.ndarray:
     """(n_boot,) Pearson correlations of the scores ``s`` with ``gold`` over each resample of ``idx``
     (n_boot, P), vectorised."""
