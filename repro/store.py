@@ -24,8 +24,8 @@ scores         ``scores/<setting>.npz`` + ``.json``        :func:`load_scores`, 
 word df        ``*.npz``: ``words``, ``df``, ``n_docs``      :func:`load_word_df`, :func:`save_word_df`
                (and ``counts`` where counted)
 weights        ``*.npz`` (``weights``) + ``.json``          :func:`load_weights`, :func:`save_weights`
-encoder        ``*.npz`` + ``.json`` (:mod:`repro.encoder`)  :func:`load_encoder`, :func:`save_encoder`
-               (optional ``map_*``, ``word_counts``, ...)
+encoder        ``*.npz`` + ``.json`` (its parts, ``fit_*``,   :func:`load_encoder`, :func:`save_encoder`
+               ``map_*``, ...: :mod:`repro.encoderfile`)
 =============  ==========================================  ================================
 
 Where each file lives under a data folder is :class:`repro.layout.Layout`. numpy is imported
@@ -593,7 +593,7 @@ def save_encoder(path: str, arrays: dict, meta: dict) -> None:
 
 def load_encoder(path: str) -> tuple[dict, dict]:
     """(arrays, meta) of :func:`save_encoder`, checked against each other (the idf table against
-    the document frequencies is checked by :meth:`repro.encoder.Encoder.load`)."""
+    the document frequencies, and each part, by :func:`repro.encoderfile.read`)."""
     import numpy as np
 
     meta_path = os.path.splitext(path)[0] + ".json"

@@ -164,7 +164,7 @@ def test_the_defaults_are_the_code_before_them_bit_for_bit():
 
 def test_a_default_encoder_maps_nothing_and_saves_no_map(matrix, corpus, tmp_path):
     enc = Encoder((WORDS, matrix), corpus=corpus, weights=[1.0, 0.5])
-    assert enc.word_map_.identity and enc._base is None and enc._counts is None
+    assert enc.word_map_.identity and enc.word_space.base is None and enc.word_space.counts is None
     enc.save(str(tmp_path / "e.npz"))
     with np.load(tmp_path / "e.npz") as z:
         assert not [k for k in z.files if k.startswith("map_") or k == "word_counts"]
@@ -258,10 +258,10 @@ def test_usif_length_and_components_come_from_the_training_couples_only(matrix, 
     def fitted(other):
         enc = Encoder((WORDS, matrix), corpus=corpus, n_max=4, word_weights="usif", whiten="centre", components=1)
         enc.fit(train, labels, kappa=20.0, max_epochs=4)
-        state = [enc.word_map_.shift, enc.word_map_.scale, enc.components_.vectors, enc.weights_, enc._table]
+        state = [enc.word_map_.shift, enc.word_map_.scale, enc.components_.vectors, enc.weights_, enc.word_space.table]
         enc.similarity([a for a, _ in other], [b for _, b in other])
         enc.transform([b for _, b in other])
-        after = [enc.word_map_.shift, enc.word_map_.scale, enc.components_.vectors, enc.weights_, enc._table]
+        after = [enc.word_map_.shift, enc.word_map_.scale, enc.components_.vectors, enc.weights_, enc.word_space.table]
         assert all(x.tobytes() == y.tobytes() for x, y in zip(state, after))
         return enc, state
 
@@ -331,7 +331,7 @@ def test_bad_options_and_missing_counts(matrix, corpus, tmp_path):
         DocFreq.load(str(tmp_path / "bad.npz"))
     a = Encoder((WORDS, matrix), df=str(tmp_path / "new.npz"), weights=[1.0, 0.5], word_weights="sif", whiten="zipf")
     b = Encoder((WORDS, matrix), corpus=corpus, weights=[1.0, 0.5], word_weights="sif", whiten="zipf")
-    assert a._table.tobytes() == b._table.tobytes()
+    assert a.word_space.table.tobytes() == b.word_space.table.tobytes()
 
 
 def test_frequencies_from_wordfreq(matrix, monkeypatch, tmp_path):
@@ -345,7 +345,7 @@ def test_frequencies_from_wordfreq(matrix, monkeypatch, tmp_path):
     pytest.importorskip("wordfreq")
     enc = Encoder((words, matrix), df=freq, weights=[1.0], word_weights="sif", frequencies="wordfreq:en")
     counts = frequencies.word_counts("wordfreq:en", words)
-    assert enc._counts.tolist() == counts.tolist() and counts[0] > counts[1] > counts[2] > counts[3] == 21
+    assert enc.word_space.counts.tolist() == counts.tolist() and counts[0] > counts[1] > counts[2] > counts[3] == 21
     p = counts / counts.sum()
     np.testing.assert_allclose(enc.word_map_.scale, A / (A + p), rtol=1e-12)
 

@@ -129,8 +129,8 @@ def test_a_long_text_agrees_with_the_table_and_the_formula(enc, n):
     got = enc.transform([tokens])[0]
     rows = rank_rows(enc, tokens)
     table = gathersum.coefficient_table(enc.weights_, rows.size, precomputed=None)
-    old = gathersum.weighted_sums(rows[None, :], np.array([rows.size], np.int32), table, enc._table)[0]
-    exact = brute_force(enc.weights_, enc._table.astype(np.float64), rows)
+    old = gathersum.weighted_sums(rows[None, :], np.array([rows.size], np.int32), table, enc.word_space.table)[0]
+    exact = brute_force(enc.weights_, enc.word_space.table.astype(np.float64), rows)
     scale = np.abs(exact).max()
     np.testing.assert_allclose(old, exact, atol=1e-5 * scale)  # float32 positions and sums
     np.testing.assert_allclose(got, old, atol=1e-5 * scale)
@@ -144,9 +144,9 @@ def test_short_texts_keep_the_table_and_its_bits(enc):
     short = [list(rng.choice(WORDS, k)) for k in (1, 2, 30, 59, 60)]
     padded = short[3] + ["unknownword"] * 5000  # 5,059 tokens, 59 known
     got = enc.transform(short + [padded])
-    ranks, lengths = enc._rank_rows(short)
+    ranks, lengths = enc.vocabulary.rows(short, order="idf")
     table = gathersum.coefficient_table(enc.weights_, 60, precomputed=None)
-    want = gathersum.weighted_sums(ranks, lengths, table, enc._table)
+    want = gathersum.weighted_sums(ranks, lengths, table, enc.word_space.table)
     assert got[:5].tobytes() == want.tobytes()
     assert got[5].tobytes() == want[3].tobytes()
 
@@ -285,7 +285,7 @@ def test_repro_encode_of_a_five_million_word_line(tmp_path):
     # the formula on the default encoder's own mapped table (Zipfian whitening of these vectors)
     enc = Encoder.pretrained(str(tmp_path / "vec"), str(tmp_path / "df.npz"))
     rows = np.sort(np.repeat(enc.vocabulary.lookup.ranks([[words[i] for i in cycle.tolist()]]), 5000))
-    want = brute_force(enc.weights_, enc._table.astype(np.float64), rows)
+    want = brute_force(enc.weights_, enc.word_space.table.astype(np.float64), rows)
     np.testing.assert_allclose(x[0], want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
 
 

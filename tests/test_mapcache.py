@@ -60,12 +60,12 @@ def test_the_cached_space_is_the_computed_space_bit_for_bit(tmp_path, monkeypatc
     with monkeypatch.context() as m:
         uncomputable(m)
         second = Encoder.pretrained(vec, df)
-    assert isinstance(second._table, np.memmap)  # read back, memory-mapped
+    assert isinstance(second.word_space.table, np.memmap)  # read back, memory-mapped
     m.setenv(mapcache.ENV, "0")
     fresh = Encoder.pretrained(vec, df)  # no cache at all
     assert entries(cache) == names
     for enc in (second, fresh):
-        assert np.asarray(enc._table).tobytes() == np.asarray(first._table).tobytes()
+        assert np.asarray(enc.word_space.table).tobytes() == np.asarray(first.word_space.table).tobytes()
         for part in ("shift", "matrix"):
             assert getattr(enc.word_map_, part).tobytes() == getattr(first.word_map_, part).tobytes()
         assert enc.transform(TEXTS).tobytes() == first.transform(TEXTS).tobytes()
@@ -88,7 +88,7 @@ def test_a_stale_entry_is_never_used(tmp_path, monkeypatch, what):
     assert len([n for n in entries(vec + ".mapped") if n.startswith("table-")]) == 2
     monkeypatch.setenv(mapcache.ENV, "0")
     want = Encoder.pretrained(vec, df)
-    assert np.asarray(new._table).tobytes() == want._table.tobytes() != np.asarray(old._table).tobytes()
+    assert np.asarray(new.word_space.table).tobytes() == want.word_space.table.tobytes() != np.asarray(old.word_space.table).tobytes()
     assert new.transform(TEXTS).tobytes() == want.transform(TEXTS).tobytes()
 
 
@@ -100,8 +100,8 @@ def test_a_damaged_entry_is_computed_again(tmp_path):
     with open(path, "r+b") as f:
         f.truncate(os.path.getsize(path) // 2)  # as a disk that filled up might leave it
     again = Encoder.pretrained(vec, df)
-    assert np.asarray(again._table).tobytes() == want._table.tobytes()
-    assert os.path.getsize(path) == 128 + want._table.nbytes  # written whole again (.npy header + data)
+    assert np.asarray(again.word_space.table).tobytes() == want.word_space.table.tobytes()
+    assert os.path.getsize(path) == 128 + want.word_space.table.nbytes  # written whole again (.npy header + data)
 
 
 def test_a_saved_encoder_reads_its_mapped_table_from_the_cache(tmp_path, monkeypatch):
@@ -179,7 +179,7 @@ def test_the_cache_keeps_no_unmapped_table_alive(tmp_path):
     import gc
 
     enc = Encoder.pretrained(write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz"))
-    assert enc._base is None
-    base = enc._maps._base
+    assert enc.word_space.base is None
+    base = enc.word_space.cache._base
     gc.collect()
     assert base() is None  # a weak reference, dead once the encoder let the table go

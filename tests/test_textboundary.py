@@ -166,11 +166,11 @@ def test_the_path_of_the_couples_of_encoder_fit():
     got = []
     visits = module_path(lambda: got.append(enc.couples_to_pairs(couples, labels)), [couples, labels, *(t for c in couples for t in c)])
     assert got[0][0].size == 30
-    # encoder -> text (tokens, and the raw texts whose letters the paper's rule drops, in one pass)
-    # -> vocabulary -> text (token_lists, the fast path) -> ranklookup -> pairset: every module
-    # left at most once and come back to at most once
-    assert visits == ["repro.encoder", "repro.text", "repro.vocabulary", "repro.text", "repro.ranklookup",
-                      "repro.pairset"], visits
+    # encoder -> word space (the couples checked) -> text (tokens, and the raw texts whose letters
+    # the paper's rule drops, in one pass) -> vocabulary -> text (token_lists, the fast path) ->
+    # ranklookup -> pairset: every module left at most once and come back to at most once
+    assert visits == ["repro.encoder", "repro.wordspace", "repro.text", "repro.vocabulary", "repro.text",
+                      "repro.ranklookup", "repro.pairset"], visits
     assert returns(visits) == {"repro.text": 1}, visits
 
 

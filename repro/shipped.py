@@ -1,0 +1,82 @@
+"""The shipped weights (``repro/weights/``, written by ``make weights``) and the encoder options each records.
+
+:meth:`repro.encoder.Encoder.pretrained` builds an encoder from one of them: :data:`PRETRAINED`
+names the models, :func:`read` reads a model's weights with the options its ``.json`` records
+(``encoder_options``), and :meth:`Shipped.arguments` merges them with the caller's.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from repro import store, wordmap
+from repro.errors import InputError
+from repro.vectors import default_vectors
+
+_HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
+#: The paper's shipped weights: median loss, variable-length Wikipedia setting, plain word vectors,
+#: Euclidean (make weights): ``Encoder.pretrained(model="paper")``.
+SHIPPED = os.path.join(_HERE, "wikivar-median.npz")
+#: The learned family's winner on the wikivar validation couples (:mod:`repro.family`, make
+#: weights): the paper's weights learned on Zipfian-whitened word vectors under 1 - cos, scored by
+#: the cosine; its ``.json``'s ``encoder_options`` say which. ``Encoder.pretrained()``'s default.
+SHIPPED_BEST = os.path.join(_HERE, "wikivar-best.npz")
+#: ``Encoder.pretrained``'s models: name -> shipped weights file.
+PRETRAINED = {"best": SHIPPED_BEST, "paper": SHIPPED}
+#: The encoder options a weights file's ``encoder_options`` may set.
+OPTIONS = ("word_weights", "whiten", "components", "metric")
+
+
+class Shipped(NamedTuple):
+    """A weights file read by :func:`read`: its name, path, weights, provenance and encoder options."""
+
+    name: str
+    path: str
+    weights: np.ndarray
+    provenance: dict
+    options: dict
+
+    def arguments(self, vectors, df, corpus, options: dict) -> tuple:
+        """(vectors, corpus, options) of the encoder: the caller's ``options`` over the file's; no
+        ``vectors``: the installed ones; no ``df`` nor ``corpus``: wordfreq's English frequencies."""
+        merged = {**self.options, **options}
+        if vectors is None:
+            vectors = default_vectors()
+        if df is None and corpus is None:
+            merged.setdefault("frequencies", "wordfreq:en")
+        if merged.get("components") and corpus is not None and not isinstance(corpus, (list, tuple)):
+            corpus = list(corpus)  # read twice: the df, then the common components
+        return vectors, corpus, merged
+
+    def explained(self, err: InputError, merged: dict) -> InputError:
+        """``err`` of building the encoder, in the words of these weights when their map lacks word counts."""
+        if err.path != "frequencies" or merged.get("frequencies", "corpus") != "corpus" or \
+                not wordmap.needs_counts(self.options.get("word_weights"), self.options.get("whiten")):
+            return err
+        what = self.provenance.get("member_label") or self.provenance.get("member") or self.name
+        return InputError(f"Encoder.pretrained(model={self.name!r})", (
+            f"its weights ({what}) need word counts for p(w), and the df source holds none (a df file "
+            "without counts, or no corpus): pass corpus= (texts; --corpus), a df file written by `repro df` "
+            "(it holds the counts), frequencies='wordfreq:en', or model='paper' (--pretrained paper), the "
+            "paper's weights, which need none"))
+
+    def record(self) -> dict:
+        """The encoder's ``provenance_``: the model's name, its file and the file's provenance."""
+        return {"model": self.name, "weights": self.provenance.get("source", self.path), **self.provenance}
+
+
+def read(model: str = "best", weights_path=None) -> Shipped:
+    """The shipped ``model`` (:data:`PRETRAINED`), or any weights file of
+    :func:`repro.store.save_weights` at ``weights_path`` (then ``model`` is not used)."""
+    if weights_path is None:
+        if model not in PRETRAINED:
+            raise ValueError(f"model: expected one of {', '.join(map(repr, PRETRAINED))}, got {model!r}")
+        weights_path, name = PRETRAINED[model], model
+    else:
+        name = os.fspath(weights_path)
+    weights, provenance = store.load_weights(weights_path)
+    options = {k: v for k, v in (provenance.get("encoder_options") or {}).items() if k in OPTIONS}
+    return Shipped(name, weights_path, weights, provenance, options)

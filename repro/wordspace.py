@@ -1,0 +1,262 @@
+"""The encoder's word space: one immutable value (issue 33, item 1).
+
+A text's vector (paper, eq. 3) reads three things of each word: whether it has a vector, its idf
+rank (eq. 1) and its row of the table. :class:`WordSpace` holds them, and what made the rows:
+
+* ``vocabulary``: the vector words in the vectors' order, their document frequencies, idf and idf
+  ranks (:class:`repro.vocabulary.Vocabulary`); for a token space also its tokenizer
+  (``vocabulary.space``, :mod:`repro.tokenspace`), whose token ids are then the words.
+* ``tokenise``: how a raw text becomes words: the paper's rule or the Unicode rule
+  (:mod:`repro.text`), or the token space's tokenizer.
+* ``table``: (V + 1, k) float32, row r the vector of the word of idf rank r (unit length unless the
+  encoder says otherwise), mapped by ``word_map``; row V is zero (unknown words, padding).
+* ``unlisted``: (V,) bool, the vector words the df source does not list (df = 1, the authors' rule).
+* ``counts``: (V,) int64 word counts that p(w) comes from, where the word map needs them; else None.
+* ``word_map``: the fixed map of every word vector (a :class:`repro.transforms.Transform`, its
+  scale in word order; :data:`repro.transforms.IDENTITY`, the paper's, by default; the maps are
+  :mod:`repro.wordmap`'s, not in the paper), and ``usif_length``, ``usif_length_from``: uSIF's
+  mean text length and where it came from ("given", "corpus", "fit"; None without uSIF).
+* ``base``: the unmapped table, kept only while :meth:`repro.encoder.Encoder.fit` may still
+  rebuild the map (:func:`refits`); else None.
+* ``cache``: where the ranks and the mapped space are cached beside the vectors
+  (:class:`repro.mapcache.Space`, :mod:`repro.rankcache`); ``source``: the vectors' recorded path.
+
+:meth:`WordSpace.of` makes the space an encoder's arguments describe; :meth:`WordSpace.build` the
+unmapped space of given words, vectors and df.
+
+Nothing in it is assigned after it is made: :meth:`WordSpace.map` returns a new value. An encoder
+swaps its word space whole, so a step that fails leaves the old one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from typing import Callable
+
+import numpy as np
+
+from repro import wordmap
+from repro.docfreq import DocFreq
+from repro.longtext import FIT_MAX_WORDS, fit_tokens
+from repro.mapcache import Space
+from repro.text import token_lists, tokeniser as tokeniser_named
+from repro.textwarnings import unseen_df_message
+from repro.transforms import IDENTITY, Transform
+from repro.vectors import load_space, normalise, source_label
+from repro.vocabulary import Vocabulary
+
+
+def read_vectors(vectors, lowercase: bool, progress: bool = False):
+    """(words, (V, d) float32 matrix as stored, source label, token space or None) by
+    :func:`repro.vectors.load_space`; :meth:`WordSpace.build` normalises them into its table."""
+    words, matrix, space = load_space(vectors, normalize=False, lowercase=lowercase, progress=progress)
+    return words, matrix, source_label(vectors), space
+
+
+def docfreq_of(df, corpus, tokenise, progress: bool = False, frequencies: str = "corpus", words=None,
+               space=None) -> DocFreq:
+    """The document frequencies of an encoder's ``df`` or ``corpus`` argument (exactly one of
+    them), or, with neither, of ``frequencies="wordfreq:<lang>"`` (-log p(w) orders, eq. 1)."""
+    if df is None and corpus is None and frequencies != "corpus":  # word frequencies alone: -log p(w) orders
+        return DocFreq.from_frequencies(words, frequencies, space)
+    if (df is None) == (corpus is None):
+        raise ValueError("df: give exactly one of df (a df file, DocFreq or Vocabulary) and corpus (texts), or "
+                         "neither with frequencies='wordfreq:<lang>'")
+    if corpus is not None:  # a token space counts its token ids
+        if space is not None:
+            return space.docfreq(corpus, progress)
+        return DocFreq.from_corpus(corpus, tokenise, progress=progress)
+    if isinstance(df, DocFreq):
+        return df
+    if isinstance(df, Vocabulary):
+        return DocFreq(df.words, df.df, df.n_docs)
+    if isinstance(df, (str, os.PathLike)):
+        return DocFreq.load(os.fspath(df))
+    raise ValueError(f"df: expected a df file path, DocFreq or Vocabulary, got {type(df).__name__}")
+
+
+def refits(word_weights, usif_length_from) -> bool:
+    """Whether :meth:`repro.encoder.Encoder.fit` rebuilds the word map: uSIF's mean length, unless
+    given, is the training texts'."""
+    return word_weights == "usif" and usif_length_from != "given"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class WordSpace:
+    """The words, their df, idf ranks and (mapped) vectors of an encoder; see the module."""
+
+    vocabulary: Vocabulary
+    tokenise: Callable
+    table: np.ndarray
+    unlisted: np.ndarray
+    cache: Space
+    counts: np.ndarray | None = None
+    word_map: Transform = IDENTITY
+    usif_length: float | None = None
+    usif_length_from: str | None = None
+    base: np.ndarray | None = None
+    source: str | None = None  # the vectors' recorded path or name (None: given in memory)
+
+    @classmethod
+    def of(cls, vectors, df=None, corpus=None, *, normalize: bool = True, lowercase: bool = False,
+           tokeniser: str = "paper", word_weights=None, whiten=None, frequencies: str = "corpus",
+           usif_length: float | None = None, weighted: bool = False, progress: bool = False) -> "WordSpace":
+        """The space that :class:`repro.encoder.Encoder`'s arguments describe (see there), its
+        options checked, mapped by the word map of ``word_weights`` and ``whiten`` unless uSIF waits
+        for its mean length from the training couples; ``weighted``: the encoder has its weights
+        already, so uSIF needs the length now."""
+        if usif_length is not None and not (isinstance(usif_length, (int, float)) and usif_length > 0):
+            raise ValueError(f"usif_length: expected a positive mean text length, got {usif_length!r}")
+        tokenise = tokeniser_named(tokeniser)
+        words, matrix, source, space = read_vectors(vectors, lowercase, progress)
+        if space is not None and tokeniser != "paper":
+            raise ValueError(f"tokeniser: a token space splits texts with its own tokenizer, not {tokeniser!r}")
+        freq = docfreq_of(df, corpus, tokenise, progress, frequencies, words, space)
+        carried = freq.translate(words)
+        maps = wordmap.needs_counts(word_weights, whiten)
+        ws = cls.build(words, matrix, carried.df, freq.n_docs, tokeniser=tokeniser, normalize=normalize, source=source,
+                       space=space, unlisted=~freq.lists(words),
+                       counts=wordmap.word_counts(words, carried.counts, frequencies, space) if maps else None)
+        length, length_from = (None, None) if usif_length is None else (float(usif_length), "given")
+        if maps and word_weights == "usif" and length is None and corpus is not None:
+            length, length_from = ws.mean_length(token_lists(list(corpus), ws.tokenise, "corpus")), "corpus"
+        if maps and (word_weights != "usif" or length is not None):
+            return ws.mapped_by(word_weights, whiten, length, length_from)
+        if maps and weighted:
+            raise ValueError("usif_length: uSIF needs the mean text length, and an encoder with given "
+                             "weights is not fitted: pass corpus= (texts) or usif_length=")
+        return ws
+
+    @classmethod
+    def build(cls, words, matrix, df, n_docs, *, tokeniser: str = "paper", normalize: bool = True, source=None,
+              space=None, unlisted=None, counts=None) -> "WordSpace":
+        """The unmapped space of vectors ``words``, ``matrix`` (V, d) with their ``df`` and N; ``source``
+        the vectors' recorded path (None: in memory, nothing cached), ``space`` a token space,
+        ``counts`` the (V,) word counts for p(w)."""
+        cache = Space(source)  # the mapped table's cache beside the vectors (repro.mapcache)
+        vocabulary = Vocabulary(words, df, n_docs, space=space, cache=cache.folder)  # repro.rankcache
+        v, d = matrix.shape
+        # rows in idf-rank order (unit length unless normalize=False, written in one pass from the
+        # vectors as loaded, e.g. memory-mapped), and a zero row V for unknown words and padding
+        table = np.empty((v + 1, d), np.float32)
+        table[v] = 0.0
+        if normalize:
+            normalise(matrix, out=table, rows=vocabulary.rank)
+        else:
+            table[vocabulary.rank] = matrix
+        unlisted = np.zeros(len(words), bool) if unlisted is None else np.asarray(unlisted, bool)
+        tokenise = tokeniser_named(tokeniser) if space is None else space.encode
+        counts = None if counts is None else np.asarray(counts, np.int64)
+        return cls(vocabulary, tokenise, table, unlisted, cache, counts, source=source)
+
+    @property
+    def space(self):
+        """The token space (:class:`repro.tokenspace.TokenSpace`), or None for a word space."""
+        return self.vocabulary.space
+
+    @property
+    def dim(self) -> int:
+        return int(self.table.shape[1])
+
+    @functools.cached_property
+    def unlisted_rank(self) -> np.ndarray:
+        """(V + 1,) bool: ``unlisted`` by idf rank, the sentinel row V (unknown words) never set."""
+        out = np.zeros(len(self.unlisted) + 1, bool)
+        out[self.vocabulary.rank] = self.unlisted
+        return out
+
+    @property
+    def unmapped(self) -> np.ndarray:
+        """The table before the word map."""
+        if self.base is None and not self.word_map.identity:
+            raise ValueError("word map: this space keeps no unmapped table (its map is final)")
+        return self.table if self.base is None else self.base
+
+    def unseen_df(self, tokens: list, chunk: int) -> str:
+        """The warning's words when many words with a vector of the first ``chunk`` token lists are
+        not in the df source (:func:`repro.textwarnings.unseen_df_message`); "" otherwise."""
+        return unseen_df_message(tokens, chunk, self.vocabulary.lookup, self.unlisted_rank, self.vocabulary.n_docs)
+
+    def tokens(self, texts: list, name: str = "texts", dropped: list | None = None) -> list:
+        """The words of ``texts`` (raw strings or token lists, :func:`repro.text.token_lists`; for a
+        token space their token ids, one batch); ``dropped`` collects the raw texts that lost letters."""
+        if self.space is not None:
+            return self.space.ids(texts, name)
+        try:
+            return token_lists(texts, self.tokenise, name, dropped=dropped)
+        except ValueError as err:
+            raise ValueError(str(err)) from None
+
+    def couples(self, couples, labels, dropped: list | None = None) -> tuple:
+        """(PairSet of idf-rank rows, (P,) bool kept, the 2P texts, their 2P token lists: every text
+        a, then every text b) of ``couples`` (pairs (text_a, text_b)) with ``labels`` (1 related, 0
+        unrelated), checked; a couple with a text without known words dropped
+        (:meth:`repro.vocabulary.Vocabulary.couples`); texts longer than
+        :data:`repro.longtext.FIT_MAX_WORDS` become their known words (or an error). ``dropped``: as
+        for :meth:`tokens`."""
+        couples, labels = list(couples), np.asarray(labels)
+        if not couples:
+            raise ValueError("couples: no couples")
+        if labels.shape != (len(couples),) or not np.isin(labels, (0, 1)).all():
+            raise ValueError(f"labels: need one 0 (unrelated) or 1 (related) per couple, got shape {labels.shape}")
+        if any(not isinstance(c, (tuple, list)) or len(c) != 2 for c in couples):
+            raise ValueError("couples: every couple must be a pair (text_a, text_b)")
+        p = len(couples)
+        texts = [c[0] for c in couples] + [c[1] for c in couples]
+        tokens = self.tokens(texts, "couples", dropped)
+        if max(map(len, tokens), default=0) > FIT_MAX_WORDS:
+            tokens = fit_tokens(tokens, self.vocabulary.lookup.ranks, len(self.vocabulary), p)
+        pairs, kept = self.vocabulary.couples(tokens[:p], tokens[p:], labels, order="idf", drop_empty=True)
+        return pairs, kept, texts, tokens
+
+    def mean_length(self, tokens: list) -> float:
+        """uSIF's mean text length: known words per distinct text with at least one (as
+        :func:`repro.peers.training_texts` counts the training texts)."""
+        from repro.peers import distinct_texts
+
+        rows, lengths = self.vocabulary.rows(tokens, order="idf")
+        keep = lengths > 0
+        if not keep.any():
+            raise ValueError("corpus: no text has a word with a vector, so uSIF has no mean text length")
+        return float(np.mean(distinct_texts(rows[keep], lengths[keep])[1]))
+
+    @staticmethod
+    def couples_length(pairs) -> float:
+        """uSIF's mean text length from training couples (a PairSet): known words per distinct text
+        (:func:`repro.peers.training_texts`)."""
+        from repro.peers import training_texts
+
+        return float(np.mean(training_texts(pairs)[1]))
+
+    def word_map_of(self, word_weights, whiten, usif_length: float | None, final: bool = True) -> Transform:
+        """The word map of the options (:func:`repro.wordmap.word_map`) on the unmapped unit-length
+        table and ``counts``, its scale in word order; cached (:mod:`repro.mapcache`) when ``final``."""
+        rank = self.vocabulary.rank
+        counts = np.empty_like(self.counts)
+        counts[rank] = self.counts  # into table (idf-rank) order
+        t = self.cache.word_map(self.unmapped, counts, word_weights, whiten, usif_length, cache=final)
+        return t if t.scale is None else t._replace(scale=t.scale[rank])
+
+    def mapped_by(self, word_weights, whiten, usif_length: float | None = None,
+                  usif_length_from: str | None = None) -> "WordSpace":
+        """:meth:`map` by the options' word map (:meth:`word_map_of`), final unless :func:`refits`."""
+        final = not refits(word_weights, usif_length_from)
+        return self.map(self.word_map_of(word_weights, whiten, usif_length, final), final=final,
+                        usif_length=usif_length, usif_length_from=usif_length_from)
+
+    def map(self, t: Transform, *, final: bool = True, usif_length: float | None = None,
+            usif_length_from: str | None = None) -> "WordSpace":
+        """A new space, every row of the unmapped table mapped by ``t`` (word order; the zero row V
+        kept), made with uSIF's length ``usif_length``. ``final``: the map never changes again, so
+        the mapped table is cached and no unmapped table is kept; else it is kept, and nothing cached."""
+        base = self.unmapped
+        table = base
+        if not t.identity:
+            ranked = t if t.scale is None else t._replace(scale=np.empty_like(t.scale))
+            if t.scale is not None:
+                ranked.scale[self.vocabulary.rank] = t.scale
+            table = self.cache.table(ranked, base, cache=final)
+        return dataclasses.replace(self, table=table, word_map=t, base=None if final else base,
+                                   usif_length=usif_length, usif_length_from=usif_length_from)
