@@ -124,10 +124,10 @@ def word_map(name: str, table, counts, train) -> transforms.Transform:
     return wordmap.word_map(host, counts, word_weights, whiten, usif_length=float(np.mean(lengths)))
 
 
-def fits(table, counts, texts, couples, n_max: int, kappa, *, names=None, **options):
+def fits(table, counts, texts, couples, n_max: int, kappa, *, names=None, distances=DISTANCES, **options):
     """Fit the members of the family: for each map of ``names`` (default: every one of
     :data:`MEMBERS`), fitted by :func:`word_map` on ``counts`` and the texts of the ``texts``
-    couples, and each training distance of :data:`DISTANCES`, the median loss by
+    couples, and each training distance of ``distances`` (default :data:`DISTANCES`), the median loss by
     :func:`repro.fit.fit` on the ``couples`` prepared on the mapped table. ``kappa(member)`` gives
     (kappa, its source), (None, None) for the cross-validated search; ``options`` go to ``fit``.
     Yields (member, its word map, its ModelRecord, seconds), in :func:`members` order."""
@@ -135,7 +135,7 @@ def fits(table, counts, texts, couples, n_max: int, kappa, *, names=None, **opti
     for name in MEMBERS if names is None else names:
         t = word_map(name, host, counts, texts)
         mapped = transforms.apply(t, host)
-        for distance in DISTANCES:
+        for distance in distances:
             member, t0 = Member(name, distance), time.perf_counter()
             k, source = kappa(member)
             record = fit(prepare(mapped, couples, n_max, distance=distance), "median", k, kappa_source=source,

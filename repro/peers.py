@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro import encodings, transforms
-from repro.components import fit_components
+from repro.components import fit_components, fit_components_each
 from repro.encodings import Encoding
 from repro.textmetric import METRICS
 # p(w) and SIF's and uSIF's word weights live in repro.transforms (NumPy only: the encoder's word
@@ -155,7 +155,8 @@ def select(name: str, table, counts, train, validation, weights=None, *, metrics
     for key, entries in keys.items():
         enc = weighting(name, counts, mean_length, weights, **dict(key), table=table.host if name in WHITENING else None)
         means = encodings.text_vectors(enc, table, tokens, lengths)
-        fitted = [enc._replace(components=fit_components(means, p["components"], scales)) for _, p in entries]
+        fitted = [enc._replace(components=c) for c in
+                  fit_components_each(means, [p["components"] for _, p in entries], scales)]
         del means
         s = encodings.couple_scores(enc, table, validation, components=[f.components for f in fitted], metrics=metrics)
         for j, (i, _) in enumerate(entries):
