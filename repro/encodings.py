@@ -41,7 +41,7 @@ from repro import baselines, transforms
 from repro.checks import check_idf, check_pairs, check_table, check_weights
 from repro.components import NO_COMPONENTS, Components, remove_components
 from repro.jitting import jit
-from repro.model import HIGHEST, _represent
+from repro.model import column_sums, represent_rows
 from repro.textmetric import METRICS, check_metric, couple_scores as _vector_scores
 
 CHUNK = 8192
@@ -129,11 +129,10 @@ def _word_means(word_w, table, tokens, lengths):
     """(B, d): (1/n) sum_j word_w[w_j] e_(w_j) over the n first columns of ``tokens`` (B, W)."""
     live = jnp.arange(tokens.shape[1])[None, :] < lengths[:, None]
     z = jnp.where(live, word_w[tokens], 0.0).astype(table.dtype)
-    total = jnp.einsum("bw,bwd->bd", z, table[tokens], precision=HIGHEST)
-    return total / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
+    return column_sums(z, table, tokens) / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
 
 
-_rank_means_jit = jit(_represent)
+_rank_means_jit = jit(represent_rows)
 _word_means_jit = jit(_word_means)
 
 

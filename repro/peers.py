@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro import encodings, transforms
-from repro.components import fit_components_each
+from repro.components import fit_components, fit_components_each
 from repro.encodings import Encoding
 from repro.textmetric import METRICS
 # p(w) and SIF's and uSIF's word weights live in repro.transforms (NumPy only: the encoder's word
@@ -115,16 +115,9 @@ def fit(name: str, table, counts, train, *, weights=None, components: int = 1, u
     tokens, lengths = training_texts(train)
     enc = weighting(name, counts, float(np.mean(lengths)), weights, **params,
                     table=table.host if name in WHITENING else None)
-    return enc._replace(components=_fitted(enc, table, tokens, lengths, [components],
-                                           component_scales(name, usif_scales))[0])
-
-
-def _fitted(enc: Encoding, table, tokens, lengths, ks, scales: str) -> list:
-    """The common components of the texts' vectors under ``enc`` for every k of ``ks``
-    (:func:`repro.components.fit_components_each`); the vectors are not made when every k is 0."""
-    if max(ks) == 0:
-        return fit_components_each(np.zeros((0, table.shape[1])), ks, scales)
-    return fit_components_each(encodings.text_vectors(enc, table, tokens, lengths), ks, scales)
+    # no training-text vectors without components to fit on them
+    means = encodings.text_vectors(enc, table, tokens, lengths) if components else np.zeros((0, table.shape[1]))
+    return enc._replace(components=fit_components(means, components, component_scales(name, usif_scales)))
 
 
 #: The hyperparameters tried for each peer; the one of lowest optimal split error on the
@@ -162,8 +155,10 @@ def select(name: str, table, counts, train, validation, weights=None, *, metrics
     scales = component_scales(name, usif_scales)
     for key, entries in keys.items():
         enc = weighting(name, counts, mean_length, weights, **dict(key), table=table.host if name in WHITENING else None)
-        fitted = [enc._replace(components=c) for c in
-                  _fitted(enc, table, tokens, lengths, [p["components"] for _, p in entries], scales)]
+        ks = [p["components"] for _, p in entries]
+        means = encodings.text_vectors(enc, table, tokens, lengths) if max(ks) else np.zeros((0, table.shape[1]))
+        fitted = [enc._replace(components=c) for c in fit_components_each(means, ks, scales)]
+        del means
         s = encodings.couple_scores(enc, table, validation, components=[f.components for f in fitted], metrics=metrics)
         for j, (i, _) in enumerate(entries):
             for k, m in enumerate(metrics):
