@@ -31,7 +31,7 @@ from repro.modelrecord import check_kappa
 from repro.prepared import prepare
 
 
-def _grid(text: str) -> list[float]:
+def parse_grid(text: str) -> list[float]:
     try:
         return [float(k) for k in text.split(",")]
     except ValueError:
@@ -128,7 +128,7 @@ def main(argv=None):
     groups = fold_groups(args.data, args.setting, pairs, args.folds)
     prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form, distance=args.distance)
     try:
-        record = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,
+        record = fit(prepared, args.loss, kappa, kappa_source=source, grid=parse_grid(args.kappa_grid), folds=args.folds,
                      seed=args.seed, batch_related=args.batch_related, groups=groups, distance=args.distance,
                      max_epochs=args.max_epochs)
     except ValueError as err:

@@ -23,9 +23,9 @@ import numpy as np
 
 from repro import metrics, settings
 from repro.jitting import jit
-from repro.scoring import _distances, padded_chunks
+from repro.scoring import couple_distances, padded_chunks
 from repro.prepared import Prepared
-from repro.train import TrainConfig, _check_config, check_distance, make_grid_trainer
+from repro.train import TrainConfig, check_config, check_distance, make_grid_trainer
 
 KAPPAS_PER_CALL = {"cpu": 2}
 """Kappas trained together in one batched call (with all their folds), by JAX backend; a
@@ -154,7 +154,7 @@ def _held_out_chunk(w_f, table, a, b, len_a, len_b, kind="euclidean"):
     """(K, n_max) weights of one fold's runs, a chunk of its held-out couples (C, W), (C,)
     -> (K, C) distances (``kind``: Euclidean, or 1 - cos): the chunk's embeddings gathered once,
     shared by the K weight vectors (``vmap``); the same core as :func:`repro.scoring.pair_distances`."""
-    return jax.vmap(_distances, in_axes=(0,) + (None,) * 5 + (None,))(w_f, table, a, b, len_a, len_b, kind)
+    return jax.vmap(couple_distances, in_axes=(0,) + (None,) * 5 + (None,))(w_f, table, a, b, len_a, len_b, kind)
 
 
 def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK, kind: str = "euclidean") -> np.ndarray:
@@ -197,7 +197,7 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     :func:`search_calls` batched calls of the grid (a progress bar)."""
     if config.loss != "median":
         raise ValueError(f"loss: kappa is the median loss's; the {config.loss!r} loss has none to select")
-    _check_config(config)
+    check_config(config)
     check_distance(prepared, config)
     grid = np.asarray(grid, dtype=np.float32)
     if grid.ndim != 1 or grid.size == 0 or not np.all(grid > 0):

@@ -7,12 +7,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro import encodings, losses
-from repro.model import _represent
+from repro.model import represent_unchecked
 from repro.pairset import PairSet
 
 
-def _distances(w, table, a, b, la, lb, kind):
-    return losses.distance(_represent(w, table, a, la), _represent(w, table, b, lb), kind)
+def couple_distances(w, table, a, b, la, lb, kind):
+    """(B,) distances of the couples (a, b) under weights ``w``, unchecked (``kind`` as
+    :func:`repro.losses.distance`): the kappa search's held-out scoring (:mod:`repro.crossval`)
+    maps it over the weights of every fold."""
+    return losses.distance(represent_unchecked(w, table, a, la), represent_unchecked(w, table, b, lb), kind)
 
 
 def padded_chunks(arrays, chunk: int):

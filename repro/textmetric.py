@@ -27,7 +27,7 @@ def check_metric(metric: str, name: str = "metric") -> str:
     return metric
 
 
-def couple_scores(a: np.ndarray, b: np.ndarray, metric: str = "euclidean") -> np.ndarray:
+def vector_scores(a: np.ndarray, b: np.ndarray, metric: str = "euclidean") -> np.ndarray:
     """(P,) float64 scores of the couples (a[i], b[i]) of (P, d) text vectors, higher = more related."""
     check_metric(metric)
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)

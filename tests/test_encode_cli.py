@@ -281,7 +281,7 @@ def test_every_scoring_path_removes_the_common_components(files, tmp_path, capsy
     similarity and evaluate all score the vectors that transform gives (the components removed),
     not the plain model's."""
     from repro import metrics
-    from repro.textmetric import couple_scores
+    from repro.textmetric import vector_scores
 
     corpus = (files / "corpus.txt").read_text().splitlines()
     enc = Encoder.pretrained(str(files / "vec.txt"), corpus=corpus, metric=metric)
@@ -289,7 +289,7 @@ def test_every_scoring_path_removes_the_common_components(files, tmp_path, capsy
     a, b, labels = [p[0] for p in pairs], [p[1] for p in pairs], np.array([int(p[2]) for p in pairs])
     plain = enc.similarity(a, b)
     enc.fit_components(a + b, k=2)
-    want = couple_scores(enc.transform(a), enc.transform(b), metric)
+    want = vector_scores(enc.transform(a), enc.transform(b), metric)
     assert np.abs(want - plain).max() > 1e-3  # the components matter here
     np.testing.assert_allclose(enc.similarity(a, b), want, rtol=1e-6, atol=1e-6)
     model = str(tmp_path / "cc.npz")
