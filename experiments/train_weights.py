@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 from experiments.files import load_corpus, load_split
-from repro import forms, settings, store
+from repro import forms, losses, settings, store
 from repro.errors import InputError, run
 from repro.fit import fit
 from repro.layout import Layout
@@ -77,7 +77,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--kappa", type=float, help="the median loss's kappa (no search)")
     ap.add_argument("--kappa-from", metavar="MODEL", help="take kappa from another median model's file (no search)")
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--distance", default="euclidean", choices=("euclidean", "sqeuclidean", "cosine"),
+    ap.add_argument("--distance", default="euclidean", choices=losses.DISTANCES,
                     help="the training distance: the paper's euclidean, the original code's sqeuclidean, or "
                          "cosine (1 - cos, not in the paper)")
     ap.add_argument("--max-epochs", type=int, default=100)

@@ -102,6 +102,16 @@ def check_idf(idf, vocab_size: int | None = None, name: str = "idf") -> np.ndarr
     return idf
 
 
+def check_groups(groups, labels) -> np.ndarray:
+    """(P,) integer clusters of the couples of (P,) ``labels`` (their article, or their component
+    of related tweet couples): what a grouped fold and a cluster bootstrap resample by."""
+    groups, labels = np.asarray(groups), np.asarray(labels)
+    if groups.shape != labels.shape or not np.issubdtype(groups.dtype, np.integer):
+        raise ValueError(f"groups must be a (P,) integer array like labels {labels.shape}, "
+                         f"got {groups.dtype} {groups.shape}")
+    return groups
+
+
 def check_pairs(pairs, name: str = "pairs", vocab_size: int | None = None) -> None:
     """The five arrays of a :class:`repro.pairset.PairSet` are consistent (shapes, lengths within
     the width, labels 0 or 1, and with ``vocab_size`` word indices in range)."""

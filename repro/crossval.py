@@ -22,6 +22,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro import metrics, settings
+from repro.checks import check_groups
+from repro.dealing import deal
 from repro.jitting import jit
 from repro.scoring import couple_distances, padded_chunks
 from repro.prepared import Prepared
@@ -94,27 +96,18 @@ def _grouped_folds(labels, folds: int, seed: int, groups):
 
     The distinct groups of the related couples, shuffled from ``seed``, are dealt largest first,
     each to the fold with the fewest related couples so far (ties in the shuffled order, to the
-    lowest fold); related couples follow their group. An unrelated couple whose group is one of
+    lowest fold: :func:`repro.dealing.deal`, rule ``greedy``); related couples follow their group. An unrelated couple whose group is one of
     those goes with it; the others, shuffled, fill the folds with the fewest unrelated couples.
     Then each fold keeps, per class, as many couples as the smallest fold has (a random choice
     of its own), so every fold has the same shapes, as the batched trainer needs.
     """
-    groups = np.asarray(groups)
-    if groups.shape != labels.shape or not np.issubdtype(groups.dtype, np.integer):
-        raise ValueError(f"groups must be a (P,) integer array like labels {labels.shape}, "
-                         f"got {groups.dtype} {groups.shape}")
+    groups = check_groups(groups, labels)
     rng = np.random.default_rng(seed)
     rel, unrel = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
     uniq, inv, counts = np.unique(groups[rel], return_inverse=True, return_counts=True)
     if uniq.size < folds:
         raise ValueError(f"groups: {uniq.size} clusters of related couples cannot fill {folds} folds")
-    order = rng.permutation(uniq.size)
-    order = order[np.argsort(-counts[order], kind="stable")]  # largest first, ties shuffled
-    fold_of, load = np.empty(uniq.size, np.int64), [0] * folds
-    for g in order.tolist():
-        f = load.index(min(load))
-        fold_of[g] = f
-        load[f] += int(counts[g])
+    fold_of = deal(counts, [0] * folds, rng, "greedy")[0]  # largest first, ties shuffled, to the emptiest fold
     rel_fold = fold_of[inv.ravel()]
     pos = np.minimum(np.searchsorted(uniq, groups[unrel]), uniq.size - 1)
     known = uniq[pos] == groups[unrel]

@@ -9,6 +9,7 @@ import numpy as np
 from repro import encodings, losses
 from repro.model import represent_unchecked
 from repro.pairset import PairSet
+from repro.textmetric import check_metric
 
 
 def couple_distances(w, table, a, b, la, lb, kind):
@@ -31,8 +32,7 @@ def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int
     Texts of length 0 (no in-vocabulary word) are the zero vector here, so the score of
     a couple with an empty text is still defined (docs/FIDELITY.md).
     """
-    if kind not in ("euclidean", "cosine"):
-        raise ValueError(f"kind: expected 'euclidean' or 'cosine', got {kind!r}")
+    check_metric(kind, "kind")
     s = encodings.scores(encodings.Encoding("rank", w), table, pairs, kind, chunk)
     return -s if kind == "euclidean" else 1.0 - s
 

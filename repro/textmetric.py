@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-#: The metrics, the paper's first (the default everywhere).
-METRICS = ("euclidean", "cosine")
+from repro.settings import TABLE_METRICS
+
+#: The metrics, the paper's first (the default everywhere): the one list of them,
+#: :data:`repro.settings.TABLE_METRICS`, which every training distance, CLI choice and table reads.
+METRICS = TABLE_METRICS
 
 
 def check_metric(metric: str, name: str = "metric") -> str:
