@@ -61,7 +61,7 @@ def from_search(name: str, errors: dict, table, counts, train) -> dict | None:
     ``errors`` ({metric: {config key: validation split error}}, :func:`repro.peerfamily.search`),
     where every entry of the peer's grid is a configuration of the family (SIF and Zipfian
     whitening): per metric the entry of the lowest error (ties: the earlier entry), fitted by
-    :func:`repro.peers.fit`, so the row is scored by the one surface exactly as before and only the
+    :func:`repro.peers.fit_peer`, so the row is scored by the one surface exactly as before and only the
     search is shared. None where the grid has an entry the family lacks."""
     grid = peers.GRIDS[name]
     configs = [peerfamily.from_peer(name, p) for p in grid]
@@ -71,7 +71,7 @@ def from_search(name: str, errors: dict, table, counts, train) -> dict | None:
     for metric, errs in errors.items():
         i = min(range(len(grid)), key=lambda j: (errs[configs[j].key], j))
         if i not in fitted:
-            fitted[i] = peers.fit(name, table, counts, train, **grid[i])
+            fitted[i] = peers.fit_peer(name, table, counts, train, **grid[i])
         picked[metric] = (fitted[i], dict(grid[i]), float(errs[configs[i].key]))
     return picked
 

@@ -23,7 +23,7 @@ import os
 import sys
 
 from experiments.files import load_corpus, load_split
-from experiments.train_weights import _grid, fold_groups
+from experiments.train_weights import fold_groups, parse_grid
 from repro import family, settings, store
 from repro.errors import InputError, run
 from repro.layout import Layout
@@ -83,7 +83,7 @@ def main(argv=None):
     train = load_split(args.data, args.setting, "train")
     groups = None if args.kappa_from else fold_groups(args.data, args.setting, train, args.folds)
     n_max = settings.setting(args.setting).n_max
-    grid = _grid(args.kappa_grid)
+    grid = parse_grid(args.kappa_grid)
     summary = {"setting": args.setting, "grid": grid, "kappa_from": args.kappa_from, "members": {}}
 
     def kappa(member: family.Member):

@@ -58,7 +58,7 @@ from repro.checks import check_weights
 from repro.components import Components, fit_components, remove_components
 from repro.errors import InputError
 from repro.text import fingerprint, token_lists, tokeniser as tokeniser_named
-from repro.textmetric import check_metric, couple_scores
+from repro.textmetric import check_metric, vector_scores
 from repro.neighbours import top_k, vectors_of
 from repro.vocabulary import Vocabulary
 from repro.docfreq import DocFreq
@@ -210,7 +210,7 @@ class Encoder:
         #: where :attr:`metric` came from (:data:`METRIC_FROM`)
         self.metric_from = metric_from
         if wordmap.needs_counts(word_weights, whiten):
-            self._counts = wordmap.word_counts(words, carried.counts, frequencies, space)
+            self._counts = wordmap.map_counts(words, carried.counts, frequencies, space)
             if word_weights == "usif" and usif_length is None and corpus is not None:
                 self._set_usif_length(self._mean_length(token_lists(list(corpus), self._tokenise, "corpus")),
                                       "corpus")
@@ -513,7 +513,7 @@ class Encoder:
                             if m)
         if message:
             warnings.warn(EmptyTextWarning(message), stacklevel=2)
-        return couple_scores(vectors[:p], vectors[p:], metric)
+        return vector_scores(vectors[:p], vectors[p:], metric)
 
     def neighbours(self, queries, corpus, k: int = 10, metric: str | None = None, **blocks):
         """(ids, scores): the ``k`` items of ``corpus`` most similar to each query, exact, best

@@ -38,11 +38,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from repro import baselines, transforms
-from repro.checks import check_idf, check_pairs, check_table, check_weights
+from repro.checks import check_idf, check_pairs, check_table, check_texts, check_weights
 from repro.components import NO_COMPONENTS, Components, remove_components
 from repro.jitting import jit
 from repro.model import column_sums, represent_rows
-from repro.textmetric import METRICS, check_metric, couple_scores as _vector_scores
+from repro.textmetric import METRICS, check_metric, vector_scores
 
 CHUNK = 8192
 """Texts encoded per call: the gathered embeddings of a chunk are chunk x W x d float32 (400 MB at
@@ -160,14 +160,14 @@ def _means(enc: Encoding, table: Table, tokens, lengths):
         w = jnp.asarray(enc.weights, jnp.float32)
         return np.asarray(_word_means_jit(w, table.device, jnp.asarray(tokens), jnp.asarray(lengths)), np.float64)
     if enc.kind == "tfidf":
-        return baselines._tfidf_block(tokens, lengths, enc.weights)
-    return baselines._vectors_block(enc.kind, table.host, enc.weights, tokens, lengths, enc.top_rule)
+        return baselines.tfidf_block(tokens, lengths, enc.weights)
+    return baselines.vectors_block(enc.kind, table.host, enc.weights, tokens, lengths, enc.top_rule)
 
 
 def _sparse_scores(va: sp.csr_matrix, vb: sp.csr_matrix, metrics) -> np.ndarray:
     """(M, c) scores of sparse text vectors (tf-idf): cosine (0 where a vector is zero) and minus
     the Euclidean distance from the dot products."""
-    dot, na, nb = baselines._row_dot(va, vb), baselines._row_dot(va, va), baselines._row_dot(vb, vb)
+    dot, na, nb = baselines.row_dot(va, vb), baselines.row_dot(va, va), baselines.row_dot(vb, vb)
     out = []
     for m in metrics:
         if m == "cosine":
@@ -185,7 +185,7 @@ def text_vectors(enc: Encoding, table, tokens, lengths, *, components: bool = Tr
         raise ValueError("encoding: tf-idf vectors are sparse; score its couples with couple_scores")
     table = as_table(table)
     enc = check_encoding(enc, table.shape[0])
-    tokens, lengths = baselines._check_tokens(tokens, lengths, table.shape[0])
+    tokens, lengths = check_texts(tokens, lengths, table.shape[0])
     table = table.transformed(enc.transform)
     dim = 2 * table.shape[1] if enc.kind.startswith("minmax") else table.shape[1]
     out = np.empty((len(lengths), dim), np.float64)
@@ -218,7 +218,7 @@ def couple_scores(enc: Encoding, table, pairs, *, components=None, metrics=METRI
         for i, comps in enumerate(sets):
             ra, rb = remove_components(va, comps), remove_components(vb, comps)
             for j, m in enumerate(metrics):
-                out[i, j, s:s + n] = _vector_scores(ra, rb, m)
+                out[i, j, s:s + n] = vector_scores(ra, rb, m)
     return out
 
 

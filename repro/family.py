@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from repro import encodings, peerfamily, peers, transforms, wordmap
+from repro import encodings, peerfamily, peers, settings, transforms, wordmap
 from repro.components import fit_components
 from repro.fit import fit
 from repro.prepared import prepare
@@ -56,8 +56,9 @@ LABELS = {
     "cc": "word vectors without their common component",
     "zipf_sif": "Zipfian-whitened, SIF-weighted word vectors",
 }
-#: Training distances of the losses a member is learned under: the paper's and 1 - cos.
-DISTANCES = ("euclidean", "cosine")
+#: Training distances of the losses a member is learned under: the paper's and 1 - cos, one per
+#: metric (:data:`repro.settings.TABLE_METRICS`).
+DISTANCES = settings.TABLE_METRICS
 #: The family's kappa grid: every other value of :data:`repro.settings.KAPPA_GRID` (10 x 4^k),
 #: so that the 14 fits of a column fit in make table1's time (docs/FIDELITY.md).
 KAPPA_GRID = tuple(10.0 * 4.0 ** k for k in range(5))

@@ -38,7 +38,7 @@ import scipy.sparse as sp
 
 from repro import encodings, peers, transforms
 from repro.components import fit_components
-from repro.textmetric import METRICS, check_metric, couple_scores as vector_scores
+from repro.textmetric import METRICS, check_metric, vector_scores
 
 #: SIF's a tried (Arora et al. recommend 1e-4 to 1e-3; 1e-3 is fse's default).
 SIF_AS = (1e-4, 1e-3, 1e-2)

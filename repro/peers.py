@@ -107,7 +107,7 @@ def component_scales(name: str, usif_scales: str = "share") -> str:
     return usif_scales if name == "usif" else "one"
 
 
-def fit(name: str, table, counts, train, *, weights=None, components: int = 1, usif_scales: str = "share",
+def fit_peer(name: str, table, counts, train, *, weights=None, components: int = 1, usif_scales: str = "share",
         **params) -> Encoding:
     """Peer ``name`` (:func:`weighting`, with ``params``) with the first ``components`` common
     components of the distinct texts of the ``train`` couples removed."""
@@ -138,7 +138,7 @@ def select(name: str, table, counts, train, validation, weights=None, *, metrics
     (threshold and error both on it) under that metric, its components fitted on the distinct
     texts of ``train``. Ties go to the earlier grid entry.
 
-    The steps of :func:`fit`, shared: each word weighting's training vectors are computed once for
+    The steps of :func:`fit_peer`, shared: each word weighting's training vectors are computed once for
     all its component counts, and the validation couples are scored once for all of them under
     every metric (chunk by chunk, so memory does not grow with the couples)."""
     from repro import metrics as protocol

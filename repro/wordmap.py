@@ -63,7 +63,7 @@ def parts(word_weights, whiten) -> set:
         ({"matrix"} if whiten == "zipf" else set())
 
 
-def word_counts(words, counts, frequencies: str, space=None) -> np.ndarray:
+def map_counts(words, counts, frequencies: str, space=None) -> np.ndarray:
     """(V,) int64 word counts of the vector ``words`` from ``frequencies``: ``"corpus"`` takes
     ``counts`` (the df source's, already on ``words``; None when the source has none: a df file
     written without counts, or a Vocabulary), ``"wordfreq:<lang>"`` the counts fse induces (for a

@@ -78,7 +78,7 @@ def add_word_map_options(ap: argparse.ArgumentParser) -> None:
                         "weights (SIF's removal; uSIF's scaled one with --word-weights usif) (default: 0)")
     g.add_argument("--usif-length", type=float,
                    help="uSIF's mean text length (default: that of the training couples' distinct texts)")
-    g.add_argument("--distance", default="euclidean", choices=("euclidean", "cosine"),
+    g.add_argument("--distance", default="euclidean", choices=settings.TABLE_METRICS,
                    help="what the losses measure while learning: euclidean (the paper's) or cosine (1 - cos); "
                         "saved as the encoder's metric, which similarity and evaluate score by unless given "
                         "--metric (default: euclidean)")
