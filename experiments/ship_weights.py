@@ -10,7 +10,8 @@
 * ``wikivar-best.npz``, the winner of the learned family (:mod:`repro.family`): of the members
   that ``experiments.score`` chose per table metric (the score file's ``["family"]["chosen"]``),
   the one of the lowest validation split error (ties: the Euclidean metric first), copied from
-  ``<family>/<member>.npz``: ``Encoder.pretrained()``'s default (``model="best"``).
+  ``<family>/<member>.npz``: ``Encoder.pretrained(model="best")`` (the default is chosen on STS-B
+  dev by ``make default``, :mod:`experiments.ship_default`).
 
 A shipped file holds the (n_max,) weights only (they do not depend on any vocabulary:
 ``Encoder.pretrained`` applies them to any word vectors, paper section 5.3) and a ``.json`` beside

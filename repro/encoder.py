@@ -5,14 +5,14 @@ n_max learned weights interpolated onto the text's n words, section 3.3), its wo
 descending idf = log(N / (1 + df)) (eq. 1). The weights are learned from related and
 unrelated couples by Algorithm 1 with the median loss (eq. 8) or the contrastive loss
 (eq. 5), or taken from the package's shipped weights (:meth:`Encoder.pretrained`: by default
-the learned family's winner, the paper's weights learned on Zipfian-whitened word vectors under
-1 - cos; ``model="paper"`` the paper's own).
+the space and model of the best STS-B dev Pearson; ``model="best"`` the learned family's winner on
+Wikipedia; ``model="paper"`` the paper's own).
 
 Example::
 
     from repro.encoder import Encoder
 
-    enc = Encoder.pretrained("glove300/", corpus=my_texts)       # shipped weights (the learned family's winner)
+    enc = Encoder.pretrained("glove300/", corpus=my_texts)       # the shipped default weights
     enc = Encoder.pretrained()                                    # no files: installed vectors, wordfreq's frequencies
     X = enc.transform(["A very short text.", ["or", "tokens"]])    # (2, 300) float32
     s = enc.similarity(["a cat"], ["a kitten"], metric="cosine")   # or the paper's "euclidean" (default)
@@ -72,10 +72,13 @@ from repro.transforms import IDENTITY, Transform
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-median.npz")
 #: The learned family's winner on the wikivar validation couples (:mod:`repro.family`, make
 #: weights): the paper's weights learned on Zipfian-whitened word vectors under 1 - cos, scored by
-#: the cosine; its ``.json``'s ``encoder_options`` say which. ``Encoder.pretrained()``'s default.
+#: the cosine; its ``.json``'s ``encoder_options`` say which. ``Encoder.pretrained(model="best")``.
 SHIPPED_BEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "wikivar-best.npz")
+#: ``Encoder.pretrained()``'s default: the space and model of the best STS-B dev Pearson (make default,
+#: experiments/stsdefault.py); its ``.json`` records the choice, its space and its options.
+SHIPPED_DEFAULT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "default.npz")
 #: ``Encoder.pretrained``'s models: name -> shipped weights file.
-PRETRAINED = {"best": SHIPPED_BEST, "paper": SHIPPED}
+PRETRAINED = {"default": SHIPPED_DEFAULT, "best": SHIPPED_BEST, "paper": SHIPPED}
 
 
 def _workers(workers: int | None) -> int:
@@ -318,12 +321,16 @@ class Encoder:
     # ---- construction ---------------------------------------------------------------------
 
     @classmethod
-    def pretrained(cls, vectors=None, df=None, *, corpus=None, model: str = "best", weights_path: str | None = None,
+    def pretrained(cls, vectors=None, df=None, *, corpus=None, model: str = "default", weights_path: str | None = None,
                    **options) -> "Encoder":
         """An encoder with shipped weights, applied to any word vectors without retraining, as the
         paper does with other embeddings (5.3).
 
-        ``model="best"`` (the default): the winner of the learned family (:mod:`repro.family`) on
+        ``model="default"`` (the default): :data:`SHIPPED_DEFAULT`, the space and model of the best
+        STS-B dev Pearson among the shipped and the STS-B-learned ones (make default; its ``.json``
+        records the choice, the space, ``vectors``, loaded when none are given, and the options,
+        ``normalize`` applied on that space only).
+        ``model="best"``: the winner of the learned family (:mod:`repro.family`) on
         the wikivar validation couples, :data:`SHIPPED_BEST`, with the options its ``.json``
         records (``encoder_options``: word_weights, whiten, components, metric; today the paper's
         weights learned on Zipfian-whitened word vectors under 1 - cos, ``whiten="zipf"``,
@@ -356,10 +363,12 @@ class Encoder:
             name = os.fspath(weights_path)
         weights, provenance = store.load_weights(weights_path)
         shipped = {k: v for k, v in (provenance.get("encoder_options") or {}).items()
-                   if k in ("word_weights", "whiten", "components", "metric")}
-        merged = {**shipped, **options}
+                   if k in ("normalize", "word_weights", "whiten", "components", "metric")}
         if vectors is None:
-            vectors = default_vectors()
+            vectors = default_vectors(provenance.get("vectors"))
+        if not (isinstance(vectors, str) and vectors == provenance.get("vectors")):
+            shipped.pop("normalize", None)  # the space's own option, for the space it was chosen on
+        merged = {**shipped, **options}
         if df is None and corpus is None:
             merged.setdefault("frequencies", "wordfreq:en")
         if merged.get("components") and corpus is not None and not isinstance(corpus, (list, tuple)):

@@ -36,17 +36,17 @@ def write_df(path, seed: int = 1, counts_seed: int = 1):
 
 def test_the_cached_space_is_the_computed_space_bit_for_bit(tmp_path, monkeypatch, cache_entries, uncomputable):
     vec, df = write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz")
-    first = Encoder.pretrained(vec, df)  # the default model: Zipfian whitening
+    first = Encoder.pretrained(vec, df, model="best")  # model="best": Zipfian whitening
     assert first.settings["whiten"] == "zipf"
     cache = vec + ".mapped"
     names = cache_entries(cache)
     assert len(names) == 2 and names[0].startswith("map-") and names[1].startswith("table-")
     with monkeypatch.context() as m:
         uncomputable(m, (wordmap, "word_map"), (transforms, "apply"))
-        second = Encoder.pretrained(vec, df)
+        second = Encoder.pretrained(vec, df, model="best")
     assert isinstance(second._table, np.memmap)  # read back, memory-mapped
     m.setenv(mapcache.ENV, "0")
-    fresh = Encoder.pretrained(vec, df)  # no cache at all
+    fresh = Encoder.pretrained(vec, df, model="best")  # no cache at all
     assert cache_entries(cache) == names
     for enc in (second, fresh):
         assert np.asarray(enc._table).tobytes() == np.asarray(first._table).tobytes()
@@ -61,36 +61,36 @@ def test_a_stale_entry_is_never_used(tmp_path, monkeypatch, what, cache_entries)
     """Other vectors (one number changed), other word counts (p(w)) or other df (another idf
     order) give another key: the old entry is not read, and the new space is the one computed."""
     vec, df = write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz")
-    old = Encoder.pretrained(vec, df)
+    old = Encoder.pretrained(vec, df, model="best")
     if what == "vectors":
         write_vectors(tmp_path / "vec", change=17)
     elif what == "counts":
         write_df(tmp_path / "df.npz", counts_seed=9)
     else:
         write_df(tmp_path / "df.npz", seed=5)  # the same counts, another idf order
-    new = Encoder.pretrained(vec, df)
+    new = Encoder.pretrained(vec, df, model="best")
     assert len([n for n in cache_entries(vec + ".mapped") if n.startswith("table-")]) == 2
     monkeypatch.setenv(mapcache.ENV, "0")
-    want = Encoder.pretrained(vec, df)
+    want = Encoder.pretrained(vec, df, model="best")
     assert np.asarray(new._table).tobytes() == want._table.tobytes() != np.asarray(old._table).tobytes()
     assert new.transform(TEXTS).tobytes() == want.transform(TEXTS).tobytes()
 
 
 def test_a_damaged_entry_is_computed_again(tmp_path, cache_entries):
     vec, df = write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz")
-    want = Encoder.pretrained(vec, df)
+    want = Encoder.pretrained(vec, df, model="best")
     table = [n for n in cache_entries(vec + ".mapped") if n.startswith("table-")][0]
     path = os.path.join(vec + ".mapped", table)
     with open(path, "r+b") as f:
         f.truncate(os.path.getsize(path) // 2)  # as a disk that filled up might leave it
-    again = Encoder.pretrained(vec, df)
+    again = Encoder.pretrained(vec, df, model="best")
     assert np.asarray(again._table).tobytes() == want._table.tobytes()
     assert os.path.getsize(path) == 128 + want._table.nbytes  # written whole again (.npy header + data)
 
 
 def test_a_saved_encoder_reads_its_mapped_table_from_the_cache(tmp_path, monkeypatch):
     vec, df = write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz")
-    enc = Encoder.pretrained(vec, df)
+    enc = Encoder.pretrained(vec, df, model="best")
     enc.save(str(tmp_path / "enc.npz"))
     with monkeypatch.context() as m:
         m.setattr(transforms, "apply", lambda *a, **k: (_ for _ in ()).throw(AssertionError("applied again")))
@@ -101,13 +101,13 @@ def test_a_saved_encoder_reads_its_mapped_table_from_the_cache(tmp_path, monkeyp
 def test_the_cache_folder_moves_turns_off_or_cannot_be_written(tmp_path, monkeypatch, cache_entries):
     vec, df = write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz")
     monkeypatch.setenv(mapcache.ENV, str(tmp_path / "elsewhere"))
-    want = Encoder.pretrained(vec, df)
+    want = Encoder.pretrained(vec, df, model="best")
     assert len(cache_entries(tmp_path / "elsewhere")) == 2 and not os.path.exists(vec + ".mapped")
     (tmp_path / "a-file").write_text("not a folder")
     monkeypatch.setenv(mapcache.ENV, str(tmp_path / "a-file"))  # cannot hold entries: no cache, no error
-    assert Encoder.pretrained(vec, df).transform(TEXTS).tobytes() == want.transform(TEXTS).tobytes()
+    assert Encoder.pretrained(vec, df, model="best").transform(TEXTS).tobytes() == want.transform(TEXTS).tobytes()
     monkeypatch.setenv(mapcache.ENV, "0")
-    Encoder.pretrained(vec, df)
+    Encoder.pretrained(vec, df, model="best")
     assert not os.path.exists(vec + ".mapped")
     assert [n for n in os.listdir(tmp_path / "elsewhere") if n.startswith(".tmp")] == []  # no temporary left
 
@@ -117,7 +117,7 @@ def test_in_memory_vectors_and_the_papers_model_cache_nothing(tmp_path):
     Encoder.pretrained(vec, df, model="paper")  # no word map
     assert not os.path.exists(vec + ".mapped")
     words, matrix = store.load_vectors(vec)
-    Encoder.pretrained((words, np.asarray(matrix)), df)
+    Encoder.pretrained((words, np.asarray(matrix)), df, model="best")
     assert not os.path.exists(vec + ".mapped")
 
 
@@ -125,7 +125,7 @@ def test_only_the_most_recent_entries_are_kept(tmp_path, monkeypatch, cache_entr
     monkeypatch.setattr(mapcache, "KEEP", 2)
     vec = write_vectors(tmp_path / "vec")
     for seed in range(4):
-        Encoder.pretrained(vec, write_df(tmp_path / f"df{seed}.npz", counts_seed=10 + seed))
+        Encoder.pretrained(vec, write_df(tmp_path / f"df{seed}.npz", counts_seed=10 + seed), model="best")
     names = cache_entries(vec + ".mapped")
     assert len([n for n in names if n.startswith("table-")]) == 2 and len(names) == 4
 
@@ -142,13 +142,13 @@ def test_the_map_runs_on_one_blas_thread(tmp_path, monkeypatch):
 
     monkeypatch.setattr(transforms, "weighted_moments", spy)
     monkeypatch.setenv(mapcache.ENV, "0")
-    Encoder.pretrained(write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz"))
+    Encoder.pretrained(write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz"), model="best")
     assert seen == [{mapcache.THREADS}] and mapcache.THREADS == 1
 
 
 def test_repro_similarity_a_second_time_reads_the_cache(tmp_path, capsys, monkeypatch, cache_entries, uncomputable):
     vec, df = write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz")
-    args = ["similarity", "wab wac", "wab wad wzz", "--vectors", vec, "--df", df, "--quiet"]
+    args = ["similarity", "wab wac", "wab wad wzz", "--vectors", vec, "--df", df, "--quiet", "--pretrained", "best"]
     assert cli.main(args) == 0
     first = capsys.readouterr().out
     names = cache_entries(vec + ".mapped")
@@ -162,7 +162,7 @@ def test_the_cache_keeps_no_unmapped_table_alive(tmp_path):
     digest must not hold it."""
     import gc
 
-    enc = Encoder.pretrained(write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz"))
+    enc = Encoder.pretrained(write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz"), model="best")
     assert enc._base is None
     base = enc._maps._base
     gc.collect()

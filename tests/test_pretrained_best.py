@@ -89,7 +89,7 @@ def test_the_default_is_the_best_model_with_its_options_bit_for_bit():
     w, meta = store.load_weights(SHIPPED_BEST)
     options = meta["encoder_options"]
     assert PRETRAINED["best"] == SHIPPED_BEST and meta["member"] in meta["source"]
-    enc = Encoder.pretrained(vectors, corpus=corpus)
+    enc = Encoder.pretrained(vectors, corpus=corpus, model="best")
     ref = Encoder(vectors, corpus=corpus, weights=w, **options)
     assert enc.transform(texts).tobytes() == ref.transform(texts).tobytes()
     assert enc.metric == options["metric"] == ref.metric
@@ -98,7 +98,7 @@ def test_the_default_is_the_best_model_with_its_options_bit_for_bit():
     assert {k: enc.settings[k] for k in ("word_weights", "whiten", "components")} == \
         {k: options[k] for k in ("word_weights", "whiten", "components")}
     # a user's option overrides the model's
-    assert Encoder.pretrained(vectors, corpus=corpus, metric="euclidean").metric == "euclidean"
+    assert Encoder.pretrained(vectors, corpus=corpus, model="best", metric="euclidean").metric == "euclidean"
 
 
 def test_model_paper_is_the_papers_weights_as_before():
@@ -130,14 +130,14 @@ def test_the_best_model_without_word_counts_is_one_clear_line(tmp_path):
     freq = DocFreq.from_corpus(corpus)
     store.save_word_df(str(tmp_path / "df.npz"), freq.words, freq.df, freq.n_docs)  # no counts
     with pytest.raises(InputError) as err:
-        Encoder.pretrained(vectors, str(tmp_path / "df.npz"))
+        Encoder.pretrained(vectors, str(tmp_path / "df.npz"), model="best")
     message = str(err.value)
     assert "\n" not in message and "word counts" in message
     for fix in ("corpus=", "repro df", "wordfreq:en", "model='paper'"):
         assert fix in message, fix
     Encoder.pretrained(vectors, str(tmp_path / "df.npz"), model="paper")  # the paper's weights need none
     freq.save(str(tmp_path / "counted.npz"))  # a df file with counts, as `repro df` writes it
-    Encoder.pretrained(vectors, str(tmp_path / "counted.npz"))
+    Encoder.pretrained(vectors, str(tmp_path / "counted.npz"), model="best")
 
 
 def test_the_cli_flag(tmp_path, capsys):
@@ -146,7 +146,8 @@ def test_the_cli_flag(tmp_path, capsys):
     (tmp_path / "corpus.txt").write_text("\n".join(corpus) + "\n")
     (tmp_path / "texts.txt").write_text("\n".join(texts) + "\n")
     base = ["--vectors", str(tmp_path / "vec"), "--corpus", str(tmp_path / "corpus.txt"), "--quiet"]
-    for flag, model in (([], "best"), (["--pretrained", "best"], "best"), (["--pretrained", "paper"], "paper")):
+    for flag, model in (([], "default"), (["--pretrained", "default"], "default"), (["--pretrained", "best"], "best"),
+                        (["--pretrained", "paper"], "paper")):
         out = str(tmp_path / f"X-{model}-{len(flag)}.npy")
         assert cli.main(["encode", str(tmp_path / "texts.txt"), *base, "--out", out, *flag]) == 0
         enc = Encoder.pretrained(str(tmp_path / "vec"), corpus=corpus, model=model)

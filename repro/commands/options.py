@@ -29,17 +29,19 @@ def texts_parser(prog: str, doc: str, out_help: str) -> argparse.ArgumentParser:
 
 def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) -> None:
     """The options of the encoder a command builds (:func:`encoder_from`); ``pretrained``: with
-    ``--pretrained best|paper``, the shipped weights of ``Encoder.pretrained`` (not ``repro train``)."""
+    ``--pretrained default|best|paper``, the shipped weights of ``Encoder.pretrained`` (not ``repro train``)."""
     g = ap.add_argument_group("encoder (a saved --model, or the shipped weights on --vectors and --df/--corpus)")
     g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz), applied with "
                                    "everything it holds (word weights, whitening, components)")
     if pretrained:
-        g.add_argument("--pretrained", choices=("best", "paper"), default="best",
-                       help="the shipped weights applied without --model: best, the learned family's winner on "
+        g.add_argument("--pretrained", choices=("default", "best", "paper"), default="default",
+                       help="the shipped weights applied without --model: default, the space and model of the best "
+                            "STS-B dev Pearson (repro/weights/default.json says which; without --vectors its space), "
+                            "best, the learned family's winner on "
                             "the wikivar validation couples (the paper's weights learned on Zipfian-whitened word "
                             "vectors under 1 - cos, scored by the cosine; its word map needs word counts: --corpus, "
                             "a --df file of `repro df`, or wordfreq's, taken without either), or paper, the "
-                            "paper's own weights (plain word vectors, Euclidean) (default: best)")
+                            "paper's own weights (plain word vectors, Euclidean) (default: default)")
     g.add_argument("--vectors", help="word vectors: a folder made by `repro vectors` (loads in a second, "
                                      "memory-mapped), a word2vec .bin, word2vec or GloVe text file, a token space (a "
                                      "folder with tokenizer.json and its matrix: model2vec, StaticEmbedding), or an "
@@ -56,7 +58,8 @@ def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) ->
                         ("" if pretrained else ", which repro train takes only when named") + ")")
     add_tokeniser_option(g)
     g.add_argument("--lowercase", action="store_true", help="fold the vector words' case (case-sensitive models)")
-    g.add_argument("--no-normalize", action="store_true", help="keep the vectors' lengths (default: unit length)")
+    g.add_argument("--no-normalize", action="store_true", help="keep the vectors' lengths (default: unit length, but the shipped "
+                                                            "default model on its own space as it was chosen)")
     g.add_argument("--workers", type=int, help="threads that encode (default: one per core, at most 8; any "
                                                "number gives the same vectors)")
     add_quiet_option(ap)
@@ -130,7 +133,7 @@ def add_metric_option(ap: argparse.ArgumentParser) -> None:
                                                       "distance of its vectors (the paper's eq. 2), or cosine "
                                                       "(default: the one --model records, for a trained model the "
                                                       "distance it was trained under; else the shipped model's: "
-                                                      "cosine for --pretrained best, euclidean for paper)")
+                                                      "cosine for --pretrained default and best, euclidean for paper)")
 
 
 def _exists(path: str) -> str:
@@ -159,8 +162,8 @@ def _workers(args) -> int | None:
 
 def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
     """The Encoder the options name: ``--model`` (its vectors from ``--vectors`` or as saved), or
-    ``--vectors`` with ``--df``/``--corpus`` and the shipped weights of ``--pretrained`` (best, the
-    default, or paper; or none, ``weights=False``). With the shipped weights, no ``--vectors``
+    ``--vectors`` with ``--df``/``--corpus`` and the shipped weights of ``--pretrained`` (default,
+    best or paper; or none, ``weights=False``). With the shipped weights, no ``--vectors``
     takes the installed ones and no ``--df``/``--corpus`` wordfreq's frequencies
     (``Encoder.pretrained()``); ``repro train`` (``weights=False``) takes the latter only when
     ``--frequencies`` names them."""
@@ -181,13 +184,13 @@ def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
         raise InputError("--df/--corpus", "give one: a df file, a corpus to count document frequencies in, or "
                                           "--frequencies wordfreq:en")
     corpus = store.read_texts(args.corpus) if args.corpus else None
-    options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=progress,
+    options = dict(corpus=corpus, **({"normalize": False} if args.no_normalize else {}), lowercase=args.lowercase, progress=progress,
                    workers=_workers(args), tokeniser=tokeniser or "paper", **word_map_options(args),
                    frequencies=frequencies_option(args, "corpus" if given else "wordfreq:en"))
     df = _exists(args.df) if args.df else None
     vectors = _vectors_arg(args.vectors) if args.vectors else None
     if weights:  # the shipped model's metric unless --metric names one; without --vectors the installed ones
-        return Encoder.pretrained(vectors, df, model=getattr(args, "pretrained", "best"),
+        return Encoder.pretrained(vectors, df, model=getattr(args, "pretrained", "default"),
                                   **options, **({"metric": metric} if metric else {}))
     return Encoder(vectors, df, n_max=n_max, metric=metric, **options)
 
