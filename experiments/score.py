@@ -115,7 +115,7 @@ def family_scores(layout: Layout, source: str, table, counts, train, splits: dic
     ``counts`` and the ``train`` couples' texts; the row ``learned_best`` is, per metric, the member
     of the lowest split error on the validation couples. Returns ({score key: (P,) scores}, meta)."""
     t0 = time.perf_counter()
-    maps = {name: family.word_map(name, table, counts, train) for name in family.MEMBERS}
+    maps = {name: family.member_map(name, table, counts, train) for name in family.maps()}
     out, errors = {}, {metric: {} for metric in settings.TABLE_METRICS}
     for member in family.members():
         weights = store.load_model(layout.family(source, member.key)).weights

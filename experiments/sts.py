@@ -31,7 +31,7 @@ uSIF):
   keeps it (paper, section 5.4).
 * weights learned on STS-B train, best transform (dev) (not in the paper): the learned family of
   :mod:`repro.family` on this table. For each word map of :data:`FAMILY_MAPS` (fitted on the train
-  and dev word counts and the train sentences, :func:`repro.family.word_map`) and each training
+  and dev word counts and the train sentences, :func:`repro.family.member_map`) and each training
   distance of :data:`repro.family.DISTANCES` (the Euclidean distance, 1 - cos), the weights are
   learned by :func:`repro.fit.fit` on the mapped table with the learned row's couples (its (lo, hi)
   chosen on dev) and kappa; the (map, distance) of the best dev Pearson (without removal) is the
@@ -92,7 +92,7 @@ import numpy as np
 from scipy import stats
 
 from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
-from repro import encodings, family, frequencies, peerfamily, peers, settings, store, transforms
+from repro import encodings, family, frequencies, peerfamily, peers, settings, store, transforms, wordmap
 from repro import stsbenchmark
 from repro.components import fit_components
 from repro.docfreq import DocFreq
@@ -126,8 +126,8 @@ def row_labels(default: dict | None) -> dict:
 
 
 #: The word maps of :mod:`repro.family` tried for the row ``learned_best``: all of them (their 14
-#: fits stay under a minute on 2 cores).
-FAMILY_MAPS = tuple(family.MEMBERS)
+#: fits stay under a minute on 2 cores), from the registry (:func:`repro.family.maps`).
+FAMILY_MAPS = family.maps()
 
 
 def sentence_couples(vocab: Vocabulary, pairs: list, labels=None, drop_empty: bool = False) -> PairSet:
@@ -353,13 +353,13 @@ def peer_family(x: Inputs, configs=family.PEER_CONFIGS_STS) -> tuple:
 def learn_family(data: dict, x: Inputs, kappa: float, seed: int, lo: float, hi: float, maps=None) -> tuple:
     """Weights learned by :func:`repro.fit.fit` on STS-B train's couples at (``lo``, ``hi``) (the
     learned row's) with ``kappa``, on the table mapped by each word map of ``maps`` (default
-    :data:`FAMILY_MAPS`; :func:`repro.family.word_map`, fitted on the train and dev word counts and
+    :data:`FAMILY_MAPS`; :func:`repro.family.member_map`, fitted on the train and dev word counts and
     the train sentences) under each training distance of :data:`repro.family.DISTANCES`; the
     (map, distance) of the best dev Pearson (without removal; ties: the earlier one). Returns
     ((encoding, dev Pearson, map, distance), one record per fit)."""
     couples = threshold_couples(x.vocab, data["train"], x.gold["train"], lo, hi)
     best, tried = None, []
-    for member, t, result, seconds in family.fits(x.table.host, x.counts, x.splits["train"], couples, settings.N_MAX,
+    for member, t, result, seconds in family.fits(x.table, x.counts, x.splits["train"], couples, settings.N_MAX,
                                                    lambda _: (kappa, "model"), names=FAMILY_MAPS if maps is None else maps,
                                                    seed=seed):
         enc = encodings.Encoding("rank", result.weights, transform=t)
@@ -377,7 +377,7 @@ def chosen_on_dev(chosen: dict) -> str:
     learned, zipf, best, peer = chosen["learned"], chosen["zipf"], chosen["learned_best"], chosen["best_peer"]
     distance = "1 - cos" if best["distance"] == "cosine" else "the Euclidean distance"
     return (f"Chosen on dev: learned weights' couples at gold score <= {learned['lo']:g} and >= {learned['hi']:g}; "
-            f"Zipfian whitening mode \"{zipf['mode']}\"; best transform: {family.LABELS[best['map']]} "
+            f"Zipfian whitening mode \"{zipf['mode']}\"; best transform: {wordmap.named(best['map']).label} "
             f"(`{best['map']}`), learned under {distance}; best peer: "
             f"{ROWS[peer['peer']]}{', components removed' if peer['removal'] == 'with' else ''}"
             + (f"; the peers' best configuration: {chosen['peer_best']['without']} (without removal), "
@@ -386,16 +386,17 @@ def chosen_on_dev(chosen: dict) -> str:
 
 def shipped_best(x: Inputs) -> encodings.Encoding:
     """The encoding of ``Encoder.pretrained()``'s default (:data:`repro.encoder.SHIPPED_BEST`): its
-    weights on the word map its ``encoder_options`` name, fitted on the train and dev word counts
-    (uSIF's length: the distinct train sentences'), as the encoder builds it; a common-component
-    option is left to the table's "with components removed" column."""
-    from repro import wordmap
+    weights on the word map its ``encoder_options`` name (:func:`repro.wordmap.of`), fitted on the
+    train and dev word counts and the distinct train sentences (uSIF's length, the word vectors'
+    common components), as the encoder builds it; a common-component option of the text vectors is
+    left to the table's "with components removed" column."""
     from repro.encoder import SHIPPED_BEST
 
     weights, meta = store.load_weights(SHIPPED_BEST)
     options = meta.get("encoder_options") or {}
-    length = float(np.mean(peers.training_texts(x.splits["train"])[1]))
-    t = wordmap.word_map(x.table.host, x.counts, options.get("word_weights"), options.get("whiten"), usif_length=length)
+    texts = peers.training_texts(x.splits["train"])
+    recipe = wordmap.of(options.get("word_weights"), options.get("whiten"), options.get("word_components", 0))
+    t = wordmap.word_map(recipe, x.table, x.counts, length=float(np.mean(texts[1])), texts=texts)
     return encodings.Encoding("rank", weights, transform=t)
 
 

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from repro import family, settings, store, tokenspace
+from repro import family, settings, store, tokenspace, wordmap
 from repro import metrics as protocol
 from repro.metrics import pearson
 from repro.readmeblock import readme_markers
@@ -99,7 +99,8 @@ def token_candidates(data: dict, lo: float, hi: float, kappa: float, seed: int, 
     out = []
     for member, _, result, _ in family.fits(x.table.host, x.counts, x.splits["train"], couples, settings.N_MAX,
                                             lambda _: (kappa, "model"), names=ststokens.MAPS, seed=seed):
-        word_weights, whiten, _ = family.MEMBERS[member.name]
+        recipe = wordmap.MAPS[member.name]
+        word_weights, whiten = recipe.word_weights, recipe.whiten
         out.append(Candidate(f"{name}/sts-{member.key}", f"weights learned on STS-B train {member.label}, on "
                              f"{SPACE_LABELS.get(name, name)}", source, result.weights,
                              _options(space_options, word_weights, whiten),

@@ -171,9 +171,9 @@ class Encoder:
       word_weights: None (the paper's), "sif" (s(w) = a / (a + p(w)), a = 1e-3) or "usif"
         (Ethayarajh's a / (a/2 + p(w))): a fixed weight per word, multiplied into its vector
         before the learned weights (:mod:`repro.wordmap`; not in the paper).
-      whiten: None (the paper's), "centre" (subtract mu = sum_w p(w) e_w) or "zipf" (Zipfian
-        whitening, C^(-1/2)(e_w - mu), Yokoi et al. 2024), applied to the unit-length vectors
-        before ``word_weights`` (not in the paper).
+      whiten: None (the paper's), "centre" (subtract mu = sum_w p(w) e_w), "zipf" (Zipfian
+        whitening, C^(-1/2)(e_w - mu), Yokoi et al. 2024) or "uwhiten" (the same, p(w) uniform),
+        applied to the unit-length vectors before ``word_weights`` (not in the paper).
       components: remove this many common components (top singular vectors of the training
         texts' vectors, SIF's convention; uSIF's share scaling with ``word_weights="usif"``),
         fitted by :meth:`fit` after the weights (or by :meth:`fit_components`); 0: none.
@@ -184,17 +184,21 @@ class Encoder:
       usif_length: uSIF's mean text length; by default that of the distinct texts of the couples
         :meth:`fit` learns on, or, for an encoder not fitted, of the distinct texts of ``corpus``
         (known words only, each as :func:`repro.peers.training_texts` counts them).
+      word_components: remove this many common components from every word vector (the top
+        singular vectors of the distinct texts' means under the map so far; the learned
+        family's ``cc``), fitted before the weights on the couples :meth:`fit` learns on, or, for
+        an encoder not fitted, on ``corpus``; 0: none (:mod:`repro.wordmap`; not in the paper).
     """
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = N_MAX, normalize: bool = True,
                  lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None,
                  progress: bool = False, metric: str | None = None, tokeniser: str = "paper",
                  word_weights: str | None = None, whiten: str | None = None, components: int = 0,
-                 frequencies: str = "corpus", usif_length: float | None = None):
+                 frequencies: str = "corpus", usif_length: float | None = None, word_components: int = 0):
         metric_from = "default" if metric is None else "given"
         metric = check_metric("euclidean" if metric is None else metric)
-        word_weights, whiten, components, frequencies = wordmap.check_options(word_weights, whiten, components,
-                                                                              frequencies)
+        word_weights, whiten, components, frequencies, word_components = wordmap.check_options(
+            word_weights, whiten, components, frequencies, word_components)
         if usif_length is not None and not (isinstance(usif_length, (int, float)) and usif_length > 0):
             raise ValueError(f"usif_length: expected a positive mean text length, got {usif_length!r}")
         tokenise = tokeniser_named(tokeniser)
@@ -206,23 +210,27 @@ class Encoder:
         settings = dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=source, tokeniser=tokeniser,
                         word_weights=word_weights, whiten=whiten, components=components, frequencies=frequencies,
                         usif_length=None if usif_length is None else float(usif_length),
-                        usif_length_from="given" if usif_length is not None else None)
+                        usif_length_from="given" if usif_length is not None else None, word_components=word_components)
         self._setup(words, matrix, carried.df, freq.n_docs, weights, n_max, settings, unlisted=~freq.lists(words),
                     space=space)
         self.chunk, self.workers, self.progress, self.metric = int(chunk), _workers(workers), bool(progress), metric
         #: where :attr:`metric` came from (:data:`METRIC_FROM`)
         self.metric_from = metric_from
-        if wordmap.needs_counts(word_weights, whiten):
+        needs, texts = self._recipe().needs, None  # the word map's (repro.wordmap)
+        if "counts" in needs:
             self._counts = wordmap.map_counts(words, carried.counts, frequencies, space)
-            if word_weights == "usif" and usif_length is None and corpus is not None:
-                self._set_usif_length(self._mean_length(token_lists(list(corpus), self._tokenise, "corpus")),
-                                      "corpus")
-            if word_weights == "usif" and self.settings["usif_length"] is None:
-                if weights is not None:
-                    raise ValueError("usif_length: uSIF needs the mean text length, and an encoder with given "
-                                     "weights is not fitted: pass corpus= (texts) or usif_length=")
-            else:
-                self._set_word_map(self._make_word_map(self.settings["usif_length"]))
+        if corpus is not None and ("texts" in needs or "length" in needs and usif_length is None):
+            texts = self._texts(token_lists(list(corpus), self._tokenise, "corpus"))
+            if "length" in needs and usif_length is None:
+                self._set_usif_length(float(np.mean(texts[1])), "corpus")
+        if "length" in needs and self.settings["usif_length"] is None or "texts" in needs and texts is None:
+            if weights is not None:
+                raise ValueError("usif_length: uSIF needs the mean text length, and an encoder with given weights "
+                                 "is not fitted: pass corpus= (texts) or usif_length=" if "texts" not in needs else
+                                 "corpus: word_components removes common components of texts from the word vectors, "
+                                 "and an encoder with given weights is not fitted: pass corpus= (texts)")
+        elif self._recipe().parts:
+            self._set_word_map(self._make_word_map(self.settings["usif_length"], texts))
 
     def _setup(self, words, matrix, df, n_docs, weights, n_max, settings, unlisted=None, space=None) -> None:
         self._maps = Space(settings.get("vectors"))  # the mapped table's cache beside the vectors (repro.mapcache)
@@ -268,26 +276,35 @@ class Encoder:
     def _set_usif_length(self, length: float, source: str) -> None:
         self.settings["usif_length"], self.settings["usif_length_from"] = float(length), source
 
-    def _mean_length(self, tokens: list) -> float:
-        """uSIF's mean text length: known words per distinct text with at least one (as
-        :func:`repro.peers.training_texts` counts the training texts)."""
+    def _texts(self, tokens: list) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct texts with a known word (rows of the rank-ordered table, lengths), as
+        :func:`repro.peers.training_texts` takes the training texts: uSIF's mean length and the
+        word map's common components come from them."""
         from repro.peers import distinct_texts
 
         rows, lengths = self.vocabulary.rows(tokens, order="idf")
         keep = lengths > 0
         if not keep.any():
-            raise ValueError("corpus: no text has a word with a vector, so uSIF has no mean text length")
-        return float(np.mean(distinct_texts(rows[keep], lengths[keep])[1]))
+            raise ValueError("corpus: no text has a word with a vector, so uSIF has no mean text length"
+                             if "texts" not in self._recipe().needs else "corpus: no text has a word with a vector")
+        return distinct_texts(rows[keep], lengths[keep])
 
-    def _make_word_map(self, usif_length: float | None) -> Transform:
+    def _recipe(self) -> wordmap.WordMap:
+        """The word map of the encoder's options (:func:`repro.wordmap.of`)."""
+        s = self.settings
+        return wordmap.of(s.get("word_weights"), s.get("whiten"), s.get("word_components", 0))
+
+    def _make_word_map(self, usif_length: float | None, texts=None) -> Transform:
         """The word map of the encoder's options (:func:`repro.wordmap.word_map`), its word scale
-        in the vectors' word order, computed on the unit-length table."""
+        in the vectors' word order, computed on the unit-length table (``texts``: distinct texts,
+        rows of that table, where the map removes common components)."""
         base = self._base if self._base is not None else self._table
         rank = self.vocabulary.rank
-        counts = np.empty_like(self._counts)
-        counts[rank] = self._counts  # into table (idf-rank) order
-        t = self._maps.word_map(base, counts, self.settings["word_weights"], self.settings["whiten"], usif_length,
-                                 cache=not self._remaps())  # repro.mapcache: one BLAS thread, cached
+        counts = None if self._counts is None else np.empty_like(self._counts)
+        if counts is not None:
+            counts[rank] = self._counts  # into table (idf-rank) order
+        t = self._maps.fit_map(base, counts, self._recipe(), usif_length, texts,
+                               cache=not self._remaps())  # repro.mapcache: one BLAS thread, cached
         return t if t.scale is None else t._replace(scale=t.scale[rank])
 
     def _set_word_map(self, t: Transform) -> None:
@@ -306,8 +323,10 @@ class Encoder:
             self._base = None  # the map never changes again: no second table kept
 
     def _remaps(self) -> bool:
-        """Whether :meth:`fit` may rebuild the map: uSIF's length is then the training texts'."""
-        return self.settings.get("word_weights") == "usif" and self.settings.get("usif_length_from") != "given"
+        """Whether :meth:`fit` may rebuild the map: uSIF's length (unless given) and the word
+        map's common components are then the training texts'."""
+        return bool(self.settings.get("word_weights") == "usif" and self.settings.get("usif_length_from") != "given"
+                    or self.settings.get("word_components"))
 
     def _rank_rows(self, tokens: list) -> tuple[np.ndarray, np.ndarray]:
         """A chunk of token lists as rows of the rank-ordered table (:meth:`Vocabulary.rows`, ``order="idf"``)."""
@@ -336,10 +355,10 @@ class Encoder:
         weights learned on Zipfian-whitened word vectors under 1 - cos, ``whiten="zipf"``,
         ``metric="cosine"``). Its word map needs word counts for p(w) where it weights or whitens:
         give ``corpus=``, a df file written by ``repro df`` (it holds the counts) or
-        ``frequencies="wordfreq:en"``. A member whose map removes the common component
-        (``components=1``) removes the first common component of the encoder's own text vectors,
-        fitted on ``corpus`` when given (else call :meth:`fit_components`): an approximation of
-        the family's word map.
+        ``frequencies="wordfreq:en"``. A member whose map removes the common component from the
+        word vectors (``cc``: ``word_components=1``) fits it as the family does, on the plain
+        means of the distinct texts of ``corpus`` (needed then): the family's word map exactly,
+        given its training texts.
         ``model="paper"``: the paper's weights (median loss, variable-length Wikipedia, plain word
         vectors, Euclidean), :data:`SHIPPED`.
         ``weights_path``: any weights file of :func:`repro.store.save_weights` (then ``model`` is
@@ -363,7 +382,7 @@ class Encoder:
             name = os.fspath(weights_path)
         weights, provenance = store.load_weights(weights_path)
         shipped = {k: v for k, v in (provenance.get("encoder_options") or {}).items()
-                   if k in ("normalize", "word_weights", "whiten", "components", "metric")}
+                   if k in ("normalize", "word_weights", "whiten", "components", "word_components", "metric")}
         if vectors is None:
             vectors = default_vectors(provenance.get("vectors"))
         if not (isinstance(vectors, str) and vectors == provenance.get("vectors")):
@@ -371,7 +390,7 @@ class Encoder:
         merged = {**shipped, **options}
         if df is None and corpus is None:
             merged.setdefault("frequencies", "wordfreq:en")
-        if merged.get("components") and corpus is not None and not isinstance(corpus, (list, tuple)):
+        if (merged.get("components") or merged.get("word_components")) and corpus is not None and not isinstance(corpus, (list, tuple)):
             corpus = list(corpus)  # read twice: the df, then the common components
         try:
             enc = cls(vectors, df, corpus=corpus, weights=weights, **merged)
@@ -594,11 +613,13 @@ class Encoder:
             warnings.warn(EmptyTextWarning(f"{dropped:,} couple(s) dropped: a text has no word with a vector"),
                           stacklevel=2)
         state = (self.word_map_, self._table, self.settings["usif_length"], self.settings["usif_length_from"])
-        if self._remaps():
+        if self._remaps():  # as the learned family fits its maps (repro.family.member_map)
             from repro.peers import training_texts
 
-            self._set_usif_length(float(np.mean(training_texts(pairs)[1])), "fit")
-            self._set_word_map(self._make_word_map(self.settings["usif_length"]))
+            distinct = training_texts(pairs)
+            if self.settings.get("word_weights") == "usif" and self.settings.get("usif_length_from") != "given":
+                self._set_usif_length(float(np.mean(distinct[1])), "fit")
+            self._set_word_map(self._make_word_map(self.settings["usif_length"], distinct))
         try:
             prepared = prepare(self._table[:-1], pairs, self.n_max, name="couples", distance=distance)
             record = fit(prepared, loss, kappa, grid=KAPPA_GRID if grid is None else grid, folds=folds,
@@ -684,10 +705,10 @@ class Encoder:
         try:
             tokeniser_named(settings["tokeniser"])
             options_ = wordmap.check_options(meta.get("word_weights"), meta.get("whiten"), meta.get("components", 0),
-                                             meta.get("frequencies", "corpus"))
+                                             meta.get("frequencies", "corpus"), meta.get("word_components", 0))
         except ValueError as err:
             raise InputError(path, str(err)) from None
-        settings.update(zip(("word_weights", "whiten", "components", "frequencies"), options_))
+        settings.update(zip(("word_weights", "whiten", "components", "frequencies", "word_components"), options_))
         settings.update(usif_length=meta.get("usif_length"), usif_length_from=meta.get("usif_length_from"))
         unlisted = arrays.get("df_unlisted")
         if unlisted is not None and unlisted.shape != (len(words),):
@@ -725,7 +746,7 @@ MAP_PREFIX = "map_"
 def _load_word_map(enc: "Encoder", path: str, arrays: dict) -> None:
     """The word map and word counts an encoder file holds, checked and applied to ``enc``'s table."""
     parts = {k[len(MAP_PREFIX):]: a for k, a in arrays.items() if k.startswith(MAP_PREFIX)}
-    if set(parts) != wordmap.parts(enc.settings["word_weights"], enc.settings["whiten"]):
+    if set(parts) != wordmap.parts(*(enc.settings[k] for k in ("word_weights", "whiten", "word_components"))):
         raise InputError(path, f"its word map ({', '.join(sorted(parts)) or 'none'}) does not match its options "
                                f"word_weights={enc.settings['word_weights']!r}, whiten={enc.settings['whiten']!r}")
     counts = arrays.get("word_counts")

@@ -69,21 +69,27 @@ class Table:
 
     KEEP = 8  # transformed tables kept (V x k float32 each)
 
-    def __init__(self, table):
-        self.host = check_table(table)
+    def __init__(self, table, *, checked: bool = False):
+        self.host = table if checked else check_table(table)
         self._device = None
         self._transformed = {}  # ids of the transform's parts -> (transform, Table)
 
+    def mapped(self, t: transforms.Transform) -> "Table":
+        """This table itself for the identity, else the table of e'_w (:func:`repro.transforms.apply`,
+        one new (V, k) float32 array), not kept and not checked again: the map's parts are checked
+        finite (:func:`repro.transforms.check`), so a finite table maps to finite rows."""
+        return self if t.identity else Table(transforms.apply(t, self.host), checked=True)
+
     def transformed(self, t: transforms.Transform) -> "Table":
-        """This table itself for the identity, else the table of e'_w (:func:`repro.transforms.apply`),
-        made on the first call with the very same arrays and kept (the last :attr:`KEEP`)."""
+        """:meth:`mapped`, made on the first call with the very same arrays and kept (the last
+        :attr:`KEEP`)."""
         if t.identity:
             return self
         key = tuple(id(x) for x in t)
         hit = self._transformed.get(key)
         if hit is not None and all(x is y for x, y in zip(hit[0], t)):
             return hit[1]
-        out = Table(transforms.apply(t, self.host))
+        out = self.mapped(t)
         if len(self._transformed) >= self.KEEP:
             self._transformed.pop(next(iter(self._transformed)))
         self._transformed[key] = (t, out)

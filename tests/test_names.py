@@ -22,7 +22,7 @@ import textwrap
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDERS = ("repro", "experiments", "benchmarks")
 #: Names defined in one module only (``word_map`` joins once its registry gives it one home).
-ONCE = ("couple_scores", "text_vectors", "fit", "word_counts", "train")
+ONCE = ("couple_scores", "text_vectors", "fit", "word_counts", "train", "word_map")
 #: The public API of ``collections.namedtuple`` and ``typing.NamedTuple``.
 NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_make", "_field_defaults"})
 

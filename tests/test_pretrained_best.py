@@ -62,11 +62,12 @@ def test_ship_weights_picks_the_lowest_validation_error(shipped, tmp_path):
     # the paper's weights ship beside it, and each model its coefficient table
     assert np.array_equal(store.load_weights(str(tmp_path / "out" / "wikivar-median.npz"))[0], record(0).weights)
     assert (tmp_path / "out" / "coefficients.npz").exists() and (tmp_path / "out" / "coefficients-best.npz").exists()
-    # a tie goes to the Euclidean metric; cc becomes one common component of the encoder's texts
+    # a tie goes to the Euclidean metric; cc becomes one common component of the word vectors
     best = ship(scores(("cc-euclidean", 0.09), ("sif-cosine", 0.09)))
     meta = store.load_weights(best)[1]
     assert meta["member"] == "cc-euclidean" and meta["metric"] == "euclidean"
-    assert meta["encoder_options"] == {"word_weights": None, "whiten": None, "components": 1, "metric": "euclidean"}
+    assert meta["encoder_options"] == {"word_weights": None, "whiten": None, "word_components": 1, "components": 0,
+                                       "metric": "euclidean"}
 
 
 def test_ship_weights_without_a_family_choice_is_one_line(shipped, tmp_path):

@@ -68,14 +68,23 @@ def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) ->
 def add_word_map_options(ap: argparse.ArgumentParser) -> None:
     """The options of an encoder beyond the paper (``repro train``; the other commands read them
     from the encoder file): Encoder's ``word_weights``, ``whiten``, ``components``,
-    ``frequencies``, ``usif_length``, and fit's ``distance`` (:mod:`repro.wordmap`)."""
+    ``frequencies``, ``usif_length``, ``word_components`` (or a named map of the registry,
+    ``--word-map``), and fit's ``distance``; the choices are the registry's (:mod:`repro.wordmap`)."""
+    from repro import wordmap
+
     g = ap.add_argument_group("beyond the paper (saved in the encoder file; default: the paper's model)")
-    g.add_argument("--word-weights", choices=("sif", "usif"),
-                   help="a fixed weight per word times its vector before the learned weights: sif, a/(a + p(w)) "
-                        "with a = 1e-3; usif, Ethayarajh's a/(a/2 + p(w)) (default: none)")
-    g.add_argument("--whiten", choices=("centre", "zipf"),
-                   help="map the unit-length word vectors first: centre, subtract the p(w)-weighted mean; zipf, "
-                        "Zipfian whitening C^(-1/2)(e - mean) (Yokoi et al. 2024) (default: none)")
+    g.add_argument("--word-map", choices=tuple(wordmap.MAPS),
+                   help="a named word map, in place of --word-weights, --whiten and --word-components: "
+                        + "; ".join(f"{n}, {m.label}" for n, m in wordmap.MAPS.items()) + " (default: none)")
+    g.add_argument("--word-weights", choices=tuple(wordmap.WEIGHTS),
+                   help="a fixed weight per word times its vector before the learned weights: "
+                        + "; ".join(p.help for p in wordmap.WEIGHTS.values()) + " (default: none)")
+    g.add_argument("--whiten", choices=tuple(wordmap.WHITENINGS),
+                   help="map the unit-length word vectors first: "
+                        + "; ".join(p.help for p in wordmap.WHITENINGS.values()) + " (default: none)")
+    g.add_argument("--word-components", type=int, default=0,
+                   help="common components of the training texts' means (under the map so far) to remove from every "
+                        "word vector before learning the weights (the learned family's cc) (default: 0)")
     g.add_argument("--components", type=int, default=0,
                    help="common components of the training texts' vectors to remove after learning the "
                         "weights (SIF's removal; uSIF's scaled one with --word-weights usif) (default: 0)")
@@ -92,12 +101,20 @@ def word_map_options(args) -> dict:
     each checked by its option's name."""
     if not hasattr(args, "word_weights"):
         return {}
-    if args.components < 0:
-        raise InputError("--components", f"must be at least 0, got {args.components}")
+    from repro import wordmap
+
+    for name, k in (("--components", args.components), ("--word-components", args.word_components)):
+        if k < 0:
+            raise InputError(name, f"must be at least 0, got {k}")
     if args.usif_length is not None and not args.usif_length > 0:
         raise InputError("--usif-length", f"must be a positive number, got {args.usif_length:g}")
-    return dict(word_weights=args.word_weights, whiten=args.whiten, components=args.components,
-                usif_length=args.usif_length)
+    parts = dict(word_weights=args.word_weights, whiten=args.whiten, word_components=args.word_components)
+    if args.word_map is not None:
+        if any(parts.values()):
+            raise InputError("--word-map", "give a named map or its parts (--word-weights, --whiten, "
+                                           "--word-components), not both")
+        parts = {"word_components": 0, **wordmap.MAPS[args.word_map].options()}
+    return dict(**parts, components=args.components, usif_length=args.usif_length)
 
 
 def frequencies_option(args, default: str) -> str:
