@@ -53,8 +53,9 @@ TWEET_WINDOW_MIN ?= 15
 # the exact versions of every package (make lock writes constraints.txt); LOCK=0 takes the newest
 LOCK          ?= 1
 LOCKFILE      := constraints.txt
-# jobs side by side in make table1 and make table2 (their independent stages: the two Wikipedia
-# settings' families, models and scores; the three tweet columns). Each stage is its own process and
+# jobs side by side in make table1 and make table2 (their independent stages: each setting's family,
+# one stage per training distance; the models; each column's scores, the rows of the paper and the
+# peers beside the family's training; the three tweet columns). Each stage is its own process and
 # gives the same bits either way; JOBS=1 runs one at a time, the default with the cuda extra (two JAX
 # processes would each claim most of the GPU's memory; docs/GPU.md)
 JOBS          ?= $(if $(findstring cuda,$(EXTRAS)),1,2)
@@ -83,7 +84,7 @@ DEPS_TABLE := $(shell $(PYTHON3) experiments/deps.py --table)
 COMMA := ,
 deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
 
-.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-scoring scale-gpu weights clean-data help
+.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-scoring scale-gpu weights default clean-data help
 all: table1
 
 help:
@@ -101,6 +102,7 @@ help:
 	@echo "make scale    - every stage on synthetic dumps 1x, 10x, 30x (benchmarks/results/scale.json, docs/SCALE.md)"
 	@echo "make scale-scoring - every row of Table 1 scored at the paper's 2.2M x 400 table (benchmarks/results/scoring-scale-cpu.json)"
 	@echo "make scale-gpu - the paper-size kappa search and scoring on a GPU and the CPU stages' rates on all cores"
+	@echo "make default  - choose Encoder.pretrained()'s default on STS-B dev into repro/weights/default.npz (.json: the choice)"
 	@echo "make weights  - copy $(DATA)/models/wikivar-median.npz and the learned family's winner into the package (repro/weights/)"
 
 # ---- environment -------------------------------------------------------------
@@ -201,9 +203,21 @@ MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/mode
 # the learned family (not in the paper, repro/family.py): the median loss on every fixed word map
 # (centred, SIF, uSIF, Zipfian-whitened, common component removed, whitened and SIF) under both
 # training distances, kappa by CV over the family's grid; its winner on validation is a row of the tables
-$(DATA)/family/%/summary.json: $(PAIRS) $(call deps,experiments.train_family)
-	$(TIMED) family-$* -- $(PY) -m experiments.train_family --data $(DATA) --setting $* --seed $(SEED)
-.SECONDARY: $(DATA)/family/wiki20/summary.json $(DATA)/family/wikivar/summary.json
+# Each training distance's members are one stage (family-<setting>-<distance>), so make runs the
+# two side by side; the summary joins them (the members' weights are the same bits either way).
+FAMILY_DISTANCES := euclidean cosine
+# $(1) setting, $(2) distance, $(3) the setting's couples, $(4) options
+define FAMILY_PART_RULE
+$(DATA)/family/$(1)/summary-$(2).json: $(3) $(call deps,experiments.train_family)
+	$$(TIMED) family-$(1)-$(2) -- $$(PY) -m experiments.train_family --data $$(DATA) --setting $(1) --seed $$(SEED) \
+	    --distance $(2) $(4)
+.SECONDARY: $(DATA)/family/$(1)/summary-$(2).json $(DATA)/family/$(1)/summary.json
+endef
+$(foreach s,wiki20 wikivar,$(foreach d,$(FAMILY_DISTANCES),$(eval $(call FAMILY_PART_RULE,$(s),$(d),$(PAIRS)))))
+# (the cosine's part first: the longer one, so make starts it first)
+$(DATA)/family/%/summary.json: $(DATA)/family/%/summary-cosine.json $(DATA)/family/%/summary-euclidean.json \
+                               $(call deps,experiments.train_family)
+	$(PY) -m experiments.train_family --data $(DATA) --setting $* --merge
 
 # ---- scores of every method on validation and test couples ------------------------------
 OTHER_ID := $(DATA)/.other-$(shell echo '$(OTHER_VECTORS)' | md5sum | cut -c1-8)
@@ -211,16 +225,24 @@ $(OTHER_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.other-* && touch $@
 
 SCORING := $(call deps,experiments.score)
-$(DATA)/scores/wiki20.npz: $(DATA)/models/wiki20-contrastive.npz $(DATA)/models/wiki20-median.npz $(DATA)/family/wiki20/summary.json $(SCORING)
-	$(TIMED) scores-wiki20 -- $(PY) -m experiments.score --data $(DATA) --setting wiki20 --out $@
-$(DATA)/scores/wikivar.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz $(DATA)/family/wikivar/summary.json $(SCORING)
-	$(TIMED) scores-wikivar -- $(PY) -m experiments.score --data $(DATA) --setting wikivar --out $@
-$(DATA)/scores/other.npz: $(DATA)/models/wikivar-contrastive.npz $(DATA)/models/wikivar-median.npz \
-                         $(DATA)/family/wikivar/summary.json $(SCORING) $(OTHER_ID)
-	$(TIMED) scores-other -- $(PY) -m experiments.score --data $(DATA) --setting other --out $@ \
-	    $(if $(OTHER_VECTORS),--other-vectors $(OTHER_VECTORS))
+# Two stages per column: scores-<column>-rows (the paper's rows, the peers and their family: no
+# family weights needed, so it runs beside the family's training), then scores-<column>-family (the
+# learned family's rows added: the same file as one run of every row, experiments/score.py --part)
+# $(1) column, $(2) its couples' source (models and family), $(3) options
+define SCORE_RULES
+$(DATA)/scores/$(1)-rows.npz: $(DATA)/models/$(2)-contrastive.npz $(DATA)/models/$(2)-median.npz $(SCORING) $(4)
+	$$(TIMED) scores-$(1)-rows -- $$(PY) -m experiments.score --data $$(DATA) --setting $(1) --part rows --out $$@ $(3)
+$(DATA)/scores/$(1).npz: $(DATA)/family/$(2)/summary.json $(DATA)/scores/$(1)-rows.npz $(SCORING) $(4)
+	$$(TIMED) scores-$(1)-family -- $$(PY) -m experiments.score --data $$(DATA) --setting $(1) --part family \
+	    --rows $(DATA)/scores/$(1)-rows.npz --out $$@ $(3)
+.SECONDARY: $(DATA)/scores/$(1)-rows.npz
+endef
+$(eval $(call SCORE_RULES,wiki20,wiki20))
+$(eval $(call SCORE_RULES,wikivar,wikivar))
+$(eval $(call SCORE_RULES,other,wikivar,$(if $(OTHER_VECTORS),--other-vectors $(OTHER_VECTORS)),$(OTHER_ID)))
 
-SCORES := $(DATA)/scores/wiki20.npz $(DATA)/scores/wikivar.npz $(DATA)/scores/other.npz
+# wikivar's first: its family is the longest stage, so make starts it first
+SCORES := $(DATA)/scores/wikivar.npz $(DATA)/scores/other.npz $(DATA)/scores/wiki20.npz
 
 # ---- Table 1 and Figures 2, 3 -----------------------------------------------------------
 START_TIME := $(shell date +%s)
@@ -283,16 +305,11 @@ endef
 $(foreach s,$(TWITTER),$(eval $(call TWEET_MODEL_RULE,$(s))))
 # the learned family of every column, each member's kappa from the wikivar family's (or by CV)
 KAPPA_FAMILY := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/family/wikivar/summary.json)
-TWEET_FAMILIES := $(foreach s,$(TWITTER),$(DATA)/family/$(s)/summary.json)
-$(TWEET_FAMILIES): $(DATA)/family/%/summary.json: $(DATA)/%/summary.json $(KAPPA_FAMILY) $(KAPPA_ID) \
-                                                 $(call deps,experiments.train_family)
-	$(TIMED) family-$* -- $(PY) -m experiments.train_family --data $(DATA) --setting $* --seed $(SEED) \
-	    $(if $(KAPPA_FAMILY),--kappa-from wikivar)
+$(foreach s,$(TWITTER),$(foreach d,$(FAMILY_DISTANCES),$(eval $(call FAMILY_PART_RULE,$(s),$(d),\
+    $(DATA)/$(s)/summary.json $(KAPPA_FAMILY) $(KAPPA_ID),$(if $(KAPPA_FAMILY),--kappa-from wikivar)))))
 
 TWEET_SCORES := $(foreach s,$(TWITTER),$(DATA)/scores/$(s).npz)
-$(TWEET_SCORES): $(DATA)/scores/%.npz: $(DATA)/models/%-contrastive.npz $(DATA)/models/%-median.npz \
-                                      $(DATA)/family/%/summary.json $(SCORING)
-	$(TIMED) scores-$* -- $(PY) -m experiments.score --data $(DATA) --setting $* --out $@
+$(foreach s,$(TWITTER),$(eval $(call SCORE_RULES,$(s),$(s))))
 
 $(RESULTS)/table2.md: $(TWEET_SCORES) $(call deps,experiments.tables)
 	$(PY) -m experiments.tables --table 2 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
@@ -305,7 +322,7 @@ table2: $(RESULTS)/table2.md
 .SECONDARY: $(TWEET_SPLITS) $(TWEET_COUPLES)
 
 # ---- the STS Benchmark (not in the paper): the peers' yardstick -------------------------------------
-$(RESULTS)/sts.md: $(STAMP) repro/weights/wikivar-median.npz $(call deps,experiments.sts)
+$(RESULTS)/sts.md: $(STAMP) repro/weights/wikivar-median.npz repro/weights/default.npz $(call deps,experiments.sts)
 	$(TIMED) sts -- $(PY) -m experiments.sts --cache $(DATA)/sts --results $(RESULTS) --seed $(SEED) \
 	    $(if $(PUBLISHING),$(README_BLOCKS))
 
@@ -320,16 +337,24 @@ sts: $(RESULTS)/sts.md
 publish:
 	$(MAKE) -j$(JOBS) table1 RESULTS=$(COMMITTED)
 	$(MAKE) weights RESULTS=$(COMMITTED)
+	$(MAKE) default RESULTS=$(COMMITTED)
 	$(MAKE) -j$(JOBS) table2 RESULTS=$(COMMITTED)
 	$(MAKE) sts figures RESULTS=$(COMMITTED)
 
 # ---- the weights that ship inside the package (Encoder.pretrained) ----------------------------
 # the paper's weights (model="paper") and the learned family's winner on the validation couples
-# (wikivar-best, the default of Encoder.pretrained), chosen from the score file's family choices
+# (wikivar-best, model="best"), chosen from the score file's family choices
 weights: $(DATA)/models/wikivar-median.npz $(DATA)/scores/wikivar.npz $(DATA)/family/wikivar/summary.json \
          $(call deps,experiments.ship_weights)
 	$(PY) -m experiments.ship_weights --model $< --out repro/weights/wikivar-median.npz \
 	    --scores $(DATA)/scores/wikivar.json --family $(DATA)/family/wikivar --best-out repro/weights/wikivar-best.npz
+
+# Encoder.pretrained()'s default (repro/weights/default.npz and .json): the space and model of the best
+# STS-B dev Pearson among the shipped weights on every installed space and the weights make sts learns on
+# WordLlama's token space, each through Encoder.pretrained's harness; the winner's dev and test Pearson and
+# its wikivar validation split error recorded with it (experiments/stsdefault.py; make sts reports it)
+default: $(PAIRS) repro/weights/wikivar-median.npz repro/weights/wikivar-best.npz $(call deps,experiments.ship_default)
+	$(PY) -m experiments.ship_default --cache $(DATA)/sts --data $(DATA) --out repro/weights/default.npz --seed $(SEED)
 
 # ---- speed ------------------------------------------------------------------------------
 # fse 1.0.0 in a side environment, by the recipe of peers.md (its pins never touch .venv)

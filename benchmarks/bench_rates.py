@@ -26,10 +26,10 @@ import time
 
 from benchmarks import synthdump
 from benchmarks.bench_extract import xml_bytes
-from benchmarks.bench_scale import _dump, _read
+from benchmarks.bench_scale import synthetic_dump
 from benchmarks.measure import measured
 from repro.provenance import git_commit, hardware
-from repro.store import write_json
+from repro.store import read_json, write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=os.path.join(HERE, "results", f"rates-{cores}cpu.json"))
     args = ap.parse_args(argv)
     started = time.time()
-    folder, dump_summary, gen_s = _dump(args.work, args.copies, args.ovos, args.seed)
+    folder, dump_summary, gen_s = synthetic_dump(args.work, args.copies, args.ovos, args.seed)
     dump = os.path.join(folder, synthdump.DUMP_NAME)
     xml = xml_bytes(dump)
     par = os.path.join(folder, "rates-paragraphs.tsv")
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
         m = measured([PY, "-m", "repro", "wikidump", "--dump", dump, "--out", par, "--workers", w], f"extraction, {w} workers")
         extraction[str(w)] = dict(m, xml_mb_per_s=round(xml / 1e6 / m["seconds"], 2))
         print(f"extraction, {w:2d} workers: {m['seconds']:7.2f} s, {extraction[str(w)]['xml_mb_per_s']} MB/s", flush=True)
-    tokens = _read(os.path.join(folder, "rates-paragraphs.json"))["tokens"]
+    tokens = read_json(os.path.join(folder, "rates-paragraphs.json"))["tokens"]
     word2vec = {}
     for w in (int(x) for x in args.w2v_workers.split(",")):
         m = measured([PY, "-m", "repro", "word2vec", "--paragraphs", par, "--out", w2v, "--epochs", 1,
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     out_pairs = os.path.join(folder, "rates-wikivar")
     m = measured([PY, "-m", "repro", "pairs", "--paragraphs", par, "--vocab", vocab, "--df", df, "--setting", "wikivar",
                   "--seed", args.seed, "--out", out_pairs], "pairs")
-    related = _read(os.path.join(out_pairs, "summary.json"))["related_pairs_found"]
+    related = read_json(os.path.join(out_pairs, "summary.json"))["related_pairs_found"]
     couples = dict(m, tokens_per_s=round(tokens / m["seconds"]), related=related,
                    tokens_per_related=round(tokens / related, 2))
     print(f"docfreq: {docfreq['tokens_per_s']} tokens/s; couples: {couples['tokens_per_s']} tokens/s, "

@@ -59,7 +59,7 @@ BY_VOCABULARY = ("word2vec", "df")
 STREAMING = ("extraction", "df")
 
 
-def _dump(work: str, copies: int, ovos: str | None, seed: int) -> tuple[str, dict, float]:
+def synthetic_dump(work: str, copies: int, ovos: str | None, seed: int) -> tuple[str, dict, float]:
     """The size's dump (made unless one with the same parameters is there) and its summary."""
     folder = os.path.join(work, f"x{copies}")
     meta = os.path.join(folder, "dump.json")
@@ -182,7 +182,7 @@ def main(argv=None) -> int:
     started = time.time()
     runs, dumps = {}, {}
     for k in sizes:
-        folder, s, gen_s = _dump(args.work, k, args.ovos, args.seed)
+        folder, s, gen_s = synthetic_dump(args.work, k, args.ovos, args.seed)
         s["generated_s"] = round(gen_s, 2)
         dumps[k] = s
         print(f"{k}x: {s['compressed_bytes'] / 1e6:.1f} MB compressed ({folder})", flush=True)

@@ -13,8 +13,8 @@ the tokenizer's merge order) from the words of the tokenizer's vocabulary (its p
 word and hold only letters), so that every text is raw text to tokenise. Timed, raw strings in,
 vectors out, tokenisation included, in interleaved rounds after one untimed warm-up:
 
-* **ours**: ``Encoder.pretrained("wordllama")``, the default model (shipped weights, Zipfian-whitened
-  unit token vectors, wordfreq's frequencies), ``transform``, its default threads;
+* **ours**: ``Encoder.pretrained("wordllama")``, the default model (shipped weights chosen on STS-B dev,
+  repro/weights/default.json: on WordLlama's raw token vectors, wordfreq's frequencies), ``transform``, its default threads;
 * **wordllama**: ``WordLlamaInference.embed`` (its default batch of 64, mean pooling).
 
 Checks: with every weight 1 and the vectors as stored the paper's model is the plain mean of the

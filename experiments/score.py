@@ -19,7 +19,7 @@ import time
 from experiments.files import load_corpus, load_split
 from repro import baselines, encodings, family, peerfamily, peers, settings, store
 from repro import metrics as protocol
-from repro.errors import run
+from repro.errors import InputError, run
 from repro.layout import Layout
 from repro import othervectors
 
@@ -61,7 +61,7 @@ def from_search(name: str, errors: dict, table, counts, train) -> dict | None:
     ``errors`` ({metric: {config key: validation split error}}, :func:`repro.peerfamily.search`),
     where every entry of the peer's grid is a configuration of the family (SIF and Zipfian
     whitening): per metric the entry of the lowest error (ties: the earlier entry), fitted by
-    :func:`repro.peers.fit`, so the row is scored by the one surface exactly as before and only the
+    :func:`repro.peers.fit_peer`, so the row is scored by the one surface exactly as before and only the
     search is shared. None where the grid has an entry the family lacks."""
     grid = peers.GRIDS[name]
     configs = [peerfamily.from_peer(name, p) for p in grid]
@@ -71,7 +71,7 @@ def from_search(name: str, errors: dict, table, counts, train) -> dict | None:
     for metric, errs in errors.items():
         i = min(range(len(grid)), key=lambda j: (errs[configs[j].key], j))
         if i not in fitted:
-            fitted[i] = peers.fit(name, table, counts, train, **grid[i])
+            fitted[i] = peers.fit_peer(name, table, counts, train, **grid[i])
         picked[metric] = (fitted[i], dict(grid[i]), float(errs[configs[i].key]))
     return picked
 
@@ -115,7 +115,7 @@ def family_scores(layout: Layout, source: str, table, counts, train, splits: dic
     ``counts`` and the ``train`` couples' texts; the row ``learned_best`` is, per metric, the member
     of the lowest split error on the validation couples. Returns ({score key: (P,) scores}, meta)."""
     t0 = time.perf_counter()
-    maps = {name: family.word_map(name, table, counts, train) for name in family.MEMBERS}
+    maps = {name: family.member_map(name, table, counts, train) for name in family.maps()}
     out, errors = {}, {metric: {} for metric in settings.TABLE_METRICS}
     for member in family.members():
         weights = store.load_model(layout.family(source, member.key)).weights
@@ -138,15 +138,28 @@ def family_scores(layout: Layout, source: str, table, counts, train, splits: dic
     return out, {"chosen": chosen, "validation_split_error": errors, "seconds": time.perf_counter() - t0}
 
 
-def main(argv=None):
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
     ap.add_argument("--setting", required=True, choices=tuple(settings.SETTINGS))
     ap.add_argument("--out", required=True)
     ap.add_argument("--other-vectors", default="", help="word2vec/GloVe file (default: GloVe 6B 50d)")
     ap.add_argument("--top-rule", default="paper", choices=baselines.TOP_RULES)
-    args = ap.parse_args(argv)
+    ap.add_argument("--part", default="all", choices=PARTS,
+                    help="all: every row; rows: every row but the learned family's (it needs no family "
+                         "weights, so make runs it beside the family's training); family: the family's rows "
+                         "added to the --rows file of a rows run")
+    ap.add_argument("--rows", help="with --part family: the scores of --part rows (its --out)")
+    return ap
 
+
+#: What a run scores (``--part``): everything, or in two runs the rows of the paper and the peers,
+#: then the learned family's rows added to them (the file is the same as one run's).
+PARTS = ("all", "rows", "family")
+
+
+def _inputs(args):
+    """(layout, table, idf, counts, train, splits, meta, weights) of the setting, as every part reads them."""
     cfg = settings.setting(args.setting)
     layout = Layout(args.data)
     vocab, table = load_corpus(args.data)
@@ -169,23 +182,53 @@ def main(argv=None):
             meta[f"remap_{s}"] = stats
     weights = {f"learned_{loss}": store.load_model(layout.model(cfg.source, loss)).weights
                for loss in settings.LOSSES}
+    return layout, encodings.Table(table), idf, counts, train, splits, meta, weights
 
-    table = encodings.Table(table)  # checked once, kept on the device for every row
-    rows, chosen, seconds = row_passes(table, weights, idf, counts, train, splits["validation"], args.top_rule)
-    meta["peers"] = chosen
-    out = {}
-    if os.path.exists(layout.pairs_groups(cfg.source)):  # bootstrap units of the couples
-        groups = store.load_groups(layout.pairs_groups(cfg.source), {s: p.size for s, p in splits.items()})
-        out.update({f"{s}_group": groups[s] for s in splits})
-    for split, pairs in splits.items():
-        out[f"{split}_label"] = pairs.label
-        out.update(score_split(rows, table, split, pairs, seconds))
-    family_out, meta["family"] = family_scores(layout, cfg.source, table, counts, train, splits)
-    out.update(family_out)
-    seconds["learned_best"] = meta["family"].pop("seconds")
+
+def _rows_file(path: str, meta: dict) -> tuple[dict, dict]:
+    """The scores and meta of a ``--part rows`` run at ``path``; InputError naming it unless it is
+    a rows run of the same setting and couples."""
+    import numpy as np
+
+    if not path:
+        raise InputError("--rows", "--part family adds the family's rows to a --part rows file: name it")
+    json_path = os.path.splitext(path)[0] + ".json"
+    for p in (path, json_path):
+        if not os.path.isfile(p):
+            raise InputError(p, "no such file (make the rows' scores first: --part rows)")
+    rows_meta = store.read_json(json_path)
+    if (rows_meta.get("setting"), rows_meta.get("pairs")) != (meta["setting"], meta["pairs"]) or "family" in rows_meta:
+        raise InputError(path, f"not the rows' scores of setting {meta['setting']} on these couples")
+    with np.load(path) as z:
+        return {k: z[k] for k in z.files}, rows_meta
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    layout, table, idf, counts, train, splits, meta, weights = _inputs(args)
+    if args.part == "family":
+        out, meta = _rows_file(args.rows, meta)
+        seconds = meta.pop("seconds")
+    else:
+        rows, chosen, seconds = row_passes(table, weights, idf, counts, train, splits["validation"], args.top_rule)
+        meta["peers"] = chosen
+        out = {}
+        if os.path.exists(layout.pairs_groups(settings.setting(args.setting).source)):  # bootstrap units
+            groups = store.load_groups(layout.pairs_groups(settings.setting(args.setting).source),
+                                       {s: p.size for s, p in splits.items()})
+            out.update({f"{s}_group": groups[s] for s in splits})
+        for split, pairs in splits.items():
+            out[f"{split}_label"] = pairs.label
+            out.update(score_split(rows, table, split, pairs, seconds))
+    if args.part != "rows":
+        family_out, meta["family"] = family_scores(layout, settings.setting(args.setting).source, table, counts,
+                                                   train, splits)
+        out.update(family_out)
+        seconds["learned_best"] = meta["family"].pop("seconds")
     meta["seconds"] = seconds
     store.save_scores(args.out, out, meta)
-    print(f"{args.setting}: scored {len(settings.METHODS)} methods on "
+    done = [m for m in settings.METHODS if args.part == "all" or (m == "learned_best") == (args.part == "family")]
+    print(f"{args.setting}: scored {len(done)} methods on "
           + ", ".join(f"{n} {s}" for s, n in meta["pairs"].items()) + " couples")
 
 

@@ -10,17 +10,18 @@
 * ``wikivar-best.npz``, the winner of the learned family (:mod:`repro.family`): of the members
   that ``experiments.score`` chose per table metric (the score file's ``["family"]["chosen"]``),
   the one of the lowest validation split error (ties: the Euclidean metric first), copied from
-  ``<family>/<member>.npz``: ``Encoder.pretrained()``'s default (``model="best"``).
+  ``<family>/<member>.npz``: ``Encoder.pretrained(model="best")`` (the default is chosen on STS-B
+  dev by ``make default``, :mod:`experiments.ship_default`).
 
 A shipped file holds the (n_max,) weights only (they do not depend on any vocabulary:
 ``Encoder.pretrained`` applies them to any word vectors, paper section 5.3) and a ``.json`` beside
 it: the model file's SHA-256, fields of its record (:class:`repro.modelrecord.ModelRecord`: kappa,
 epochs, loss, distance, seed) and the commit. The best model's ``.json`` adds ``member``,
 ``metric``, ``validation_split_error`` and ``encoder_options``, the Encoder options that
-reproduce the member's word map (:func:`encoder_options`) and its metric. The ``cc`` map
-(the common component removed from every word vector) becomes ``components: 1``: the encoder
-removes the first common component of its own text vectors, an approximation of the family's
-word map (fitted on other texts than the family's training texts).
+reproduce the member's word map exactly (:func:`encoder_options`, from the registry
+:mod:`repro.wordmap`) and its metric. The ``cc`` map (the common component removed from every word
+vector) becomes ``word_components: 1``: the encoder fits it as the family does, on the plain means
+of the distinct training texts (the couples it is fitted on, or its ``corpus``), before the weights.
 
 Prints whether the weights changed; the files are rewritten only when they did. It also keeps
 the coefficient tables beside them (:data:`repro.gathersum.PRECOMPUTED`, one file per shipped
@@ -36,7 +37,7 @@ import sys
 
 import numpy as np
 
-from repro import family, gathersum, settings, store
+from repro import family, gathersum, settings, store, wordmap
 from repro.errors import InputError, run
 from repro.provenance import git_commit
 
@@ -79,12 +80,11 @@ def winner(scores_path: str) -> tuple[str, str, float]:
 
 
 def encoder_options(key: str, metric: str) -> dict:
-    """The Encoder options of member ``key`` scored by ``metric``: its map's ``word_weights``,
-    ``whiten`` and ``components`` (:data:`repro.family.MEMBERS`; ``cc`` -> ``components: 1``,
-    removed from the encoder's own text vectors, an approximation of the member's word map) and
-    ``metric``."""
-    word_weights, whiten, component = family.MEMBERS[family.parse(key).name]
-    return {"word_weights": word_weights, "whiten": whiten, "components": int(component), "metric": metric}
+    """The Encoder options of member ``key`` scored by ``metric``: its map's
+    (:meth:`repro.wordmap.WordMap.options`: ``word_weights``, ``whiten`` and, where the map removes
+    common components from the word vectors, ``cc``, ``word_components``), no common components
+    removed from the text vectors (``components: 0``) and ``metric``."""
+    return {**wordmap.named(family.parse(key).name).options(), "components": 0, "metric": metric}
 
 
 def ship(model: str, out: str, setting: str, extra: dict | None = None) -> None:

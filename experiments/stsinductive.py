@@ -42,7 +42,7 @@ ROWS = {"mean": "Mean (fse `Average`)", "sif": "SIF, a = 1e-3, k on dev (fse `SI
         "peer_best": "Peers, best configuration (dev)",
         "learned_best": "Learned weights, best transform and k (dev)"}
 #: The word maps of the learned family fitted here: all of them.
-MAPS = tuple(family.MEMBERS)
+MAPS = family.maps()
 #: The published SIF setup every row is compared with, and the like-for-like peer family.
 REFERENCES = ("sif", "peer_best")
 

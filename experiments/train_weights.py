@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 from experiments.files import load_corpus, load_split
-from repro import forms, settings, store
+from repro import forms, losses, settings, store
 from repro.errors import InputError, run
 from repro.fit import fit
 from repro.layout import Layout
@@ -31,7 +31,7 @@ from repro.modelrecord import check_kappa
 from repro.prepared import prepare
 
 
-def _grid(text: str) -> list[float]:
+def parse_grid(text: str) -> list[float]:
     try:
         return [float(k) for k in text.split(",")]
     except ValueError:
@@ -77,7 +77,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--kappa", type=float, help="the median loss's kappa (no search)")
     ap.add_argument("--kappa-from", metavar="MODEL", help="take kappa from another median model's file (no search)")
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--distance", default="euclidean", choices=("euclidean", "sqeuclidean", "cosine"),
+    ap.add_argument("--distance", default="euclidean", choices=losses.DISTANCES,
                     help="the training distance: the paper's euclidean, the original code's sqeuclidean, or "
                          "cosine (1 - cos, not in the paper)")
     ap.add_argument("--max-epochs", type=int, default=100)
@@ -128,7 +128,7 @@ def main(argv=None):
     groups = fold_groups(args.data, args.setting, pairs, args.folds)
     prepared = prepare(table, pairs, settings.setting(args.setting).n_max, form=args.form, distance=args.distance)
     try:
-        record = fit(prepared, args.loss, kappa, kappa_source=source, grid=_grid(args.kappa_grid), folds=args.folds,
+        record = fit(prepared, args.loss, kappa, kappa_source=source, grid=parse_grid(args.kappa_grid), folds=args.folds,
                      seed=args.seed, batch_related=args.batch_related, groups=groups, distance=args.distance,
                      max_epochs=args.max_epochs)
     except ValueError as err:

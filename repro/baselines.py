@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from repro.checks import check_idf, check_lengths, check_table, check_tokens
+from repro.checks import check_idf, check_table, check_texts
 from repro.pairset import PairSet
 from repro.settings import BASELINES as METHODS
 TOP_RULES = ("paper", "code")
@@ -66,15 +66,6 @@ def _check_idf(idf, vocab_size: int | None, method: str) -> np.ndarray | None:
             raise ValueError(f"idf: required for method {method!r}")
         return None
     return check_idf(idf, vocab_size)
-
-
-def _check_tokens(tokens, lengths, vocab_size: int, name: str = "tokens") -> tuple[np.ndarray, np.ndarray]:
-    tokens = np.asarray(tokens)
-    if tokens.ndim != 2:
-        raise ValueError(f"{name}: must be a 2-D (texts, width) array, got shape {tokens.shape}")
-    lname = "lengths" if name == "tokens" else f"len_{name[-1]}"
-    lengths = check_lengths(lengths, tokens.shape[1], allow_empty=True, name=lname, rows=tokens.shape[0])
-    return check_tokens(tokens, vocab_size, name, lengths=lengths), lengths
 
 
 # ---------------------------------------------------------------------------------------
@@ -115,7 +106,7 @@ def _chunk_rows(width: int, dims: int, chunk_size: int | None) -> int:
     return max(1, _CHUNK_ELEMENTS // max(1, width * dims))
 
 
-def _vectors_block(method, table, idf, tokens, lengths, top_rule) -> np.ndarray:
+def vectors_block(method, table, idf, tokens, lengths, top_rule) -> np.ndarray:
     """Text vectors of one block of rows (inputs already checked), returned as float64.
 
     Gathers and sums run in the table's dtype (float32 for word2vec tables: a relative
@@ -172,11 +163,11 @@ def tfidf_vectors(tokens, lengths, idf) -> sp.csr_matrix:
     with no words is an all-zero row.
     """
     idf = _check_idf(idf, None, "tfidf")
-    tokens, lengths = _check_tokens(tokens, lengths, idf.shape[0])
-    return _tfidf_block(tokens, lengths, idf)
+    tokens, lengths = check_texts(tokens, lengths, idf.shape[0])
+    return tfidf_block(tokens, lengths, idf)
 
 
-def _tfidf_block(tokens, lengths, idf) -> sp.csr_matrix:
+def tfidf_block(tokens, lengths, idf) -> sp.csr_matrix:
     mask = np.arange(tokens.shape[1]) < lengths[:, None]
     rows = np.nonzero(mask)[0]
     cols = tokens[mask].astype(np.int64)
@@ -185,7 +176,7 @@ def _tfidf_block(tokens, lengths, idf) -> sp.csr_matrix:
     return m
 
 
-def text_vectors(method: str, table, tokens, lengths, idf=None, *, top_rule: str = "paper",
+def baseline_vectors(method: str, table, tokens, lengths, idf=None, *, top_rule: str = "paper",
                  chunk_size: int | None = None, dtype=np.float64):
     """Text vectors of ``method`` for every row of ``tokens``.
 
@@ -202,11 +193,11 @@ def text_vectors(method: str, table, tokens, lengths, idf=None, *, top_rule: str
         return tfidf_vectors(tokens, lengths, _tfidf_idf(table, idf))
     table = check_table(table)
     idf = _check_idf(idf, table.shape[0], method)
-    tokens, lengths = _check_tokens(tokens, lengths, table.shape[0])
+    tokens, lengths = check_texts(tokens, lengths, table.shape[0])
     rows = _chunk_rows(tokens.shape[1], table.shape[1], chunk_size)
     out = np.empty((tokens.shape[0], _output_dim(method, table.shape[1])), dtype=dtype)
     for s in range(0, tokens.shape[0], rows):
-        out[s:s + rows] = _vectors_block(method, table, idf, tokens[s:s + rows], lengths[s:s + rows], top_rule)
+        out[s:s + rows] = vectors_block(method, table, idf, tokens[s:s + rows], lengths[s:s + rows], top_rule)
     return out
 
 
@@ -214,7 +205,7 @@ def text_vectors(method: str, table, tokens, lengths, idf=None, *, top_rule: str
 # pair scores
 # ---------------------------------------------------------------------------------------
 
-def _row_dot(x: sp.csr_matrix, y: sp.csr_matrix) -> np.ndarray:
+def row_dot(x: sp.csr_matrix, y: sp.csr_matrix) -> np.ndarray:
     return np.asarray(x.multiply(y).sum(axis=1)).ravel()
 
 
@@ -225,18 +216,18 @@ def tfidf_cosine(tokens_a, len_a, tokens_b, len_b, idf, *, chunk_size: int | Non
     shared (a zero dot product).
     """
     idf = _check_idf(idf, None, "tfidf")
-    tokens_a, len_a = _check_tokens(tokens_a, len_a, idf.shape[0], "tokens_a")
-    tokens_b, len_b = _check_tokens(tokens_b, len_b, idf.shape[0], "tokens_b")
+    tokens_a, len_a = check_texts(tokens_a, len_a, idf.shape[0], "tokens_a")
+    tokens_b, len_b = check_texts(tokens_b, len_b, idf.shape[0], "tokens_b")
     if tokens_a.shape[0] != tokens_b.shape[0]:
         raise ValueError(f"tokens_b: {tokens_b.shape[0]} rows but tokens_a has {tokens_a.shape[0]}")
     width = max(tokens_a.shape[1], tokens_b.shape[1])
     rows = _chunk_rows(width, 16, chunk_size)
     out = np.zeros(tokens_a.shape[0], dtype=np.float64)
     for s in range(0, tokens_a.shape[0], rows):
-        va = _tfidf_block(tokens_a[s:s + rows], len_a[s:s + rows], idf)
-        vb = _tfidf_block(tokens_b[s:s + rows], len_b[s:s + rows], idf)
-        norms = np.sqrt(_row_dot(va, va) * _row_dot(vb, vb))
-        dot = _row_dot(va, vb)
+        va = tfidf_block(tokens_a[s:s + rows], len_a[s:s + rows], idf)
+        vb = tfidf_block(tokens_b[s:s + rows], len_b[s:s + rows], idf)
+        norms = np.sqrt(row_dot(va, va) * row_dot(vb, vb))
+        dot = row_dot(va, vb)
         ok = norms > 0
         out[s:s + rows][ok] = dot[ok] / norms[ok]
     return out
@@ -261,13 +252,13 @@ def baseline_pair_scores(method: str, table, pairs: PairSet, idf=None, *, top_ru
     else:
         table = check_table(table)
         idf = _check_idf(idf, table.shape[0], method)
-        a, la = _check_tokens(a, la, table.shape[0], "pairs.a")
-        b, lb = _check_tokens(b, lb, table.shape[0], "pairs.b")
+        a, la = check_texts(a, la, table.shape[0], "pairs.a")
+        b, lb = check_texts(b, lb, table.shape[0], "pairs.b")
         rows = _chunk_rows(a.shape[1], 2 * table.shape[1], chunk_size)
         out = np.empty(a.shape[0], dtype=np.float64)
         for s in range(0, a.shape[0], rows):
-            va = _vectors_block(method, table, idf, a[s:s + rows], la[s:s + rows], top_rule)
-            vb = _vectors_block(method, table, idf, b[s:s + rows], lb[s:s + rows], top_rule)
+            va = vectors_block(method, table, idf, a[s:s + rows], la[s:s + rows], top_rule)
+            vb = vectors_block(method, table, idf, b[s:s + rows], lb[s:s + rows], top_rule)
             out[s:s + rows] = -np.linalg.norm(va - vb, axis=1)
     if empty_score is not None:
         out[(la == 0) | (lb == 0)] = float(empty_score)

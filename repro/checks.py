@@ -78,6 +78,18 @@ def check_tokens(tokens, vocab_size: int, name: str = "tokens", lengths=None) ->
     return tokens
 
 
+def check_texts(tokens, lengths, vocab_size: int, name: str = "tokens") -> tuple[np.ndarray, np.ndarray]:
+    """(B, W) token rows and their (B,) lengths in 0..W, the rows checked only where in use
+    (:func:`check_lengths`, :func:`check_tokens`); the lengths are named after ``name``
+    (``lengths`` for ``tokens``, ``len_a`` for ``tokens_a`` or ``pairs.a``)."""
+    tokens = np.asarray(tokens)
+    if tokens.ndim != 2:
+        raise ValueError(f"{name}: must be a 2-D (texts, width) array, got shape {tokens.shape}")
+    lname = "lengths" if name == "tokens" else f"len_{name[-1]}"
+    lengths = check_lengths(lengths, tokens.shape[1], allow_empty=True, name=lname, rows=tokens.shape[0])
+    return check_tokens(tokens, vocab_size, name, lengths=lengths), lengths
+
+
 def check_idf(idf, vocab_size: int | None = None, name: str = "idf") -> np.ndarray:
     """A finite (V,) idf vector, V = ``vocab_size`` when given."""
     idf = np.asarray(idf, dtype=np.float64)
@@ -88,6 +100,16 @@ def check_idf(idf, vocab_size: int | None = None, name: str = "idf") -> np.ndarr
     if not np.isfinite(idf).all():
         raise ValueError(f"{name}: contains NaN or infinite values")
     return idf
+
+
+def check_groups(groups, labels) -> np.ndarray:
+    """(P,) integer clusters of the couples of (P,) ``labels`` (their article, or their component
+    of related tweet couples): what a grouped fold and a cluster bootstrap resample by."""
+    groups, labels = np.asarray(groups), np.asarray(labels)
+    if groups.shape != labels.shape or not np.issubdtype(groups.dtype, np.integer):
+        raise ValueError(f"groups must be a (P,) integer array like labels {labels.shape}, "
+                         f"got {groups.dtype} {groups.shape}")
+    return groups
 
 
 def check_pairs(pairs, name: str = "pairs", vocab_size: int | None = None) -> None:

@@ -33,16 +33,27 @@ COMPONENT_SCALES = ("one", "share", "share_squared")
 def fit_components(text_vectors, k: int, scales: str = "one") -> Components:
     """The first ``k`` right singular vectors of ``text_vectors`` (N, d), not centred, each removed
     with the scale ``scales`` names (:data:`COMPONENT_SCALES`; the shares are over the k kept)."""
+    return fit_components_each(text_vectors, (k,), scales)[0]
+
+
+def fit_components_each(text_vectors, ks, scales: str = "one") -> list[Components]:
+    """:func:`fit_components` of the same ``text_vectors`` for every k of ``ks``, from one SVD (each
+    the same bits as its own call; k = 0 needs none)."""
     if scales not in COMPONENT_SCALES:
         raise ValueError(f"scales: expected one of {', '.join(COMPONENT_SCALES)}, got {scales!r}")
     x = np.asarray(text_vectors, np.float64)
-    if not 0 <= k <= min(x.shape):
-        raise ValueError(f"k must lie in 0..{min(x.shape)}, got {k}")
-    _, sigma, vt = np.linalg.svd(x, full_matrices=False)
-    values, vectors = sigma[:k], vt[:k]
-    share = values ** 2 / max(np.sum(values ** 2), np.finfo(np.float32).eps)
-    scale = {"one": np.ones(k), "share": share, "share_squared": share ** 2}[scales]
-    return Components(vectors, values, scale)
+    for k in ks:
+        if not 0 <= k <= min(x.shape):
+            raise ValueError(f"k must lie in 0..{min(x.shape)}, got {k}")
+    sigma, vt = (np.zeros(0), np.zeros((0, x.shape[1]))) if max(ks, default=0) == 0 else \
+        np.linalg.svd(x, full_matrices=False)[1:]
+    out = []
+    for k in ks:
+        values, vectors = sigma[:k], vt[:k]
+        share = values ** 2 / max(np.sum(values ** 2), np.finfo(np.float32).eps)
+        scale = {"one": np.ones(k), "share": share, "share_squared": share ** 2}[scales]
+        out.append(Components(vectors, values, scale))
+    return out
 
 
 def remove_components(text_vectors, comps: Components) -> np.ndarray:

@@ -22,10 +22,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro import metrics, settings
+from repro.checks import check_groups
+from repro.dealing import deal
 from repro.jitting import jit
-from repro.scoring import _distances, padded_chunks
+from repro.scoring import couple_distances, padded_chunks
 from repro.prepared import Prepared
-from repro.train import TrainConfig, _check_config, check_distance, make_grid_trainer
+from repro.train import TrainConfig, check_config, check_distance, make_grid_trainer
 
 KAPPAS_PER_CALL = {"cpu": 2}
 """Kappas trained together in one batched call (with all their folds), by JAX backend; a
@@ -94,27 +96,18 @@ def _grouped_folds(labels, folds: int, seed: int, groups):
 
     The distinct groups of the related couples, shuffled from ``seed``, are dealt largest first,
     each to the fold with the fewest related couples so far (ties in the shuffled order, to the
-    lowest fold); related couples follow their group. An unrelated couple whose group is one of
+    lowest fold: :func:`repro.dealing.deal`, rule ``greedy``); related couples follow their group. An unrelated couple whose group is one of
     those goes with it; the others, shuffled, fill the folds with the fewest unrelated couples.
     Then each fold keeps, per class, as many couples as the smallest fold has (a random choice
     of its own), so every fold has the same shapes, as the batched trainer needs.
     """
-    groups = np.asarray(groups)
-    if groups.shape != labels.shape or not np.issubdtype(groups.dtype, np.integer):
-        raise ValueError(f"groups must be a (P,) integer array like labels {labels.shape}, "
-                         f"got {groups.dtype} {groups.shape}")
+    groups = check_groups(groups, labels)
     rng = np.random.default_rng(seed)
     rel, unrel = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
     uniq, inv, counts = np.unique(groups[rel], return_inverse=True, return_counts=True)
     if uniq.size < folds:
         raise ValueError(f"groups: {uniq.size} clusters of related couples cannot fill {folds} folds")
-    order = rng.permutation(uniq.size)
-    order = order[np.argsort(-counts[order], kind="stable")]  # largest first, ties shuffled
-    fold_of, load = np.empty(uniq.size, np.int64), [0] * folds
-    for g in order.tolist():
-        f = load.index(min(load))
-        fold_of[g] = f
-        load[f] += int(counts[g])
+    fold_of = deal(counts, [0] * folds, rng, "greedy")[0]  # largest first, ties shuffled, to the emptiest fold
     rel_fold = fold_of[inv.ravel()]
     pos = np.minimum(np.searchsorted(uniq, groups[unrel]), uniq.size - 1)
     known = uniq[pos] == groups[unrel]
@@ -154,7 +147,7 @@ def _held_out_chunk(w_f, table, a, b, len_a, len_b, kind="euclidean"):
     """(K, n_max) weights of one fold's runs, a chunk of its held-out couples (C, W), (C,)
     -> (K, C) distances (``kind``: Euclidean, or 1 - cos): the chunk's embeddings gathered once,
     shared by the K weight vectors (``vmap``); the same core as :func:`repro.scoring.pair_distances`."""
-    return jax.vmap(_distances, in_axes=(0,) + (None,) * 5 + (None,))(w_f, table, a, b, len_a, len_b, kind)
+    return jax.vmap(couple_distances, in_axes=(0,) + (None,) * 5 + (None,))(w_f, table, a, b, len_a, len_b, kind)
 
 
 def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK, kind: str = "euclidean") -> np.ndarray:
@@ -197,7 +190,7 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
     :func:`search_calls` batched calls of the grid (a progress bar)."""
     if config.loss != "median":
         raise ValueError(f"loss: kappa is the median loss's; the {config.loss!r} loss has none to select")
-    _check_config(config)
+    check_config(config)
     check_distance(prepared, config)
     grid = np.asarray(grid, dtype=np.float32)
     if grid.ndim != 1 or grid.size == 0 or not np.all(grid > 0):

@@ -2,7 +2,7 @@
 least a threshold (beyond the paper; issue 35).
 
 The rule: items i and j are in one group when a chain i = a_0, a_1, ..., a_m = j exists whose
-every link scores at least ``threshold`` (:func:`repro.textmetric.couple_scores`, in float64:
+every link scores at least ``threshold`` (:func:`repro.textmetric.vector_scores`, in float64:
 the cosine, or minus the Euclidean distance): the connected components of the graph whose
 edges are the couples scoring at least the threshold (single linkage). Two members of one group
 may therefore score below it. An item with no such couple is a group of one.

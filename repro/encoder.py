@@ -5,14 +5,14 @@ n_max learned weights interpolated onto the text's n words, section 3.3), its wo
 descending idf = log(N / (1 + df)) (eq. 1). The weights are learned from related and
 unrelated couples by Algorithm 1 with the median loss (eq. 8) or the contrastive loss
 (eq. 5), or taken from the package's shipped weights (:meth:`Encoder.pretrained`: by default
-the learned family's winner, the paper's weights learned on Zipfian-whitened word vectors under
-1 - cos; ``model="paper"`` the paper's own).
+the space and model of the best STS-B dev Pearson; ``model="best"`` the learned family's winner on
+Wikipedia; ``model="paper"`` the paper's own).
 
 Example::
 
     from repro.encoder import Encoder
 
-    enc = Encoder.pretrained("glove300/", corpus=my_texts)       # shipped weights (the learned family's winner)
+    enc = Encoder.pretrained("glove300/", corpus=my_texts)       # the shipped default weights
     enc = Encoder.pretrained()                                    # no files: installed vectors, wordfreq's frequencies
     X = enc.transform(["A very short text.", ["or", "tokens"]])    # (2, 300) float32
     s = enc.similarity(["a cat"], ["a kitten"], metric="cosine")   # or the paper's "euclidean" (default)
@@ -52,13 +52,13 @@ from repro.modelrecord import ModelRecord
 from repro.checks import check_weights
 from repro.components import fit_components, remove_components
 from repro.errors import InputError
-from repro.textmetric import check_metric, couple_scores
+from repro.textmetric import check_metric, vector_scores
 from repro.textwarnings import (EmptyTextWarning, SparseDfWarning, TokeniserWarning, dropped_letters_message,
                                 empty_message)
 from repro.neighbours import top_k, vectors_of
 from repro.longtext import LongTexts, short_width
-from repro.shipped import PRETRAINED, SHIPPED, SHIPPED_BEST  # noqa: F401 (Encoder.pretrained's models)
-from repro.wordspace import WordSpace, read_vectors, refits
+from repro.shipped import PRETRAINED, SHIPPED, SHIPPED_BEST, SHIPPED_DEFAULT  # noqa: F401 (pretrained's models)
+from repro.wordspace import WordSpace, read_vectors, recipe_of, refits
 
 
 class Encoder:
@@ -95,9 +95,9 @@ class Encoder:
       word_weights: None (the paper's), "sif" (s(w) = a / (a + p(w)), a = 1e-3) or "usif"
         (Ethayarajh's a / (a/2 + p(w))): a fixed weight per word, multiplied into its vector
         before the learned weights (:mod:`repro.wordmap`; not in the paper).
-      whiten: None (the paper's), "centre" (subtract mu = sum_w p(w) e_w) or "zipf" (Zipfian
-        whitening, C^(-1/2)(e_w - mu), Yokoi et al. 2024), applied to the unit-length vectors
-        before ``word_weights`` (not in the paper).
+      whiten: None (the paper's), "centre" (subtract mu = sum_w p(w) e_w), "zipf" (Zipfian
+        whitening, C^(-1/2)(e_w - mu), Yokoi et al. 2024) or "uwhiten" (the same, p(w) uniform),
+        applied to the unit-length vectors before ``word_weights`` (not in the paper).
       components: remove this many common components (top singular vectors of the training
         texts' vectors, SIF's convention; uSIF's share scaling with ``word_weights="usif"``),
         fitted by :meth:`fit` after the weights (or by :meth:`fit_components`); 0: none.
@@ -108,24 +108,27 @@ class Encoder:
       usif_length: uSIF's mean text length; by default that of the distinct texts of the couples
         :meth:`fit` learns on, or, for an encoder not fitted, of the distinct texts of ``corpus``
         (known words only, each as :func:`repro.peers.training_texts` counts them).
+      word_components: remove this many common components from every word vector (the learned
+        family's ``cc``: top singular vectors of the distinct texts' means under the map so far), fitted
+        before the weights on :meth:`fit`'s couples, else on ``corpus``; 0: none (:mod:`repro.wordmap`).
     """
 
     def __init__(self, vectors, df=None, *, corpus=None, weights=None, n_max: int = N_MAX, normalize: bool = True,
                  lowercase: bool = False, chunk: int = gathersum.CHUNK, workers: int | None = None,
                  progress: bool = False, metric: str | None = None, tokeniser: str = "paper",
                  word_weights: str | None = None, whiten: str | None = None, components: int = 0,
-                 frequencies: str = "corpus", usif_length: float | None = None):
+                 frequencies: str = "corpus", usif_length: float | None = None, word_components: int = 0):
         metric_from = "default" if metric is None else "given"
         metric = check_metric("euclidean" if metric is None else metric)
-        word_weights, whiten, components, frequencies = wordmap.check_options(word_weights, whiten, components,
-                                                                              frequencies)
-        ws = WordSpace.of(vectors, df, corpus, normalize=bool(normalize), lowercase=bool(lowercase),
-                          tokeniser=tokeniser, word_weights=word_weights, whiten=whiten, frequencies=frequencies,
-                          usif_length=usif_length, weighted=weights is not None, progress=progress)
-        options = dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=ws.source, tokeniser=tokeniser,
-                       word_weights=word_weights, whiten=whiten, components=components, frequencies=frequencies)
-        self._setup(ws, weights, n_max, options, chunk=chunk, workers=workers, progress=progress, metric=metric,
-                    metric_from=metric_from)
+        word_weights, whiten, components, frequencies, word_components = wordmap.check_options(
+            word_weights, whiten, components, frequencies, word_components)
+        options = dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=None, tokeniser=tokeniser,
+                       word_weights=word_weights, whiten=whiten, components=components, frequencies=frequencies,
+                       word_components=word_components)  # vectors: the word space's recorded source, below
+        ws = WordSpace.of(vectors, df, corpus, usif_length=usif_length, weighted=weights is not None, progress=progress,
+                          **{k: v for k, v in options.items() if k not in ("vectors", "components")})
+        self._setup(ws, weights, n_max, {**options, "vectors": ws.source}, chunk=chunk, workers=workers,
+                    progress=progress, metric=metric, metric_from=metric_from)
 
     def _setup(self, space: WordSpace, weights, n_max, options: dict, *, chunk=gathersum.CHUNK, workers=None,
                progress=False, metric="euclidean", metric_from="default") -> None:
@@ -175,30 +178,30 @@ class Encoder:
     # ---- construction ---------------------------------------------------------------------
 
     @classmethod
-    def pretrained(cls, vectors=None, df=None, *, corpus=None, model: str = "best", weights_path: str | None = None,
+    def pretrained(cls, vectors=None, df=None, *, corpus=None, model: str = "default", weights_path: str | None = None,
                    **options) -> "Encoder":
         """An encoder with shipped weights, applied to any word vectors without retraining, as the
-        paper does with other embeddings (5.3).
+        paper does with other embeddings (5.3). The models (:mod:`repro.shipped` says more):
 
-        ``model="best"`` (the default): the winner of the learned family (:mod:`repro.family`) on
-        the wikivar validation couples, :data:`SHIPPED_BEST`, with the options its ``.json``
-        records (``encoder_options``: word_weights, whiten, components, metric; today the paper's
-        weights learned on Zipfian-whitened word vectors under 1 - cos, ``whiten="zipf"``,
-        ``metric="cosine"``). Its word map needs word counts for p(w) where it weights or whitens:
-        give ``corpus=``, a df file written by ``repro df`` (it holds the counts) or
-        ``frequencies="wordfreq:en"``. A member whose map removes the common component
-        (``components=1``) removes the first common component of the encoder's own text vectors,
-        fitted on ``corpus`` when given (else call :meth:`fit_components`): an approximation of
-        the family's word map.
+        ``model="default"`` (the default): :data:`SHIPPED_DEFAULT`, the space and model of the best
+        STS-B dev Pearson (make default; its ``.json`` records the choice, the space, ``vectors``,
+        loaded when none are given, and the options, ``normalize`` applied on that space only).
+        ``model="best"``: the learned family's winner on the wikivar validation couples,
+        :data:`SHIPPED_BEST`, with the options its ``.json`` records (``encoder_options``; today
+        Zipfian-whitened word vectors under 1 - cos). A word map that weights or whitens needs word
+        counts for p(w): ``corpus=``, a df file of ``repro df`` or ``frequencies="wordfreq:en"``; one
+        that removes the word vectors' common component (``cc``: ``word_components=1``) fits it as
+        the family does, on the distinct texts of ``corpus`` (needed then).
         ``model="paper"``: the paper's weights (median loss, variable-length Wikipedia, plain word
         vectors, Euclidean), :data:`SHIPPED`.
         ``weights_path``: any weights file of :func:`repro.store.save_weights` (then ``model`` is
         not used), with the ``encoder_options`` of its ``.json`` where it has them.
 
         No files needed: without ``vectors`` the installed ones (:func:`repro.vectors.default_vectors`:
-        WordLlama's token space with the extra ``tokens``, else GloVe 6B 50d with ``glove``), and
-        without ``df`` or ``corpus`` the frequencies of ``wordfreq`` (``frequencies="wordfreq:en"``
-        unless another language is named) give the idf order, -log p(w), and the word map's p(w).
+        the default model's space where installed, else WordLlama's token space with the extra
+        ``tokens``, else GloVe 6B 50d with ``glove``), and without ``df`` or ``corpus`` the frequencies
+        of ``wordfreq`` (``frequencies="wordfreq:en"`` unless another language is named) give the idf
+        order, -log p(w), and the word map's p(w).
 
         Options given here (``metric=``, ``whiten=``, ...) override the model's.
         :attr:`provenance_` records the model (``"model"``) and the file's provenance."""
@@ -328,7 +331,7 @@ class Encoder:
         message = empty_message((lengths[:p], "texts_a"), (lengths[p:], "texts_b"))
         if message:
             warnings.warn(EmptyTextWarning(message), stacklevel=2)
-        return couple_scores(vectors[:p], vectors[p:], metric)
+        return vector_scores(vectors[:p], vectors[p:], metric)
 
     def neighbours(self, queries, corpus, k: int = 10, metric: str | None = None, **blocks):
         """(ids, scores): the ``k`` items of ``corpus`` most similar to each query, exact, best
@@ -374,11 +377,11 @@ class Encoder:
         the paper's; kappa searched the same way); recorded (``record_.distance``), and it becomes
         :attr:`metric`, the default score of :meth:`similarity` (``metric_from="training"``),
         unless a metric was given to the constructor or :meth:`load`.
-        Beyond the paper: the weights are learned on the encoder's mapped table
-        (``word_weights``, ``whiten``; uSIF's mean length, unless given, is first taken from the
-        distinct texts of these couples), and with ``components=k`` the k common components of
-        the distinct texts of these couples are fitted afterwards, on the learned vectors. Only
-        these couples are read. The encoder changes only when learning succeeds.
+        Beyond the paper: the weights are learned on the encoder's mapped table (``word_weights``,
+        ``whiten``, ``word_components``; uSIF's mean length, unless given, and the map's common components
+        are first taken from the distinct texts of these couples), and with ``components=k`` the k common
+        components of these texts are fitted afterwards, on the learned vectors. Only these couples are
+        read. The encoder changes only when learning succeeds.
         """
         from repro.fit import fit
         from repro.prepared import prepare
@@ -389,9 +392,8 @@ class Encoder:
         if dropped:
             warnings.warn(EmptyTextWarning(f"{dropped:,} couple(s) dropped: a text has no word with a vector"),
                           stacklevel=2)
-        space, opts = self.word_space, self._options
-        if refits(opts["word_weights"], space.usif_length_from):  # uSIF's length: the training texts'
-            space = space.mapped_by(opts["word_weights"], opts["whiten"], space.couples_length(pairs), "fit")
+        opts = self._options
+        space = self.word_space.refitted(recipe_of(opts), pairs)  # uSIF's length, cc: the training texts'
         try:
             prepared = prepare(space.table[:-1], pairs, self.n_max, name="couples", distance=distance)
             record = fit(prepared, loss, kappa, grid=KAPPA_GRID if grid is None else grid, folds=folds,
@@ -438,7 +440,7 @@ class Encoder:
         ws = WordSpace.build(words, matrix, f.df, f.n_docs, tokeniser=settings["tokeniser"],
                              normalize=settings["normalize"], source=settings["vectors"], space=space,
                              unlisted=f.unlisted, counts=f.counts)
-        ws = ws.map(f.word_map, final=not refits(settings["word_weights"], f.usif_length_from),
+        ws = ws.map(f.word_map, final=not refits(recipe_of(settings), f.usif_length_from),
                     usif_length=f.usif_length, usif_length_from=f.usif_length_from)
         enc = cls.__new__(cls)
         enc._setup(ws, f.weights, f.n_max, settings, chunk=options.get("chunk", gathersum.CHUNK),

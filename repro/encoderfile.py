@@ -15,6 +15,9 @@ both written atomically, the ``.npz`` last). The ``.npz`` holds
   ``map_scale`` (:data:`MAP_PREFIX`, the scale in word order) and ``word_counts`` (V,), which p(w)
   came from. A file without them (every file written before issue 23) maps nothing.
 
+The ``.json``'s settings include ``word_components`` (common components removed from the word
+vectors, issue 33 item 2); a file written before it records none and loads with 0.
+
 The ``.json``: the format, n_max, dim, vocab_size, the vocabulary's fingerprint, the metric and
 where it came from (:data:`METRIC_FROM`), the out-of-vocabulary rule, the encoder's settings and
 its provenance. The vectors are not copied: the encoder takes them from the recorded path, or
@@ -82,7 +85,8 @@ class EncoderFile(NamedTuple):
     usif_length_from: str | None
     metric: str
     metric_from: str
-    settings: dict  # normalize, lowercase, vectors (recorded), tokeniser, word_weights, whiten, components, frequencies
+    settings: dict  # normalize, lowercase, vectors (recorded), tokeniser, word_weights, whiten, components,
+    # frequencies, word_components
     record: ModelRecord | None
     components: Components | None
     provenance: dict
@@ -108,10 +112,10 @@ def read(path: str, metric: str | None = None, tokeniser: str | None = None) -> 
     try:
         tokeniser_named(settings["tokeniser"])
         options = wordmap.check_options(meta.get("word_weights"), meta.get("whiten"), meta.get("components", 0),
-                                        meta.get("frequencies", "corpus"))
+                                        meta.get("frequencies", "corpus"), meta.get("word_components", 0))
     except ValueError as err:
         raise InputError(path, str(err)) from None
-    settings.update(zip(("word_weights", "whiten", "components", "frequencies"), options))
+    settings.update(zip(("word_weights", "whiten", "components", "frequencies", "word_components"), options))
     size, dim = meta["vocab_size"], meta["dim"]
     unlisted = arrays.get("df_unlisted")
     if unlisted is not None and unlisted.shape != (size,):
@@ -149,7 +153,7 @@ def check_vectors(path: str, file: EncoderFile, words: list, matrix) -> None:
 def _word_map(path: str, arrays: dict, settings: dict, size: int, dim: int) -> tuple[Transform, np.ndarray | None]:
     """The word map (word order; the identity for a file without one) and word counts a file holds, checked."""
     parts = {k[len(MAP_PREFIX):]: a for k, a in arrays.items() if k.startswith(MAP_PREFIX)}
-    if set(parts) != wordmap.parts(settings["word_weights"], settings["whiten"]):
+    if set(parts) != wordmap.parts(*(settings[k] for k in ("word_weights", "whiten", "word_components"))):
         raise InputError(path, f"its word map ({', '.join(sorted(parts)) or 'none'}) does not match its options "
                                f"word_weights={settings['word_weights']!r}, whiten={settings['whiten']!r}")
     counts = arrays.get("word_counts")

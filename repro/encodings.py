@@ -38,11 +38,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from repro import baselines, transforms
-from repro.checks import check_idf, check_pairs, check_table, check_weights
+from repro.checks import check_idf, check_pairs, check_table, check_texts, check_weights
 from repro.components import NO_COMPONENTS, Components, remove_components
 from repro.jitting import jit
-from repro.model import HIGHEST, _represent
-from repro.textmetric import METRICS, check_metric, couple_scores as _vector_scores
+from repro.model import column_sums, represent_rows
+from repro.textmetric import METRICS, check_metric, vector_scores
 
 CHUNK = 8192
 """Texts encoded per call: the gathered embeddings of a chunk are chunk x W x d float32 (400 MB at
@@ -69,21 +69,27 @@ class Table:
 
     KEEP = 8  # transformed tables kept (V x k float32 each)
 
-    def __init__(self, table):
-        self.host = check_table(table)
+    def __init__(self, table, *, checked: bool = False):
+        self.host = table if checked else check_table(table)
         self._device = None
         self._transformed = {}  # ids of the transform's parts -> (transform, Table)
 
+    def mapped(self, t: transforms.Transform) -> "Table":
+        """This table itself for the identity, else the table of e'_w (:func:`repro.transforms.apply`,
+        one new (V, k) float32 array), not kept and not checked again: the map's parts are checked
+        finite (:func:`repro.transforms.check`), so a finite table maps to finite rows."""
+        return self if t.identity else Table(transforms.apply(t, self.host), checked=True)
+
     def transformed(self, t: transforms.Transform) -> "Table":
-        """This table itself for the identity, else the table of e'_w (:func:`repro.transforms.apply`),
-        made on the first call with the very same arrays and kept (the last :attr:`KEEP`)."""
+        """:meth:`mapped`, made on the first call with the very same arrays and kept (the last
+        :attr:`KEEP`)."""
         if t.identity:
             return self
         key = tuple(id(x) for x in t)
         hit = self._transformed.get(key)
         if hit is not None and all(x is y for x, y in zip(hit[0], t)):
             return hit[1]
-        out = Table(transforms.apply(t, self.host))
+        out = self.mapped(t)
         if len(self._transformed) >= self.KEEP:
             self._transformed.pop(next(iter(self._transformed)))
         self._transformed[key] = (t, out)
@@ -129,11 +135,10 @@ def _word_means(word_w, table, tokens, lengths):
     """(B, d): (1/n) sum_j word_w[w_j] e_(w_j) over the n first columns of ``tokens`` (B, W)."""
     live = jnp.arange(tokens.shape[1])[None, :] < lengths[:, None]
     z = jnp.where(live, word_w[tokens], 0.0).astype(table.dtype)
-    total = jnp.einsum("bw,bwd->bd", z, table[tokens], precision=HIGHEST)
-    return total / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
+    return column_sums(z, table, tokens) / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
 
 
-_rank_means_jit = jit(_represent)
+_rank_means_jit = jit(represent_rows)
 _word_means_jit = jit(_word_means)
 
 
@@ -161,14 +166,14 @@ def _means(enc: Encoding, table: Table, tokens, lengths):
         w = jnp.asarray(enc.weights, jnp.float32)
         return np.asarray(_word_means_jit(w, table.device, jnp.asarray(tokens), jnp.asarray(lengths)), np.float64)
     if enc.kind == "tfidf":
-        return baselines._tfidf_block(tokens, lengths, enc.weights)
-    return baselines._vectors_block(enc.kind, table.host, enc.weights, tokens, lengths, enc.top_rule)
+        return baselines.tfidf_block(tokens, lengths, enc.weights)
+    return baselines.vectors_block(enc.kind, table.host, enc.weights, tokens, lengths, enc.top_rule)
 
 
 def _sparse_scores(va: sp.csr_matrix, vb: sp.csr_matrix, metrics) -> np.ndarray:
     """(M, c) scores of sparse text vectors (tf-idf): cosine (0 where a vector is zero) and minus
     the Euclidean distance from the dot products."""
-    dot, na, nb = baselines._row_dot(va, vb), baselines._row_dot(va, va), baselines._row_dot(vb, vb)
+    dot, na, nb = baselines.row_dot(va, vb), baselines.row_dot(va, va), baselines.row_dot(vb, vb)
     out = []
     for m in metrics:
         if m == "cosine":
@@ -186,7 +191,7 @@ def text_vectors(enc: Encoding, table, tokens, lengths, *, components: bool = Tr
         raise ValueError("encoding: tf-idf vectors are sparse; score its couples with couple_scores")
     table = as_table(table)
     enc = check_encoding(enc, table.shape[0])
-    tokens, lengths = baselines._check_tokens(tokens, lengths, table.shape[0])
+    tokens, lengths = check_texts(tokens, lengths, table.shape[0])
     table = table.transformed(enc.transform)
     dim = 2 * table.shape[1] if enc.kind.startswith("minmax") else table.shape[1]
     out = np.empty((len(lengths), dim), np.float64)
@@ -219,7 +224,7 @@ def couple_scores(enc: Encoding, table, pairs, *, components=None, metrics=METRI
         for i, comps in enumerate(sets):
             ra, rb = remove_components(va, comps), remove_components(vb, comps)
             for j, m in enumerate(metrics):
-                out[i, j, s:s + n] = _vector_scores(ra, rb, m)
+                out[i, j, s:s + n] = vector_scores(ra, rb, m)
     return out
 
 

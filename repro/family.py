@@ -2,7 +2,8 @@
 
 A member is the paper's model (eq. 3) on word vectors mapped once by a fixed
 :class:`repro.transforms.Transform`, t = (1/n) sum_j z_j e'_(j), with the weights z learned by
-Algorithm 1 on the mapped table under a training distance (:data:`DISTANCES`). The map is fitted
+Algorithm 1 on the mapped table under a training distance (:data:`DISTANCES`). Its maps are the
+registry's (:data:`repro.wordmap.MAPS`, those with ``family=True``, :func:`maps`). The map is fitted
 on the corpus's word counts or the training texts only, never on validation or test couples:
 
 ==========  ==========================================================================
@@ -31,33 +32,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from repro import encodings, peerfamily, peers, transforms, wordmap
-from repro.components import fit_components
+from repro import encodings, peerfamily, peers, settings, transforms, wordmap
 from repro.fit import fit
 from repro.prepared import prepare
 
-#: The members, in the family table's order: name -> (word_weights, whiten, common component) of
-#: :func:`repro.wordmap.word_map` plus the ``cc`` projection.
-MEMBERS = {
-    "plain": (None, None, False),
-    "centre": (None, "centre", False),
-    "sif": ("sif", None, False),
-    "usif": ("usif", None, False),
-    "zipf": (None, "zipf", False),
-    "cc": (None, None, True),
-    "zipf_sif": ("sif", "zipf", False),
-}
-LABELS = {
-    "plain": "plain word vectors (the paper's)",
-    "centre": "centred word vectors",
-    "sif": "SIF-weighted word vectors",
-    "usif": "uSIF-weighted word vectors",
-    "zipf": "Zipfian-whitened word vectors",
-    "cc": "word vectors without their common component",
-    "zipf_sif": "Zipfian-whitened, SIF-weighted word vectors",
-}
-#: Training distances of the losses a member is learned under: the paper's and 1 - cos.
-DISTANCES = ("euclidean", "cosine")
+#: Training distances of the losses a member is learned under: the paper's and 1 - cos, one per
+#: metric (:data:`repro.settings.TABLE_METRICS`).
+DISTANCES = settings.TABLE_METRICS
 #: The family's kappa grid: every other value of :data:`repro.settings.KAPPA_GRID` (10 x 4^k),
 #: so that the 14 fits of a column fit in make table1's time (docs/FIDELITY.md).
 KAPPA_GRID = tuple(10.0 * 4.0 ** k for k in range(5))
@@ -76,7 +57,7 @@ class Member(NamedTuple):
 
     @property
     def label(self) -> str:
-        return f"on {LABELS[self.name]} under {'1 - cos' if self.distance == 'cosine' else 'the Euclidean distance'}"
+        return f"on {wordmap.named(self.name).label} under {'1 - cos' if self.distance == 'cosine' else 'the Euclidean distance'}"
 
 
 #: The peer family's configurations (:mod:`repro.peerfamily`): the tables' row "Peers, best
@@ -95,51 +76,54 @@ def budgets() -> dict:
     return {"learned": len(members()), "peers": len(PEER_CONFIGS), "peers_sts": len(PEER_CONFIGS_STS)}
 
 
+def maps() -> tuple[str, ...]:
+    """The family's word maps: the registry's (:data:`repro.wordmap.MAPS`) with ``family=True``,
+    in its order (the family table's)."""
+    return wordmap.family()
+
+
 def members() -> list[Member]:
-    """Every (map, training distance) of the family, maps in :data:`MEMBERS` order."""
-    return [Member(n, d) for n in MEMBERS for d in DISTANCES]
+    """Every (map, training distance) of the family, maps in :func:`maps` order."""
+    return [Member(n, d) for n in maps() for d in DISTANCES]
 
 
 def parse(key: str) -> Member:
     """The :class:`Member` of a key ``<name>-<distance>``; ValueError naming the known ones otherwise."""
     name, _, distance = key.rpartition("-")
-    if name not in MEMBERS or distance not in DISTANCES:
-        raise ValueError(f"family member: unknown {key!r}; expected <{'|'.join(MEMBERS)}>-<{'|'.join(DISTANCES)}>")
+    if name not in maps() or distance not in DISTANCES:
+        raise ValueError(f"family member: unknown {key!r}; expected <{'|'.join(maps())}>-<{'|'.join(DISTANCES)}>")
     return Member(name, distance)
 
 
-def word_map(name: str, table, counts, train) -> transforms.Transform:
-    """The fixed map of member ``name`` for the (V, d) word vectors ``table`` with their (V,) corpus
+def member_map(name: str, table, counts, train) -> transforms.Transform:
+    """The fixed map of member ``name`` (:func:`repro.wordmap.word_map`) for the (V, d) word
+    vectors ``table`` (an array, or a checked :class:`repro.encodings.Table`) with their (V,) corpus
     ``counts``, fitted on the distinct texts of the ``train`` couples where it needs texts (uSIF's
     mean length, the common component) and never on other couples."""
-    if name not in MEMBERS:
-        raise ValueError(f"family member: unknown map {name!r}; expected one of {', '.join(MEMBERS)}")
-    word_weights, whiten, component = MEMBERS[name]
-    host = encodings.as_table(table).host
+    if name not in maps():
+        raise ValueError(f"family member: unknown map {name!r}; expected one of {', '.join(maps())}")
     tokens, lengths = peers.training_texts(train)
-    if component:
-        means = encodings.text_vectors(encodings.Encoding("mean"), host, tokens, lengths)
-        c = fit_components(means, 1).vectors[0]
-        return transforms.Transform(matrix=np.eye(host.shape[1]) - np.outer(c, c))
-    return wordmap.word_map(host, counts, word_weights, whiten, usif_length=float(np.mean(lengths)))
+    return wordmap.word_map(name, table, counts, length=float(np.mean(lengths)), texts=(tokens, lengths))
 
 
-def fits(table, counts, texts, couples, n_max: int, kappa, *, names=None, **options):
-    """Fit the members of the family: for each map of ``names`` (default: every one of
-    :data:`MEMBERS`), fitted by :func:`word_map` on ``counts`` and the texts of the ``texts``
-    couples, and each training distance of :data:`DISTANCES`, the median loss by
-    :func:`repro.fit.fit` on the ``couples`` prepared on the mapped table. ``kappa(member)`` gives
-    (kappa, its source), (None, None) for the cross-validated search; ``options`` go to ``fit``.
+def fits(table, counts, texts, couples, n_max: int, kappa, *, names=None, distances=DISTANCES, **options):
+    """Fit the members of the family: for each map of ``names`` (default: :func:`maps`), fitted
+    by :func:`member_map` on ``counts`` and the texts of the ``texts`` couples, and each training
+    distance of ``distances`` (default :data:`DISTANCES`), the median loss by :func:`repro.fit.fit`
+    on the ``couples`` prepared on the mapped table. ``kappa(member)`` gives (kappa, its source),
+    (None, None) for the cross-validated search; ``options`` go to ``fit``. The table is checked
+    once (:class:`repro.encodings.Table`) and passed down as checked; each map makes one mapped
+    table (none for the identity), each member one device copy (:func:`repro.prepared.prepare`).
     Yields (member, its word map, its ModelRecord, seconds), in :func:`members` order."""
-    host = encodings.as_table(table).host
-    for name in MEMBERS if names is None else names:
-        t = word_map(name, host, counts, texts)
-        mapped = transforms.apply(t, host)
-        for distance in DISTANCES:
+    table = encodings.as_table(table)
+    for name in maps() if names is None else names:
+        t = member_map(name, table, counts, texts)
+        mapped = table.mapped(t)
+        for distance in distances:
             member, t0 = Member(name, distance), time.perf_counter()
             k, source = kappa(member)
-            record = fit(prepare(mapped, couples, n_max, distance=distance), "median", k, kappa_source=source,
-                         distance=distance, **options)
+            record = fit(prepare(mapped.host, couples, n_max, distance=distance, checked=True), "median", k,
+                         kappa_source=source, distance=distance, **options)
             yield member, t, record, time.perf_counter() - t0
 
 

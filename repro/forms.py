@@ -21,7 +21,7 @@ gathering 2W embedding rows of every couple in every epoch. For fixed-length cou
 (:class:`DiffGram`). Memory P (2W)^2 (or P W^2) floats.
 
 **Quadratic form** (``"quadratic"``, the default while it fits the memory budget). The
-interpolation is linear too, z = B(n) w (:func:`repro.model._interpolation_matrix`), so
+interpolation is linear too, z = B(n) w (:func:`repro.model.interpolation_matrix`), so
 
     t_a - t_b = M^T C w,   C = [B(n_a) / n_a ; B(n_b) / n_b] (2W, n_max)
     d^2 = w^T R w,         R = C^T G C = V^T V,   V = M^T C (d, n_max)     (:class:`QuadForm`)
@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro.jitting import jit
-from repro.model import HIGHEST, _interpolation_matrix, _mean_weights
+from repro.model import HIGHEST, interpolation_matrix, mean_weights
 
 FORMS = ("auto", "quadratic", "gram", "gather")
 QUADRATIC_BUDGET = 4e9
@@ -72,7 +72,7 @@ class Gathered(NamedTuple):
         # [z_a / n_a ; -z_b / n_b] (paper, eq. 3 for each text); one gather, one einsum.
         la, lb = self.len_a[index], self.len_b[index]
         width = self.a.shape[1]
-        coef = jnp.concatenate([_mean_weights(w, la, width), -_mean_weights(w, lb, width)], axis=1)
+        coef = jnp.concatenate([mean_weights(w, la, width), -mean_weights(w, lb, width)], axis=1)
         coef = coef.astype(self.table.dtype)  # (B, 2W)
         rows = self.table[jnp.concatenate([self.a[index], self.b[index]], axis=1)]  # (B, 2W, d)
         diff = jnp.einsum("bk,bkd->bd", coef, rows, precision=HIGHEST)
@@ -82,9 +82,9 @@ class Gathered(NamedTuple):
         """(aa, bb, ab), each (B,): t_a.t_a, t_b.t_b and t_a.t_b of the couples ``index`` (for the
         cosine), the text vectors gathered and contracted as in :meth:`sq_distances`."""
         width = self.a.shape[1]
-        ta = jnp.einsum("bk,bkd->bd", _mean_weights(w, self.len_a[index], width).astype(self.table.dtype),
+        ta = jnp.einsum("bk,bkd->bd", mean_weights(w, self.len_a[index], width).astype(self.table.dtype),
                         self.table[self.a[index]], precision=HIGHEST)
-        tb = jnp.einsum("bk,bkd->bd", _mean_weights(w, self.len_b[index], width).astype(self.table.dtype),
+        tb = jnp.einsum("bk,bkd->bd", mean_weights(w, self.len_b[index], width).astype(self.table.dtype),
                         self.table[self.b[index]], precision=HIGHEST)
         return jnp.sum(ta * ta, -1), jnp.sum(tb * tb, -1), jnp.sum(ta * tb, -1)
 
@@ -99,7 +99,7 @@ class DiffGram(NamedTuple):
     def sq_distances(self, w, index):
         """(B,) d^2 = zeta^T G zeta of the couples ``index``, zeta = z / n."""
         g = self.gram[index]
-        zeta = _mean_weights(w, self.len_a[index], g.shape[1])
+        zeta = mean_weights(w, self.len_a[index], g.shape[1])
         return _gram_quadratic(zeta, g, w.dtype)
 
     def products(self, w, index):
@@ -117,8 +117,8 @@ class PairGram(NamedTuple):
         """(B,) d^2 = zeta^T G zeta of the couples ``index``, zeta = [z_a / n_a ; z_b / n_b]."""
         g = self.gram[index]
         width = g.shape[1] // 2
-        zeta = jnp.concatenate([_mean_weights(w, self.len_a[index], width),
-                                _mean_weights(w, self.len_b[index], width)], axis=1)
+        zeta = jnp.concatenate([mean_weights(w, self.len_a[index], width),
+                                mean_weights(w, self.len_b[index], width)], axis=1)
         return _gram_quadratic(zeta, g, w.dtype)
 
     def products(self, w, index):
@@ -126,7 +126,7 @@ class PairGram(NamedTuple):
         t_a.t_a = za^T G_aa za, t_b.t_b = zb^T G_bb zb, t_a.t_b = -za^T G_ab zb (z = weights / n)."""
         g = self.gram[index].astype(w.dtype)
         width = g.shape[1] // 2
-        za, zb = _mean_weights(w, self.len_a[index], width), _mean_weights(w, self.len_b[index], width)
+        za, zb = mean_weights(w, self.len_a[index], width), mean_weights(w, self.len_b[index], width)
         aa = jnp.einsum("bi,bij,bj->b", za, g[:, :width, :width], za, precision=HIGHEST)
         bb = jnp.einsum("bi,bij,bj->b", zb, g[:, width:, width:], zb, precision=HIGHEST)
         ab = -jnp.einsum("bi,bij,bj->b", za, g[:, :width, width:], zb, precision=HIGHEST)
@@ -228,8 +228,8 @@ def _quads(table, a, b, la, lb, n_max: int, identity: bool):
             v = (ea - eb) / la[:, None, None].astype(table.dtype)  # (B, n_max, d)
         else:
             w = a.shape[1]
-            ca = _interpolation_matrix(la, n_max, w, table.dtype) / la[:, None, None].astype(table.dtype)
-            cb = _interpolation_matrix(lb, n_max, w, table.dtype) / lb[:, None, None].astype(table.dtype)
+            ca = interpolation_matrix(la, n_max, w, table.dtype) / la[:, None, None].astype(table.dtype)
+            cb = interpolation_matrix(lb, n_max, w, table.dtype) / lb[:, None, None].astype(table.dtype)
             v = (jnp.einsum("bwk,bwd->bkd", ca, ea, precision=HIGHEST)
                  - jnp.einsum("bwk,bwd->bkd", cb, eb, precision=HIGHEST))
         r = jnp.einsum("bkd,bld->bkl", v, v, precision=HIGHEST)
@@ -244,7 +244,7 @@ def _cos_quads(table, a, b, la, lb, n_max: int):
     def block(args):
         a, b, la, lb = args
         w = a.shape[1]
-        va, vb = [jnp.einsum("bwk,bwd->bkd", _interpolation_matrix(n, n_max, w, table.dtype)
+        va, vb = [jnp.einsum("bwk,bwd->bkd", interpolation_matrix(n, n_max, w, table.dtype)
                              / n[:, None, None].astype(table.dtype), table[x], precision=HIGHEST)
                   for x, n in ((a, la), (b, lb))]
 

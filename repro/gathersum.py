@@ -64,9 +64,10 @@ except ImportError:  # a scipy without it: the public product, and one copy per 
 #: Coefficient tables computed once and shipped in the package (``make weights`` writes them, one
 #: file per shipped model, for its weights at the encoder's first width, 2 n_max): arrays
 #: ``weights``, ``table``. ``coefficients.npz``: the paper's weights (``wikivar-median``);
-#: ``coefficients-best.npz``: the learned family's winner (``wikivar-best``, the default model).
+#: ``coefficients-best.npz``: the learned family's winner (``wikivar-best``); ``coefficients-default.npz``
+#: (``make default``): ``Encoder.pretrained()``'s default (``default``).
 _WEIGHTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
-PRECOMPUTED = (os.path.join(_WEIGHTS_DIR, "coefficients-best.npz"), os.path.join(_WEIGHTS_DIR, "coefficients.npz"))
+PRECOMPUTED = tuple(os.path.join(_WEIGHTS_DIR, f"coefficients{s}.npz") for s in ("-default", "-best", ""))
 
 
 def threads(workers: int | None) -> int:

@@ -56,6 +56,14 @@ class Layout(NamedTuple):
     def family_summary(self, setting: str) -> str:
         return self.path("family", setting, "summary.json")
 
+    def family_part(self, setting: str, distance: str) -> str:
+        """The summary of the members of one training distance (``train_family --distance``)."""
+        return self.path("family", setting, f"summary-{distance}.json")
+
+    def scores_rows(self, setting: str) -> str:
+        """The scores of every row but the learned family's (``experiments.score --part rows``)."""
+        return self.path("scores", f"{setting}-rows.npz")
+
     def scores(self, setting: str) -> str:
         return self.path("scores", f"{setting}.npz")
 

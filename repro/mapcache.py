@@ -118,20 +118,24 @@ class Space:
                 h.update(repr(p).encode())
         return h.hexdigest()
 
-    def word_map(self, base: np.ndarray, counts, word_weights, whiten, usif_length, cache: bool = True) -> Transform:
-        """:func:`repro.wordmap.word_map` of the unmapped (V + 1, d) ``base`` (its last row the
-        zero row, left out) and its (V,) ``counts``, both in rank order; on one BLAS thread, and
-        from or into the cache (``cache=False``: computed, not cached)."""
-        counts = np.asarray(counts)
+    def fit_map(self, base: np.ndarray, counts, recipe: wordmap.WordMap, usif_length, texts=None,
+                cache: bool = True) -> Transform:
+        """:func:`repro.wordmap.word_map` of ``recipe`` for the unmapped (V + 1, d) ``base`` (its
+        last row the zero row, left out), its (V,) ``counts`` (None where the map needs none) and
+        the distinct ``texts`` (rows of ``base``, where the map removes common components), in
+        rank order; on one BLAS thread, and from or into the cache (``cache=False``, or a map
+        fitted on texts: computed, not cached)."""
+        counts = None if counts is None else np.asarray(counts)
         path = None
-        if cache and self.folder:
-            key = self._key(base, "map", counts, word_weights, whiten, usif_length, wordmap.SIF_A, transforms.FLOOR)
+        if cache and self.folder and not recipe.word_components:
+            key = self._key(base, "map", counts, recipe.word_weights, recipe.whiten, usif_length, wordmap.SIF_A,
+                            transforms.FLOOR)
             path = os.path.join(self.folder, f"map-{key}.npz")
             held = _read_map(path)
             if held is not None:
                 return held
         with blas_threads():
-            t = wordmap.word_map(base[:-1], counts, word_weights, whiten, usif_length)
+            t = wordmap.word_map(recipe, base[:-1], counts, length=usif_length, texts=texts)
         if path:
             _write(path, lambda f: np.savez(f, **{k: v for k, v in t._asdict().items() if v is not None}), "map-")
         return t

@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from repro.checks import check_groups
+
 THRESHOLDS = np.linspace(0.0, 1.0, 1001)
 
 
@@ -240,10 +242,7 @@ def bootstrap_units(labels, groups=None) -> tuple[np.ndarray, int, int]:
     if groups is None:
         units[rel] = np.arange(int(rel.sum()))
     else:
-        groups = np.asarray(groups)
-        if groups.shape != labels.shape or not np.issubdtype(groups.dtype, np.integer):
-            raise ValueError(f"groups must be a (P,) integer array like labels {labels.shape}, "
-                             f"got {groups.dtype} {groups.shape}")
+        groups = check_groups(groups, labels)
         units[rel] = np.unique(groups[rel], return_inverse=True)[1].ravel()
     n_rel = int(units[rel].max()) + 1
     n_unrel = int((~rel).sum())

@@ -11,7 +11,7 @@ I_j = linspace(0, n_max - 1, n)[j] and
 
     z_j = (w[ceil I_j] - w[floor I_j]) (I_j - floor I_j) / (ceil I_j - floor I_j + eps) + w[floor I_j]
 
-with eps = 1e-5, evaluated as the linear map z = B(n) w (:func:`_interpolation_matrix`). The
+with eps = 1e-5, evaluated as the linear map z = B(n) w (:func:`interpolation_matrix`). The
 paper adds w[ceil I_j] at the end, an evident typo: with it an integer position would not give
 back its own weight.
 
@@ -46,7 +46,7 @@ run float32 matrix products in TF32 (10-bit mantissa) by default. On the CPU it 
 nothing."""
 
 
-def _interpolation_matrix(lengths, n_max: int, width: int, dtype=jnp.float32):
+def interpolation_matrix(lengths, n_max: int, width: int, dtype=jnp.float32):
     """B(n) of every text: (B, width, n_max) with z = B(n) w (section 3.3, the code's formula).
 
     Row j of B(n) holds 1 - f_j at column floor(I_j) and f_j at column ceil(I_j), with
@@ -75,20 +75,41 @@ def _interpolation_matrix(lengths, n_max: int, width: int, dtype=jnp.float32):
 
 def _interpolated_weights(w, lengths, width: int):
     """Core of :func:`interpolated_weights`, no checks. w (n_max,), lengths (B,) -> (B, width)."""
-    b = _interpolation_matrix(lengths, w.shape[0], width, w.dtype)
+    b = interpolation_matrix(lengths, w.shape[0], width, w.dtype)
     return jnp.einsum("bjk,k->bj", b, w, precision=HIGHEST)
 
 
-def _mean_weights(w, lengths, width: int):
+def mean_weights(w, lengths, width: int):
     """z_j / n of every text: the coefficients of its word vectors in t(C) (eq. 3). -> (B, width)"""
     return _interpolated_weights(w, lengths, width) / jnp.maximum(lengths, 1)[:, None].astype(w.dtype)
 
 
-def _represent(w, table, tokens, lengths):
-    """Core of :func:`represent`, no checks. -> (B, d)."""
+def represent_unchecked(w, table, tokens, lengths):
+    """Core of :func:`represent`, no checks, for ``vmap`` over weights (the kappa search's held-out
+    couples: one gather for every weight vector). -> (B, d)."""
     z = _interpolated_weights(w, lengths, tokens.shape[1])  # (B, W)
     emb = table[tokens]  # (B, W, d)
     total = jnp.einsum("bw,bwd->bd", z.astype(table.dtype), emb, precision=HIGHEST)
+    return total / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
+
+
+def column_sums(z, table, tokens):
+    """(B, d): sum_j z[:, j] table[tokens[:, j]] for (B, W) ``z`` and ``tokens``, one column j at a
+    time, from j = 0 up: no (B, W, d) array of gathered rows. On the CPU it is 2 to 4 times as
+    fast as the einsum of :func:`represent_unchecked`, and the same bits (the einsum adds the columns in
+    the same order; tests/test_model.py checks it under every instruction-set cap). Not for a
+    ``vmap`` over weights, where the einsum's one gather serves them all."""
+    z = z.astype(table.dtype)
+
+    def add(j, total):
+        return total + z[:, j, None] * table[tokens[:, j]]
+
+    return jax.lax.fori_loop(0, tokens.shape[1], add, jnp.zeros((tokens.shape[0], table.shape[1]), table.dtype))
+
+
+def represent_rows(w, table, tokens, lengths):
+    """:func:`represent_unchecked` by :func:`column_sums`: the same (B, d) bits, faster, for one weight vector."""
+    total = column_sums(_interpolated_weights(w, lengths, tokens.shape[1]), table, tokens)
     return total / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
 
 
@@ -131,4 +152,4 @@ def represent(w, table, tokens, lengths, *, allow_empty: bool = False) -> jnp.nd
     return _represent_jit(jnp.asarray(w, jnp.float32), jnp.asarray(table), jnp.asarray(tokens), jnp.asarray(lengths))
 
 
-_represent_jit = jit(_represent)
+_represent_jit = jit(represent_rows)

@@ -3,7 +3,7 @@ query, on a couple's score of :mod:`repro.textmetric`, in blocks (beyond the pap
 
 The score is the encoder's metric (higher = more similar): the cosine, 0 where a vector is zero,
 or minus the Euclidean distance (the paper's eq. 2 with its sign turned). The result is exact:
-every returned score is :func:`repro.textmetric.couple_scores` of the two vectors in float64, and
+every returned score is :func:`repro.textmetric.vector_scores` of the two vectors in float64, and
 the k returned are the k highest of those over the whole corpus, ties broken by the lower corpus
 index, whatever the block sizes.
 
@@ -19,7 +19,7 @@ How (NumPy only). Queries go ``query_block`` at a time; for each, the corpus goe
    float32 k-th less e, so its float32 score is at least the float32 k-th less 2e: the pool
    never loses it. Only the block's entries that reach the query's threshold are added (on the
    first block, the k-th best of a sample of its columns gives one), so the pool stays near k;
-3. at the end each pool is scored exactly (float64, :func:`repro.textmetric.couple_scores`) and
+3. at the end each pool is scored exactly (float64, :func:`repro.textmetric.vector_scores`) and
    its best k taken by (score, descending; index, ascending). A pool grown past ``4k + 256``
    items (many ties) is settled the same way at once: an item outside the exact top k of the
    items seen so far is outside the final one.
@@ -38,7 +38,7 @@ import warnings
 import numpy as np
 
 from repro.errors import InputError
-from repro.textmetric import check_metric, couple_scores
+from repro.textmetric import check_metric, vector_scores
 
 #: queries and corpus rows per block: a 1,024 x 8,192 float32 block is 32 MB
 QUERY_BLOCK, CORPUS_BLOCK = 1024, 8192
@@ -155,8 +155,8 @@ def down32(x: np.ndarray) -> np.ndarray:
 
 def exact(a_rows, a_idx, b_rows, b_idx, metric: str) -> np.ndarray:
     """float64 scores of the couples (a_rows[a_idx[i]], b_rows[b_idx[i]]), as
-    :func:`repro.textmetric.couple_scores` scores them."""
-    return couple_scores(np.asarray(a_rows[a_idx], np.float64), np.asarray(b_rows[b_idx], np.float64), metric)
+    :func:`repro.textmetric.vector_scores` scores them."""
+    return vector_scores(np.asarray(a_rows[a_idx], np.float64), np.asarray(b_rows[b_idx], np.float64), metric)
 
 
 def _best(r: np.ndarray, ids: np.ndarray, scores: np.ndarray, rows: int):
@@ -248,7 +248,7 @@ def top_k(queries, corpus, k: int, metric: str = "cosine", *, query_block: int =
 
     ``queries``: (Q, d) vectors; ``corpus``: (N, d) vectors (an array or a memory map, read one
     block at a time); ``metric``: "cosine" or "euclidean" (minus the distance), as
-    :func:`repro.textmetric.couple_scores` scores a couple. ``k`` larger than N is cut to N (a
+    :func:`repro.textmetric.vector_scores` scores a couple. ``k`` larger than N is cut to N (a
     warning). Bad input raises :class:`repro.errors.InputError` naming the argument.
     """
     check_metric(metric)

@@ -36,21 +36,23 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from repro import encodings, peers, transforms
+from repro import encodings, peers, transforms, wordmap
 from repro.components import fit_components
-from repro.textmetric import METRICS, check_metric, couple_scores as vector_scores
+from repro.textmetric import METRICS, check_metric, vector_scores
 
 #: SIF's a tried (Arora et al. recommend 1e-4 to 1e-3; 1e-3 is fse's default).
 SIF_AS = (1e-4, 1e-3, 1e-2)
-#: Word weightings: (name, a) with a None where the weighting has no a (the mean, uSIF's derived a).
-WEIGHTINGS = (("mean", None),) + tuple(("sif", a) for a in SIF_AS) + (("usif", None),)
-#: Word maps: none, centring on the p(w)-weighted mean, Zipfian whitening, uniform whitening.
-MAPS = ("none", "centre", "zipf", "uwhiten")
+#: Word weightings: (name, a) with a None where the weighting has no a (the mean, uSIF's derived
+#: a): the mean and the registry's (:data:`repro.wordmap.WEIGHTS`), SIF's for each a of SIF_AS.
+WEIGHTINGS = (("mean", None),) + tuple((n, a) for n in wordmap.WEIGHTS for a in (SIF_AS if n == "sif" else (None,)))
+#: Word maps: none and the registry's whitenings (:data:`repro.wordmap.WHITENINGS`): centring on
+#: the p(w)-weighted mean, Zipfian whitening, uniform whitening.
+MAPS = ("none",) + tuple(wordmap.WHITENINGS)
 #: Common components removed in Tables 1 and 2 (SIF's rule: the first, at scale 1).
 COMPONENTS = (0, 1)
 #: Common components removed on STS (fse's protocol removes up to 10).
 STS_COMPONENTS = (0, 1, 2, 5, 10)
-MAP_LABELS = {"none": "", "centre": "centred", "zipf": "Zipfian-whitened", "uwhiten": "uniformly whitened"}
+MAP_LABELS = {"none": "", **{n: p.label for n, p in wordmap.WHITENINGS.items()}}
 
 
 class Config(NamedTuple):
@@ -102,19 +104,17 @@ def word_weights(config: Config, counts, mean_length: float) -> np.ndarray:
     """(V,) f(w) of the configuration's word weighting (uSIF's a from V and ``mean_length``)."""
     if config.weighting == "mean":
         return np.ones(len(counts))
-    if config.weighting == "sif":
-        return transforms.sif_weights(counts, config.a)
-    return transforms.usif_weights(counts, mean_length)
+    return wordmap.WEIGHTS[config.weighting].make(counts, mean_length, config.a)
 
 
-def word_map(name: str, table, counts) -> transforms.Transform:
-    """The fixed map ``name`` of :data:`MAPS` of the (V, d) ``table`` under the corpus's ``counts``."""
+def whitening(name: str, table, counts) -> transforms.Transform:
+    """The fixed map ``name`` of :data:`MAPS` of the (V, d) ``table`` under the corpus's ``counts``:
+    the identity for ``none``, else the registry's whitening (:func:`repro.wordmap.word_map`)."""
     if name == "none":
         return transforms.IDENTITY
     if name not in MAPS:
         raise ValueError(f"map: expected one of {', '.join(MAPS)}, got {name!r}")
-    p = "uniform" if name == "uwhiten" else transforms.probabilities(counts)
-    return transforms.zipf_whitening(table, p, "centre" if name == "centre" else "whiten")
+    return wordmap.word_map(wordmap.of(whiten=name), table, counts)
 
 
 def encoding(config: Config, table, counts, train, maps: dict | None = None) -> encodings.Encoding:
@@ -123,7 +123,7 @@ def encoding(config: Config, table, counts, train, maps: dict | None = None) -> 
     :func:`repro.components.fit_components`) on the distinct texts of the ``train`` couples."""
     table = encodings.as_table(table)
     tokens, lengths = peers.training_texts(train)
-    t = (maps or {}).get(config.map) or word_map(config.map, table.host, counts)
+    t = (maps or {}).get(config.map) or whitening(config.map, table.host, counts)
     enc = encodings.Encoding("word", word_weights(config, counts, float(np.mean(lengths))), transform=t)
     if config.components:
         means = encodings.text_vectors(enc, table, tokens, lengths)
@@ -174,9 +174,9 @@ def _remove(x: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def word_maps(configs, table, counts) -> dict:
-    """{map name: its :func:`word_map`} for the maps of ``configs``, each made once."""
+    """{map name: its :func:`whitening`} for the maps of ``configs``, each made once."""
     host = encodings.as_table(table).host
-    return {m: word_map(m, host, counts) for m in dict.fromkeys(c.map for c in configs)}
+    return {m: whitening(m, host, counts) for m in dict.fromkeys(c.map for c in configs)}
 
 
 def config_scores(table, counts, train, couples, configs=None, *, metrics=METRICS, maps: dict | None = None):

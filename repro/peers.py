@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro import encodings, transforms
-from repro.components import fit_components
+from repro.components import fit_components, fit_components_each
 from repro.encodings import Encoding
 from repro.textmetric import METRICS
 # p(w) and SIF's and uSIF's word weights live in repro.transforms (NumPy only: the encoder's word
@@ -107,7 +107,7 @@ def component_scales(name: str, usif_scales: str = "share") -> str:
     return usif_scales if name == "usif" else "one"
 
 
-def fit(name: str, table, counts, train, *, weights=None, components: int = 1, usif_scales: str = "share",
+def fit_peer(name: str, table, counts, train, *, weights=None, components: int = 1, usif_scales: str = "share",
         **params) -> Encoding:
     """Peer ``name`` (:func:`weighting`, with ``params``) with the first ``components`` common
     components of the distinct texts of the ``train`` couples removed."""
@@ -115,7 +115,8 @@ def fit(name: str, table, counts, train, *, weights=None, components: int = 1, u
     tokens, lengths = training_texts(train)
     enc = weighting(name, counts, float(np.mean(lengths)), weights, **params,
                     table=table.host if name in WHITENING else None)
-    means = encodings.text_vectors(enc, table, tokens, lengths)
+    # no training-text vectors without components to fit on them
+    means = encodings.text_vectors(enc, table, tokens, lengths) if components else np.zeros((0, table.shape[1]))
     return enc._replace(components=fit_components(means, components, component_scales(name, usif_scales)))
 
 
@@ -137,7 +138,7 @@ def select(name: str, table, counts, train, validation, weights=None, *, metrics
     (threshold and error both on it) under that metric, its components fitted on the distinct
     texts of ``train``. Ties go to the earlier grid entry.
 
-    The steps of :func:`fit`, shared: each word weighting's training vectors are computed once for
+    The steps of :func:`fit_peer`, shared: each word weighting's training vectors are computed once for
     all its component counts, and the validation couples are scored once for all of them under
     every metric (chunk by chunk, so memory does not grow with the couples)."""
     from repro import metrics as protocol
@@ -154,8 +155,9 @@ def select(name: str, table, counts, train, validation, weights=None, *, metrics
     scales = component_scales(name, usif_scales)
     for key, entries in keys.items():
         enc = weighting(name, counts, mean_length, weights, **dict(key), table=table.host if name in WHITENING else None)
-        means = encodings.text_vectors(enc, table, tokens, lengths)
-        fitted = [enc._replace(components=fit_components(means, p["components"], scales)) for _, p in entries]
+        ks = [p["components"] for _, p in entries]
+        means = encodings.text_vectors(enc, table, tokens, lengths) if max(ks) else np.zeros((0, table.shape[1]))
+        fitted = [enc._replace(components=c) for c in fit_components_each(means, ks, scales)]
         del means
         s = encodings.couple_scores(enc, table, validation, components=[f.components for f in fitted], metrics=metrics)
         for j, (i, _) in enumerate(entries):

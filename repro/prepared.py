@@ -36,17 +36,18 @@ class Prepared(NamedTuple):
 
 
 def prepare(table, pairs: PairSet, n_max: int | None = None, *, form: str = "auto",
-            budget: float = forms.QUADRATIC_BUDGET, name: str = "pairs", distance: str = "euclidean") -> Prepared:
-    """Check ``table`` and ``pairs`` once at the API boundary, move them to the device and build
-    the data form that :func:`repro.forms.build` chooses (``form``: "auto", "quadratic",
-    "gram" or "gather"; "auto" takes the quadratic form while it fits ``budget`` bytes) for
-    ``n_max`` weights (default: the pairs' width), for training under ``distance`` (the forms
-    of the cosine hold both texts' products). Every kappa, fold and final run of
-    :func:`repro.fit.fit` reads the result."""
+            budget: float = forms.QUADRATIC_BUDGET, name: str = "pairs", distance: str = "euclidean",
+            checked: bool = False) -> Prepared:
+    """Check ``table`` (unless ``checked``: the caller passes down a table checked where it entered,
+    a :class:`repro.encodings.Table`'s host) and ``pairs`` once at the API boundary, move them to the device and build the data form that
+    :func:`repro.forms.build` chooses (``form``: "auto", "quadratic", "gram" or "gather"; "auto"
+    takes the quadratic form while it fits ``budget`` bytes) for ``n_max`` weights (default: the
+    pairs' width), for training under ``distance`` (the forms of the cosine hold both texts'
+    products). Every kappa, fold and final run of :func:`repro.fit.fit` reads the result."""
     t0 = time.perf_counter()
     if distance not in L.DISTANCES:
         raise ValueError(f"distance: expected one of {', '.join(L.DISTANCES)}, got {distance!r}")
-    table = check_table(table)
+    table = table if checked else check_table(table)
     check_pairs(pairs, name=name, vocab_size=table.shape[0])
     if pairs.size and (pairs.len_a.min() < 1 or pairs.len_b.min() < 1):
         raise ValueError(f"{name}: every text needs at least one in-vocabulary word (a length is 0)")

@@ -78,13 +78,14 @@ def read(folder: str, key_: str, words):
 
 def write(folder: str, key_: str, rank: np.ndarray, lookup) -> None:
     """Write the entry ``key_`` (``rank`` and the slots of ``lookup``), each file atomically."""
-    other = list(lookup._other.items())
+    _, slots, other = lookup.state()
+    other = list(other.items())
     parts = dict(rank=np.asarray(rank, np.int64),
                  other=np.frombuffer(b"".join(k for k, _ in other), np.uint8),
                  other_lengths=np.array([len(k) for k, _ in other], np.int64),
                  other_values=np.array([v for _, v in other], np.int64))
     write_entry(os.path.join(folder, f"lookup-{key_}.npy"),
-                lambda f: np.save(f, np.asarray(lookup._slots), allow_pickle=False), "lookup-", KEEP)
+                lambda f: np.save(f, np.asarray(slots), allow_pickle=False), "lookup-", KEEP)
     write_entry(os.path.join(folder, f"rank-{key_}.npz"), lambda f: np.savez(f, **parts), "rank-", KEEP)
 
 

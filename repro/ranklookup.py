@@ -134,6 +134,11 @@ class RankLookup:
         self._bits, self._slots, self._other = int(bits), slots, other
         return self
 
+    def state(self) -> tuple[int, np.ndarray, dict]:
+        """The parts :meth:`from_state` takes back besides the words and ranks: (bits, the
+        (2**bits, 3) slot table, the words it cannot key as bytes -> rank)."""
+        return self._bits, self._slots, self._other
+
     @property
     def _dict(self) -> dict:
         if getattr(self, "_held_dict", None) is None:

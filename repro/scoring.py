@@ -7,12 +7,16 @@ import jax.numpy as jnp
 import numpy as np
 
 from repro import encodings, losses
-from repro.model import _represent
+from repro.model import represent_unchecked
 from repro.pairset import PairSet
+from repro.textmetric import check_metric
 
 
-def _distances(w, table, a, b, la, lb, kind):
-    return losses.distance(_represent(w, table, a, la), _represent(w, table, b, lb), kind)
+def couple_distances(w, table, a, b, la, lb, kind):
+    """(B,) distances of the couples (a, b) under weights ``w``, unchecked (``kind`` as
+    :func:`repro.losses.distance`): the kappa search's held-out scoring (:mod:`repro.crossval`)
+    maps it over the weights of every fold."""
+    return losses.distance(represent_unchecked(w, table, a, la), represent_unchecked(w, table, b, lb), kind)
 
 
 def padded_chunks(arrays, chunk: int):
@@ -28,8 +32,7 @@ def pair_distances(w, table, pairs: PairSet, kind: str = "euclidean", chunk: int
     Texts of length 0 (no in-vocabulary word) are the zero vector here, so the score of
     a couple with an empty text is still defined (docs/FIDELITY.md).
     """
-    if kind not in ("euclidean", "cosine"):
-        raise ValueError(f"kind: expected 'euclidean' or 'cosine', got {kind!r}")
+    check_metric(kind, "kind")
     s = encodings.scores(encodings.Encoding("rank", w), table, pairs, kind, chunk)
     return -s if kind == "euclidean" else 1.0 - s
 

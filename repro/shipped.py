@@ -1,8 +1,19 @@
-"""The shipped weights (``repro/weights/``, written by ``make weights``) and the encoder options each records.
+"""The shipped weights (``repro/weights/``: make weights, make default) and the encoder options each records.
 
 :meth:`repro.encoder.Encoder.pretrained` builds an encoder from one of them: :data:`PRETRAINED`
 names the models, :func:`read` reads a model's weights with the options its ``.json`` records
 (``encoder_options``), and :meth:`Shipped.arguments` merges them with the caller's.
+
+* ``default`` (:data:`SHIPPED_DEFAULT`, make default, :mod:`experiments.ship_default`): the space and
+  model of the best STS-B dev Pearson; its ``.json`` records the space (``vectors``: loaded when the
+  caller gives none, :func:`repro.vectors.default_vectors`) and its options, ``normalize`` among them,
+  which applies on that space only (another space gets the encoder's unit length unless the caller
+  says otherwise).
+* ``best`` (:data:`SHIPPED_BEST`, make weights, :mod:`experiments.ship_weights`): the learned
+  family's winner on the wikivar validation couples, with the options that make its word map
+  exactly (:meth:`repro.wordmap.WordMap.options`; the ``cc`` map as ``word_components: 1``, fitted
+  on the distinct texts of the caller's ``corpus``, as the family fits it on its training texts).
+* ``paper`` (:data:`SHIPPED`): the paper's weights, plain word vectors, Euclidean.
 """
 
 from __future__ import annotations
@@ -22,12 +33,16 @@ _HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
 SHIPPED = os.path.join(_HERE, "wikivar-median.npz")
 #: The learned family's winner on the wikivar validation couples (:mod:`repro.family`, make
 #: weights): the paper's weights learned on Zipfian-whitened word vectors under 1 - cos, scored by
-#: the cosine; its ``.json``'s ``encoder_options`` say which. ``Encoder.pretrained()``'s default.
+#: the cosine; its ``.json``'s ``encoder_options`` say which. ``Encoder.pretrained(model="best")``.
 SHIPPED_BEST = os.path.join(_HERE, "wikivar-best.npz")
+#: ``Encoder.pretrained()``'s default: the space and model of the best STS-B dev Pearson (make default,
+#: experiments/stsdefault.py); its ``.json`` records the choice, its space and its options.
+SHIPPED_DEFAULT = os.path.join(_HERE, "default.npz")
 #: ``Encoder.pretrained``'s models: name -> shipped weights file.
-PRETRAINED = {"best": SHIPPED_BEST, "paper": SHIPPED}
-#: The encoder options a weights file's ``encoder_options`` may set.
-OPTIONS = ("word_weights", "whiten", "components", "metric")
+PRETRAINED = {"default": SHIPPED_DEFAULT, "best": SHIPPED_BEST, "paper": SHIPPED}
+#: The encoder options a weights file's ``encoder_options`` may set (``normalize`` applied only on
+#: the space its ``.json`` records as ``vectors``, the space it was chosen on).
+OPTIONS = ("normalize", "word_weights", "whiten", "components", "word_components", "metric")
 
 
 class Shipped(NamedTuple):
@@ -40,14 +55,21 @@ class Shipped(NamedTuple):
     options: dict
 
     def arguments(self, vectors, df, corpus, options: dict) -> tuple:
-        """(vectors, corpus, options) of the encoder: the caller's ``options`` over the file's; no
-        ``vectors``: the installed ones; no ``df`` nor ``corpus``: wordfreq's English frequencies."""
-        merged = {**self.options, **options}
+        """(vectors, corpus, options) of the encoder: the caller's ``options`` over the file's (its
+        ``normalize`` only on the space it records, ``vectors``); no ``vectors``: the installed ones,
+        that space first (:func:`repro.vectors.default_vectors`); no ``df`` nor ``corpus``: wordfreq's
+        English frequencies."""
+        space = self.provenance.get("vectors")
         if vectors is None:
-            vectors = default_vectors()
+            vectors = default_vectors(space)
+        shipped = dict(self.options)
+        if not (isinstance(vectors, str) and vectors == space):
+            shipped.pop("normalize", None)  # the space's own option, for the space it was chosen on
+        merged = {**shipped, **options}
         if df is None and corpus is None:
             merged.setdefault("frequencies", "wordfreq:en")
-        if merged.get("components") and corpus is not None and not isinstance(corpus, (list, tuple)):
+        if (merged.get("components") or merged.get("word_components")) and corpus is not None and \
+                not isinstance(corpus, (list, tuple)):
             corpus = list(corpus)  # read twice: the df, then the common components
         return vectors, corpus, merged
 
@@ -68,7 +90,7 @@ class Shipped(NamedTuple):
         return {"model": self.name, "weights": self.provenance.get("source", self.path), **self.provenance}
 
 
-def read(model: str = "best", weights_path=None) -> Shipped:
+def read(model: str = "default", weights_path=None) -> Shipped:
     """The shipped ``model`` (:data:`PRETRAINED`), or any weights file of
     :func:`repro.store.save_weights` at ``weights_path`` (then ``model`` is not used)."""
     if weights_path is None:

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-#: The metrics, the paper's first (the default everywhere).
-METRICS = ("euclidean", "cosine")
+from repro.settings import TABLE_METRICS
+
+#: The metrics, the paper's first (the default everywhere): the one list of them,
+#: :data:`repro.settings.TABLE_METRICS`, which every training distance, CLI choice and table reads.
+METRICS = TABLE_METRICS
 
 
 def check_metric(metric: str, name: str = "metric") -> str:
@@ -27,7 +30,7 @@ def check_metric(metric: str, name: str = "metric") -> str:
     return metric
 
 
-def couple_scores(a: np.ndarray, b: np.ndarray, metric: str = "euclidean") -> np.ndarray:
+def vector_scores(a: np.ndarray, b: np.ndarray, metric: str = "euclidean") -> np.ndarray:
     """(P,) float64 scores of the couples (a[i], b[i]) of (P, d) text vectors, higher = more related."""
     check_metric(metric)
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)

@@ -218,7 +218,9 @@ def make_grid_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
     return jit(run) if jitted else run
 
 
-def _check_config(config: TrainConfig) -> None:
+def check_config(config: TrainConfig) -> None:
+    """ValueError when ``config`` names an unknown loss or distance, or holds a rate, a batch
+    or an epoch count that is not positive."""
     if config.loss not in settings.LOSSES:
         raise ValueError(f"loss must be one of {', '.join(settings.LOSSES)}, got {config.loss!r}")
     if config.distance not in L.DISTANCES:
@@ -256,7 +258,7 @@ def train(prepared: Prepared, config: TrainConfig = TrainConfig(), kappa: float 
       kappa: the median loss's scale (eq. 8), required by it; the contrastive loss has none.
       seed: every batch draw flows from it; the same seed gives the same weights.
     """
-    _check_config(config)
+    check_config(config)
     check_distance(prepared, config)
     kappa = check_kappa(config.loss, kappa)  # repro.fit.fit chooses the median loss's by cross-validation
     rel, unrel = _class_indices(prepared.labels, config.batch_related, "pairs")

@@ -194,13 +194,17 @@ def available(label: str) -> bool:
     return label in NAMES and importlib.util.find_spec(label) is not None
 
 
-def default_vectors() -> str:
-    """The vectors of ``Encoder.pretrained()`` without vectors: WordLlama's token space where the
-    extra ``tokens`` is installed, else GloVe 6B 50d where the extra ``glove`` is; else an
-    InputError naming the extras."""
+def default_vectors(prefer: str | None = None) -> str:
+    """The vectors of ``Encoder.pretrained()`` without vectors: ``prefer`` (the space its shipped
+    model was chosen on) where it is a named source and installed, else WordLlama's token space
+    where the extra ``tokens`` is installed, else GloVe 6B 50d where the extra ``glove`` is; else
+    an InputError naming the extras."""
     from repro import tokenspace
     from repro.errors import InputError
 
+    if prefer in (tokenspace.WORDLLAMA, KUMO_NAME) and (tokenspace.installed() if prefer == tokenspace.WORDLLAMA
+                                                        else available(prefer)):
+        return prefer
     if tokenspace.installed():
         return tokenspace.WORDLLAMA
     if importlib.util.find_spec(KUMO_PACKAGE) is not None:

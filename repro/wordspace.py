@@ -15,7 +15,9 @@ rank (eq. 1) and its row of the table. :class:`WordSpace` holds them, and what m
 * ``word_map``: the fixed map of every word vector (a :class:`repro.transforms.Transform`, its
   scale in word order; :data:`repro.transforms.IDENTITY`, the paper's, by default; the maps are
   :mod:`repro.wordmap`'s, not in the paper), and ``usif_length``, ``usif_length_from``: uSIF's
-  mean text length and where it came from ("given", "corpus", "fit"; None without uSIF).
+  mean text length and where it came from ("given", "corpus", "fit"; None without uSIF). The map
+  of ``word_components`` (the learned family's ``cc``) is fitted on distinct texts: a corpus's, then
+  the training couples' (:meth:`WordSpace.refitted`).
 * ``base``: the unmapped table, kept only while :meth:`repro.encoder.Encoder.fit` may still
   rebuild the map (:func:`refits`); else None.
 * ``cache``: where the ranks and the mapped space are cached beside the vectors
@@ -77,10 +79,16 @@ def docfreq_of(df, corpus, tokenise, progress: bool = False, frequencies: str = 
     raise ValueError(f"df: expected a df file path, DocFreq or Vocabulary, got {type(df).__name__}")
 
 
-def refits(word_weights, usif_length_from) -> bool:
-    """Whether :meth:`repro.encoder.Encoder.fit` rebuilds the word map: uSIF's mean length, unless
-    given, is the training texts'."""
-    return word_weights == "usif" and usif_length_from != "given"
+def refits(recipe: wordmap.WordMap, usif_length_from) -> bool:
+    """Whether :meth:`repro.encoder.Encoder.fit` rebuilds the word map of ``recipe``: uSIF's mean
+    length (unless given) and the map's common components are then the training texts'."""
+    return bool(recipe.word_weights == "usif" and usif_length_from != "given" or recipe.word_components)
+
+
+def recipe_of(settings: dict) -> wordmap.WordMap:
+    """The word map of an encoder's settings (``word_weights``, ``whiten``, ``word_components``;
+    :func:`repro.wordmap.of`)."""
+    return wordmap.of(settings.get("word_weights"), settings.get("whiten"), settings.get("word_components", 0))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -102,11 +110,13 @@ class WordSpace:
     @classmethod
     def of(cls, vectors, df=None, corpus=None, *, normalize: bool = True, lowercase: bool = False,
            tokeniser: str = "paper", word_weights=None, whiten=None, frequencies: str = "corpus",
-           usif_length: float | None = None, weighted: bool = False, progress: bool = False) -> "WordSpace":
+           usif_length: float | None = None, word_components: int = 0, weighted: bool = False,
+           progress: bool = False) -> "WordSpace":
         """The space that :class:`repro.encoder.Encoder`'s arguments describe (see there), its
-        options checked, mapped by the word map of ``word_weights`` and ``whiten`` unless uSIF waits
-        for its mean length from the training couples; ``weighted``: the encoder has its weights
-        already, so uSIF needs the length now."""
+        options checked, mapped by the word map of ``word_weights``, ``whiten`` and ``word_components``
+        (:func:`repro.wordmap.of`) unless it waits for uSIF's mean length or the common components'
+        texts from the training couples (no ``corpus``); ``weighted``: the encoder has its weights
+        already, so the map needs them now."""
         if usif_length is not None and not (isinstance(usif_length, (int, float)) and usif_length > 0):
             raise ValueError(f"usif_length: expected a positive mean text length, got {usif_length!r}")
         tokenise = tokeniser_named(tokeniser)
@@ -115,19 +125,25 @@ class WordSpace:
             raise ValueError(f"tokeniser: a token space splits texts with its own tokenizer, not {tokeniser!r}")
         freq = docfreq_of(df, corpus, tokenise, progress, frequencies, words, space)
         carried = freq.translate(words)
-        maps = wordmap.needs_counts(word_weights, whiten)
+        recipe = wordmap.of(word_weights, whiten, word_components)
+        needs = recipe.needs
         ws = cls.build(words, matrix, carried.df, freq.n_docs, tokeniser=tokeniser, normalize=normalize, source=source,
-                       space=space, unlisted=~freq.lists(words),
-                       counts=wordmap.word_counts(words, carried.counts, frequencies, space) if maps else None)
+                       space=space, unlisted=~freq.lists(words), counts=wordmap.map_counts(
+                           words, carried.counts, frequencies, space) if "counts" in needs else None)
         length, length_from = (None, None) if usif_length is None else (float(usif_length), "given")
-        if maps and word_weights == "usif" and length is None and corpus is not None:
-            length, length_from = ws.mean_length(token_lists(list(corpus), ws.tokenise, "corpus")), "corpus"
-        if maps and (word_weights != "usif" or length is not None):
-            return ws.mapped_by(word_weights, whiten, length, length_from)
-        if maps and weighted:
-            raise ValueError("usif_length: uSIF needs the mean text length, and an encoder with given "
-                             "weights is not fitted: pass corpus= (texts) or usif_length=")
-        return ws
+        texts = None
+        if corpus is not None and ("texts" in needs or "length" in needs and length is None):
+            texts = ws.distinct(token_lists(list(corpus), ws.tokenise, "corpus"), "texts" in needs)
+            if "length" in needs and length is None:
+                length, length_from = float(np.mean(texts[1])), "corpus"
+        if "length" in needs and length is None or "texts" in needs and texts is None:
+            if weighted:
+                raise ValueError("usif_length: uSIF needs the mean text length, and an encoder with given weights "
+                                 "is not fitted: pass corpus= (texts) or usif_length=" if "texts" not in needs else
+                                 "corpus: word_components removes common components of texts from the word vectors, "
+                                 "and an encoder with given weights is not fitted: pass corpus= (texts)")
+            return ws
+        return ws.mapped_by(recipe, length, length_from, texts) if recipe.parts else ws
 
     @classmethod
     def build(cls, words, matrix, df, n_docs, *, tokeniser: str = "paper", normalize: bool = True, source=None,
@@ -211,39 +227,51 @@ class WordSpace:
         pairs, kept = self.vocabulary.couples(tokens[:p], tokens[p:], labels, order="idf", drop_empty=True)
         return pairs, kept, texts, tokens
 
-    def mean_length(self, tokens: list) -> float:
-        """uSIF's mean text length: known words per distinct text with at least one (as
-        :func:`repro.peers.training_texts` counts the training texts)."""
+    def distinct(self, tokens: list, components: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct texts of ``tokens`` with a known word (rows of the unmapped rank-ordered table,
+        lengths), as :func:`repro.peers.training_texts` takes the training texts: uSIF's mean text
+        length and the word map's common components (``components``) come from them."""
         from repro.peers import distinct_texts
 
         rows, lengths = self.vocabulary.rows(tokens, order="idf")
         keep = lengths > 0
         if not keep.any():
-            raise ValueError("corpus: no text has a word with a vector, so uSIF has no mean text length")
-        return float(np.mean(distinct_texts(rows[keep], lengths[keep])[1]))
+            raise ValueError("corpus: no text has a word with a vector" +
+                             ("" if components else ", so uSIF has no mean text length"))
+        return distinct_texts(rows[keep], lengths[keep])
 
-    @staticmethod
-    def couples_length(pairs) -> float:
-        """uSIF's mean text length from training couples (a PairSet): known words per distinct text
-        (:func:`repro.peers.training_texts`)."""
+    def refitted(self, recipe: wordmap.WordMap, pairs) -> "WordSpace":
+        """The space :meth:`repro.encoder.Encoder.fit` learns on from the training couples ``pairs``
+        (a PairSet of this space's rows): where :func:`refits`, the map of ``recipe`` fitted again on
+        their distinct texts (:func:`repro.peers.training_texts`; uSIF's mean length, unless given,
+        and the common components), as the learned family fits its maps (:func:`repro.family.member_map`);
+        else this space."""
+        if not refits(recipe, self.usif_length_from):
+            return self
         from repro.peers import training_texts
 
-        return float(np.mean(training_texts(pairs)[1]))
+        texts, length, source = training_texts(pairs), self.usif_length, self.usif_length_from
+        if recipe.word_weights == "usif" and source != "given":
+            length, source = float(np.mean(texts[1])), "fit"
+        return self.mapped_by(recipe, length, source, texts)
 
-    def word_map_of(self, word_weights, whiten, usif_length: float | None, final: bool = True) -> Transform:
-        """The word map of the options (:func:`repro.wordmap.word_map`) on the unmapped unit-length
-        table and ``counts``, its scale in word order; cached (:mod:`repro.mapcache`) when ``final``."""
+    def word_map_of(self, recipe: wordmap.WordMap, usif_length: float | None, texts=None,
+                    final: bool = True) -> Transform:
+        """The word map of ``recipe`` (:func:`repro.wordmap.word_map`) on the unmapped unit-length
+        table, ``counts`` and the distinct ``texts`` (rows of that table, where the map removes common
+        components), its scale in word order; cached (:mod:`repro.mapcache`) when ``final``."""
         rank = self.vocabulary.rank
-        counts = np.empty_like(self.counts)
-        counts[rank] = self.counts  # into table (idf-rank) order
-        t = self.cache.word_map(self.unmapped, counts, word_weights, whiten, usif_length, cache=final)
+        counts = None if self.counts is None else np.empty_like(self.counts)
+        if counts is not None:
+            counts[rank] = self.counts  # into table (idf-rank) order
+        t = self.cache.fit_map(self.unmapped, counts, recipe, usif_length, texts, cache=final)
         return t if t.scale is None else t._replace(scale=t.scale[rank])
 
-    def mapped_by(self, word_weights, whiten, usif_length: float | None = None,
-                  usif_length_from: str | None = None) -> "WordSpace":
-        """:meth:`map` by the options' word map (:meth:`word_map_of`), final unless :func:`refits`."""
-        final = not refits(word_weights, usif_length_from)
-        return self.map(self.word_map_of(word_weights, whiten, usif_length, final), final=final,
+    def mapped_by(self, recipe: wordmap.WordMap, usif_length: float | None = None,
+                  usif_length_from: str | None = None, texts=None) -> "WordSpace":
+        """:meth:`map` by the word map of ``recipe`` (:meth:`word_map_of`), final unless :func:`refits`."""
+        final = not refits(recipe, usif_length_from)
+        return self.map(self.word_map_of(recipe, usif_length, texts, final), final=final,
                         usif_length=usif_length, usif_length_from=usif_length_from)
 
     def map(self, t: Transform, *, final: bool = True, usif_length: float | None = None,

@@ -34,3 +34,48 @@ def pytest_configure(config):
 def make_export_xml():
     """:func:`export_xml` as a fixture, for fixtures of any scope."""
     return export_xml
+
+
+@pytest.fixture
+def cli_error(capsys):
+    """``cli_error(argv)``: run ``python -m repro`` with ``argv``, assert that it fails with status 1
+    and one line on stderr starting ``error: ``, and return that line."""
+    from repro import cli
+
+    def run(argv) -> str:
+        assert cli.main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("error: ")
+        return err
+
+    return run
+
+
+@pytest.fixture
+def cache_beside_the_vectors(monkeypatch):
+    """No cache folder named by the environment: the encoder's caches sit beside the vectors."""
+    from repro import mapcache
+
+    monkeypatch.delenv(mapcache.ENV, raising=False)
+
+
+@pytest.fixture
+def cache_entries():
+    """``cache_entries(folder)``: the sorted names in a cache folder, hidden (temporary) files aside;
+    [] when there is no such folder."""
+    return lambda folder: sorted(n for n in os.listdir(folder) if not n.startswith(".")) if os.path.isdir(folder) else []
+
+
+@pytest.fixture
+def uncomputable():
+    """``uncomputable(patcher, (owner, name), ...)``: make each attribute raise when called, through
+    ``patcher`` (``monkeypatch`` or one of its contexts, which sets the scope), so that what is built
+    meanwhile must have come from a cache."""
+    def refuse_all(patcher, *targets):
+        def refuse(*a, **k):
+            raise AssertionError("computed, not read from the cache")
+
+        for owner, name in targets:
+            patcher.setattr(owner, name, refuse)
+
+    return refuse_all

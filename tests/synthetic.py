@@ -43,3 +43,12 @@ def signal_pairs(n_pairs: int = 2000, width: int = 10, informative: int = 3, voc
     pairs = PairSet(np.array(a, np.int32), np.array(b, np.int32), np.array(la, np.int32),
                     np.array(lb, np.int32), np.array(y, np.int8))
     return table, pairs
+
+
+def random_pairs(rng: np.random.Generator, p: int, width: int, fixed: bool) -> PairSet:
+    """``p`` couples of random word ids below 50 and random lengths (all ``width`` when ``fixed``,
+    else 1..width), labels alternating related, unrelated."""
+    lo = width if fixed else 1
+    return PairSet(rng.integers(0, 50, (p, width)).astype(np.int32), rng.integers(0, 50, (p, width)).astype(np.int32),
+                   rng.integers(lo, width + 1, p).astype(np.int32), rng.integers(lo, width + 1, p).astype(np.int32),
+                   (np.arange(p) % 2).astype(np.int8))

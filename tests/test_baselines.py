@@ -43,17 +43,17 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("method", EMBEDDING_METHODS)
-def test_text_vectors_by_hand(method):
-    got = bl.text_vectors(method, TABLE, TOK, LEN, IDF)
+def test_baseline_vectors_by_hand(method):
+    got = bl.baseline_vectors(method, TABLE, TOK, LEN, IDF)
     np.testing.assert_allclose(got, np.array(EXPECTED[method], dtype=float), rtol=0, atol=1e-12)
 
 
 def test_code_rule_top_mean_divides_by_n():
     # k = max(1, floor(n/3)) = 1 for n = 3 and n = 2, and the sum is divided by n
-    got = bl.text_vectors("mean_top30", TABLE, TOK, LEN, IDF, top_rule="code")
+    got = bl.baseline_vectors("mean_top30", TABLE, TOK, LEN, IDF, top_rule="code")
     np.testing.assert_allclose(got, [[1 / 3, 2 / 3], [1.5, -0.5], [-2.0, 4.0], [0.0, 0.0]], atol=1e-12)
     # max over the same top word: the divisor plays no part
-    np.testing.assert_allclose(bl.text_vectors("max_top30", TABLE, TOK, LEN, top_rule="code"),
+    np.testing.assert_allclose(bl.baseline_vectors("max_top30", TABLE, TOK, LEN, top_rule="code"),
                                EXPECTED["max_top30"], atol=1e-12)
 
 
@@ -75,12 +75,12 @@ def test_top30_on_longer_texts():
     # 9 words: paper k = floor(2.7) = 2, code k = floor(3) = 3
     words = [1, 2, 3, 4, 1, 2, 3, 4, 1]
     tok, n = _texts(words, width=10)
-    paper = bl.text_vectors("mean_top30", TABLE, tok, n)
-    code = bl.text_vectors("mean_top30", TABLE, tok, n, top_rule="code")
+    paper = bl.baseline_vectors("mean_top30", TABLE, tok, n)
+    code = bl.baseline_vectors("mean_top30", TABLE, tok, n, top_rule="code")
     np.testing.assert_allclose(paper, [[(1 + 3) / 2, (2 - 1) / 2]], atol=1e-12)
     np.testing.assert_allclose(code, [[(1 + 3 - 2) / 9, (2 - 1 + 4) / 9]], atol=1e-12)
-    np.testing.assert_allclose(bl.text_vectors("minmax_top30", TABLE, tok, n), [[3, 2, 1, -1]])
-    np.testing.assert_allclose(bl.text_vectors("minmax_top30", TABLE, tok, n, top_rule="code"), [[3, 4, -2, -1]])
+    np.testing.assert_allclose(bl.baseline_vectors("minmax_top30", TABLE, tok, n), [[3, 2, 1, -1]])
+    np.testing.assert_allclose(bl.baseline_vectors("minmax_top30", TABLE, tok, n, top_rule="code"), [[3, 4, -2, -1]])
 
 
 def test_pair_scores_negative_euclidean():
@@ -114,7 +114,7 @@ def test_tfidf_repeated_words_by_hand():
     s = bl.baseline_pair_scores("tfidf", None, pairs, IDF)
     np.testing.assert_allclose(s, [18 / np.sqrt(40 * 18), 0.0, 1.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(s, _dense_tfidf_cosine(ta, na, tb, nb, IDF), atol=1e-12)
-    m = bl.text_vectors("tfidf", TABLE, ta, na, IDF)
+    m = bl.baseline_vectors("tfidf", TABLE, ta, na, IDF)
     np.testing.assert_allclose(m.toarray()[0], [0, 6, 2, 0, 0])
     assert m.nnz == 4  # duplicates merged
 
@@ -146,8 +146,8 @@ def test_chunking_matches_unchunked(method, rule):
         np.testing.assert_allclose(bl.baseline_pair_scores(method, table, pairs, idf, top_rule=rule, chunk_size=chunk),
                                    whole, rtol=1e-12, atol=1e-12)
     if method != "tfidf":
-        va = bl.text_vectors(method, table, a, la, idf, top_rule=rule)
-        vb = bl.text_vectors(method, table, b, lb, idf, top_rule=rule, chunk_size=4)
+        va = bl.baseline_vectors(method, table, a, la, idf, top_rule=rule)
+        vb = bl.baseline_vectors(method, table, b, lb, idf, top_rule=rule, chunk_size=4)
         np.testing.assert_allclose(-np.linalg.norm(va - vb, axis=1), whole, rtol=1e-9, atol=1e-9)
     # a float32 table computes in float32: same scores to float32 precision
     single = bl.baseline_pair_scores(method, table.astype(np.float32), pairs, idf, top_rule=rule, chunk_size=7)
@@ -158,7 +158,7 @@ def test_padding_never_read():
     # garbage padding (out-of-range index 99) must not matter
     tok, n = _texts([1, 2, 3], [2, 4], [3], [], pad=99)
     for method in EMBEDDING_METHODS:
-        np.testing.assert_allclose(bl.text_vectors(method, TABLE, tok, n, IDF), EXPECTED[method], atol=1e-12)
+        np.testing.assert_allclose(bl.baseline_vectors(method, TABLE, tok, n, IDF), EXPECTED[method], atol=1e-12)
 
 
 def test_every_method_scores_the_couples():
@@ -174,7 +174,7 @@ def test_bad_input_messages():
     with pytest.raises(ValueError, match="method"):
         bl.baseline_pair_scores("median", TABLE, pairs, IDF)
     with pytest.raises(ValueError, match="top_rule"):
-        bl.text_vectors("mean_top30", TABLE, TOK, LEN, top_rule="third")
+        bl.baseline_vectors("mean_top30", TABLE, TOK, LEN, top_rule="third")
     bad = TABLE.copy()
     bad[2, 1] = np.nan
     with pytest.raises(ValueError, match=r"table.*NaN.*row 2"):
@@ -186,14 +186,14 @@ def test_bad_input_messages():
     with pytest.raises(ValueError, match="idf: contains NaN"):
         bl.baseline_pair_scores("tfidf", None, pairs, np.array([1, 2, np.nan, 1, 1]))
     with pytest.raises(ValueError, match="lengths"):
-        bl.text_vectors("mean", TABLE, TOK, LEN[:3])
+        bl.baseline_vectors("mean", TABLE, TOK, LEN[:3])
     with pytest.raises(ValueError, match="len_a"):
         bl.baseline_pair_scores("max", TABLE, PairSet(TOK, TOK, LEN + 3, LEN, pairs.label), IDF)
     with pytest.raises(ValueError, match="tokens: must be a 2-D"):
-        bl.text_vectors("mean", TABLE, TOK[0], LEN[:1])
+        bl.baseline_vectors("mean", TABLE, TOK[0], LEN[:1])
     with pytest.raises(ValueError, match=r"word indices must lie in 0\.\.4"):
-        bl.text_vectors("mean", TABLE, TOK + 5, LEN)
+        bl.baseline_vectors("mean", TABLE, TOK + 5, LEN)
     with pytest.raises(ValueError, match="table: must be a non-empty 2-D"):
-        bl.text_vectors("max", TABLE[0], TOK, LEN)
+        bl.baseline_vectors("max", TABLE[0], TOK, LEN)
     with pytest.raises(ValueError, match="pairs: a and b"):
         bl.baseline_pair_scores("mean", TABLE, PairSet(TOK, TOK[:, :3], LEN, LEN, pairs.label), IDF)

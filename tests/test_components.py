@@ -10,6 +10,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 from repro import store
 from repro.components import remove_components
@@ -73,3 +74,21 @@ def test_an_encoder_with_components_encodes_without_jax(tmp_path):
     assert json.loads(proc.stdout.splitlines()[-1]) == []  # no JAX module imported
     np.testing.assert_allclose(np.load(tmp_path / "x.npy"), want_x, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(np.load(tmp_path / "s.npy"), want_s, rtol=1e-6, atol=1e-6)
+
+
+def test_the_components_of_several_k_from_one_svd_are_each_ones_own_bits():
+    from repro.components import fit_components, fit_components_each
+
+    x = np.random.default_rng(3).normal(size=(40, 6)) + 0.5
+    for scales in ("one", "share", "share_squared"):
+        each = fit_components_each(x, (0, 1, 2, 5), scales)
+        for k, got in zip((0, 1, 2, 5), each):
+            alone = fit_components(x, k, scales)
+            assert got.vectors.shape == (k, 6)
+            for a, b in zip(got, alone):
+                assert np.array_equal(a, b)
+    # k = 0 needs no SVD and removes nothing
+    none = fit_components(x, 0)
+    assert none.vectors.shape == (0, 6) and np.array_equal(remove_components(x, none), x)
+    with pytest.raises(ValueError, match="k must lie in 0..6"):
+        fit_components_each(x, (1, 7))

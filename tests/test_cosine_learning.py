@@ -17,14 +17,7 @@ from repro.pairset import PairSet
 from repro.prepared import prepare
 from repro.train import TrainConfig, batch_loss, train
 
-from synthetic import signal_pairs
-
-
-def _pairs(rng, p, width, fixed):
-    lo = width if fixed else 1
-    return PairSet(rng.integers(0, 50, (p, width)).astype(np.int32), rng.integers(0, 50, (p, width)).astype(np.int32),
-                   rng.integers(lo, width + 1, p).astype(np.int32), rng.integers(lo, width + 1, p).astype(np.int32),
-                   (np.arange(p) % 2).astype(np.int8))
+from synthetic import random_pairs, signal_pairs
 
 
 def _reference_cosine_distances(table, pairs, w):
@@ -56,7 +49,7 @@ def test_every_form_gives_the_reference_cosine_distances(form, fixed, n_max):
     with jax.enable_x64(True):
         rng = np.random.default_rng(1)
         table = rng.normal(size=(50, 7))
-        pairs = _pairs(rng, 20, 6, fixed)
+        pairs = random_pairs(rng, 20, 6, fixed)
         data = _form(form, jnp.asarray(table), pairs, n_max)
         w = rng.uniform(0.2, 1.0, size=n_max)
         d = L.cosine_from_products(*data.products(jnp.asarray(w), jnp.arange(20)))
@@ -73,7 +66,7 @@ def test_cosine_batch_loss_gradient_matches_finite_differences(loss, form):
     with jax.enable_x64(True):
         rng = np.random.default_rng(6)
         table = jnp.asarray(rng.normal(size=(50, 7)))
-        pairs = _pairs(rng, 12, 6, fixed=False)
+        pairs = random_pairs(rng, 12, 6, fixed=False)
         data = _form(form, table, pairs, 5)
         cfg = TrainConfig(loss=loss, distance="cosine", lam=1e-2)
         f = lambda w: batch_loss(w, data, jnp.arange(12), 6, cfg, 5.0)

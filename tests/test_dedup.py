@@ -8,7 +8,7 @@ import pytest
 
 from repro.dedup import check_threshold, groups, join
 from repro.errors import InputError
-from repro.textmetric import couple_scores
+from repro.textmetric import vector_scores
 
 
 def brute_force(x, threshold, metric):
@@ -16,7 +16,7 @@ def brute_force(x, threshold, metric):
     numbered in the order of their first item."""
     x = np.asarray(x, np.float64)
     n = len(x)
-    s = couple_scores(np.repeat(x, n, axis=0), np.tile(x, (n, 1)), metric).reshape(n, n)
+    s = vector_scores(np.repeat(x, n, axis=0), np.tile(x, (n, 1)), metric).reshape(n, n)
     label = np.full(n, -1)
     for start in range(n):
         if label[start] >= 0:
@@ -62,7 +62,7 @@ def test_the_threshold_is_reached_exactly_below_float32_rounding():
     rng = np.random.default_rng(1)
     base = rng.standard_normal(256)
     x = np.vstack([base, base + 1e-5 * rng.standard_normal((60, 256))])
-    cos = couple_scores(np.repeat(x[:1], 60, axis=0), x[1:], "cosine")
+    cos = vector_scores(np.repeat(x[:1], 60, axis=0), x[1:], "cosine")
     t = float(np.sort(cos)[30])  # the median couple with item 0 sits at the threshold
     want = brute_force(x, t, "cosine")
     np.testing.assert_array_equal(groups(x, t, "cosine", block=7)[0], want)

@@ -297,7 +297,7 @@ def test_components_follow_sif_and_usif_conventions(matrix, corpus):
 def test_bad_options_and_missing_counts(matrix, corpus, tmp_path):
     with pytest.raises(ValueError, match="^word_weights: expected None or one of sif, usif, got 'idf'"):
         Encoder((WORDS, matrix), corpus=corpus, word_weights="idf")
-    with pytest.raises(ValueError, match="^whiten: expected None or one of centre, zipf, got 'pca'"):
+    with pytest.raises(ValueError, match="^whiten: expected None or one of centre, zipf, uwhiten, got 'pca'"):
         Encoder((WORDS, matrix), corpus=corpus, whiten="pca")
     with pytest.raises(ValueError, match="^components: expected a whole number >= 0"):
         Encoder((WORDS, matrix), corpus=corpus, components=-1)
@@ -397,3 +397,40 @@ def test_the_cli_options_end_to_end(matrix, corpus, tmp_path, capsys):
     no_counts[no_counts.index("--corpus")] = "--df"
     assert cli.main(no_counts + ["--whiten", "zipf"]) == 1
     assert "(--frequencies wordfreq:en)" in capsys.readouterr().err
+
+
+def test_word_components_are_the_family_cc_map_bit_for_bit(matrix, corpus, tmp_path):
+    """``word_components=1`` (the shipped options of the family's ``cc``) fits the common
+    component of the word vectors as :func:`repro.family.member_map` does, on the distinct texts
+    of the couples fitted on: the same map, bit for bit; before fitting, on ``corpus``'s texts;
+    saved and loaded with the encoder; with given weights and no corpus, an error naming corpus."""
+    from repro import family, transforms
+
+    couples, labels = couples_of(13)
+    plain = Encoder((WORDS, matrix), corpus=corpus, n_max=4)
+    base = plain.word_space.table[:-1]  # the unit-length rows in rank order, unmapped
+    enc = Encoder((WORDS, matrix), corpus=corpus, n_max=4, word_components=1)
+    rows, lengths = plain.vocabulary.rows(corpus, order="idf")
+    distinct = dict.fromkeys(tuple(r[:n]) for r, n in zip(rows, lengths) if n)  # each distinct text once
+    means = np.array([np.asarray(base[list(t)], np.float64).mean(axis=0) for t in distinct])
+    c = np.linalg.svd(means, full_matrices=False)[2][0]
+    np.testing.assert_allclose(enc.word_map_.matrix, np.eye(6) - np.outer(c, c), atol=1e-9)  # from corpus
+    # the shipped options of a cc member (experiments.ship_weights) make the same map from the corpus
+    store.save_weights(str(tmp_path / "cc.npz"), np.ones(4, np.float32), {"encoder_options": {
+        "word_weights": None, "whiten": None, "word_components": 1, "components": 0, "metric": "euclidean"}})
+    shipped = Encoder.pretrained((WORDS, matrix), corpus=iter(corpus), weights_path=str(tmp_path / "cc.npz"))
+    assert shipped.word_map_.matrix.tobytes() == enc.word_map_.matrix.tobytes()
+    pairs, _ = enc.couples_to_pairs(couples, labels)
+    want = family.member_map("cc", base, None, pairs)
+    enc.fit(couples, labels, kappa=20.0, max_epochs=3)
+    assert enc.word_map_.matrix.tobytes() == want.matrix.tobytes() and enc.word_map_.shift is None
+    assert enc.word_space.table[:-1].tobytes() == transforms.apply(want, base).tobytes()
+    vec = str(tmp_path / "vec")
+    store.save_vectors(vec, WORDS, matrix)
+    enc.save(str(tmp_path / "enc.npz"))
+    back = Encoder.load(str(tmp_path / "enc.npz"), vectors=vec)
+    assert back.settings["word_components"] == 1 and back.word_map_.matrix.tobytes() == want.matrix.tobytes()
+    texts = [list(a) for a, _ in couples[:20]]
+    assert back.transform(texts).tobytes() == enc.transform(texts).tobytes()
+    with pytest.raises(ValueError, match="^corpus: word_components removes common components"):
+        Encoder((WORDS, matrix), DocFreq.from_corpus(corpus), weights=np.ones(4), word_components=1)

@@ -22,6 +22,10 @@ WORDS = [f"w{i}" for i in range(40)]
 #: repro of f4f52ed (before issue 33's word space) on PYTHONPATH: ``np.savez(OUT, **write_case(Encoder, CASE))``.
 CASE = os.path.join(ROOT, "tests", "data", "encoder-f4f52ed.npz")
 OUT = os.path.join(ROOT, "tests", "data", "encoder-f4f52ed-out.npz")
+#: An encoder file of main at 2a45b6f (after issue 33 item 2's ``word_components`` and the registry)
+#: and its outputs, written by :func:`write_cc_case` the same way (its module's functions run on that repro).
+CC_CASE = os.path.join(ROOT, "tests", "data", "encoder-2a45b6f-cc.npz")
+CC_OUT = os.path.join(ROOT, "tests", "data", "encoder-2a45b6f-cc-out.npz")
 pytestmark = pytest.mark.filterwarnings("ignore::repro.encoder.SparseDfWarning")
 
 
@@ -58,6 +62,18 @@ def write_case(Encoder, path: str) -> dict:
     return outputs(Encoder.load(path, vectors=(WORDS, matrix)), texts)
 
 
+def write_cc_case(Encoder, path: str) -> dict:
+    """Fit an encoder whose word map removes the word vectors' common component after SIF weights
+    (``word_components=1``: the learned family's ``cc``, refitted on the couples' distinct texts),
+    learned under the Euclidean distance, save it to ``path``, and return what the file loaded back
+    gives."""
+    matrix, corpus, couples, labels, texts = case_inputs()
+    enc = Encoder((WORDS, matrix), corpus=corpus, n_max=4, word_weights="sif", word_components=1)
+    enc.fit(couples, labels, kappa=20.0, max_epochs=5)
+    enc.save(path)
+    return outputs(Encoder.load(path, vectors=(WORDS, matrix)), texts)
+
+
 def test_a_file_of_the_code_before_loads_and_encodes_bit_for_bit():
     """Loading is NumPy only (the map comes from the file): bit for bit where the committed results'
     code class runs, else to float32 rounding."""
@@ -78,6 +94,33 @@ def test_a_file_of_the_code_before_loads_and_encodes_bit_for_bit():
     assert np.abs(before["vectors"]).max() > 0.1  # the texts encode to something: the check can fail
 
 
+def test_a_file_with_word_components_of_main_loads_encodes_and_saves_again_the_same(tmp_path):
+    """A file written by main's encoder (2a45b6f) whose map removes the word vectors' common component
+    (``word_components``, recorded in its .json; the map's matrix in its .npz) loads with it, encodes and
+    scores as it did, and saving it again writes the same arrays and description."""
+    matrix, _, _, _, texts = case_inputs()
+    enc = Encoder.load(CC_CASE, vectors=(WORDS, matrix))
+    assert enc.settings["word_components"] == 1 and enc.settings["word_weights"] == "sif"
+    assert enc.word_space.base is not None  # a fit would refit the map on its couples' texts
+    now = outputs(enc, texts)
+    with np.load(CC_OUT) as z:
+        before = {k: z[k] for k in z.files}
+    assert sorted(now) == sorted(before)
+    for key in before:
+        if same_class():
+            assert now[key].tobytes() == before[key].tobytes(), key
+        else:
+            np.testing.assert_allclose(now[key], before[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    path = str(tmp_path / "again.npz")
+    enc.save(path)
+    with np.load(CC_CASE) as old, np.load(path) as new:
+        assert sorted(old.files) == sorted(new.files) and "map_matrix" in old.files
+        for k in old.files:
+            assert old[k].dtype == new[k].dtype and old[k].tobytes() == new[k].tobytes(), k
+    with open(CC_CASE[:-4] + ".json") as f, open(path[:-4] + ".json") as g:
+        assert json.load(f) == json.load(g)
+
+
 def test_saving_again_writes_the_same_file(tmp_path):
     matrix = case_inputs()[0]
     path = str(tmp_path / "again.npz")
@@ -89,7 +132,10 @@ def test_saving_again_writes_the_same_file(tmp_path):
         for k in old.files:
             assert old[k].dtype == new[k].dtype and old[k].tobytes() == new[k].tobytes(), k
     with open(CASE[:-4] + ".json") as f, open(path[:-4] + ".json") as g:
-        assert json.load(f) == json.load(g)
+        old, new = json.load(f), json.load(g)
+    # the file records no word_components (it came before them, issue 33 item 2): it loads with 0,
+    # which the encoder now records; nothing else changes
+    assert "word_components" not in old and new == {**old, "word_components": 0}
 
 
 def test_a_damaged_part_is_one_line_naming_the_file(tmp_path):

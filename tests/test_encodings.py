@@ -11,7 +11,7 @@ from repro.components import NO_COMPONENTS, fit_components, remove_components
 from repro.encodings import Encoding
 from repro.model import represent
 from repro.pairset import PairSet
-from repro.textmetric import couple_scores
+from repro.textmetric import vector_scores
 
 
 def _case(seed=0, vocab=40, dim=6, n=50, width=7):
@@ -57,11 +57,11 @@ def test_every_baseline_under_both_metrics_equals_its_vectors(method):
         np.testing.assert_allclose(s[0, 1], baselines.tfidf_cosine(pairs.a, pairs.len_a, pairs.b, pairs.len_b, idf),
                                    rtol=1e-12, atol=1e-12)
     else:
-        va = baselines.text_vectors(method, table, pairs.a, pairs.len_a, idf)
-        vb = baselines.text_vectors(method, table, pairs.b, pairs.len_b, idf)
+        va = baselines.baseline_vectors(method, table, pairs.a, pairs.len_a, idf)
+        vb = baselines.baseline_vectors(method, table, pairs.b, pairs.len_b, idf)
         np.testing.assert_array_equal(s[0, 0], baselines.baseline_pair_scores(method, table, pairs, idf))
-    np.testing.assert_allclose(s[0, 0], couple_scores(va, vb, "euclidean"), rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(s[0, 1], couple_scores(va, vb, "cosine"), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(s[0, 0], vector_scores(va, vb, "euclidean"), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(s[0, 1], vector_scores(va, vb, "cosine"), rtol=1e-9, atol=1e-9)
 
 
 def test_components_sets_and_chunks():
@@ -74,8 +74,8 @@ def test_components_sets_and_chunks():
     for i, comps in enumerate(sets):
         ra = remove_components(texts, comps)
         rb = remove_components(encodings.text_vectors(enc, table, pairs.b, pairs.len_b), comps)
-        np.testing.assert_allclose(s[i, 0], couple_scores(ra, rb, "euclidean"), rtol=1e-6, atol=1e-7)
-        np.testing.assert_allclose(s[i, 1], couple_scores(ra, rb, "cosine"), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(s[i, 0], vector_scores(ra, rb, "euclidean"), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(s[i, 1], vector_scores(ra, rb, "cosine"), rtol=1e-6, atol=1e-7)
     # one set on the encoding itself is the same as passing it
     np.testing.assert_allclose(encodings.scores(enc._replace(components=sets[1]), table, pairs, "cosine"), s[1, 1],
                                rtol=1e-6, atol=1e-7)

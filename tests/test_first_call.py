@@ -44,19 +44,19 @@ def test_a_table_is_used_only_for_its_own_weights_and_width(tmp_path):
     np.testing.assert_allclose(real[3, :3], np.array([0.9, 0.5, 0.25]) / 3, rtol=1e-5)  # n = n_max: w itself / n
 
 
-@pytest.mark.parametrize("model", ["best", "paper"])
+@pytest.mark.parametrize("model", ["default", "best", "paper"])
 def test_repro_encode_with_the_shipped_weights_imports_no_jax(tmp_path, model):
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
     rng = np.random.default_rng(0)
     store.save_vectors(str(tmp_path / "vec"), words, rng.standard_normal((8, 5)).astype(np.float32))
-    # with word counts (as `repro df` writes them): the default model's Zipfian whitening reads p(w)
+    # with word counts (as `repro df` writes them): model="best"'s Zipfian whitening reads p(w)
     store.save_word_df(str(tmp_path / "df.npz"), words, np.arange(1, 9), 10, counts=np.arange(3, 11))
     (tmp_path / "texts.txt").write_text("alpha beta\ngamma delta alpha\n")
     code = ("import sys; from repro.cli import main; rc = main(['encode', sys.argv[1], '--vectors', sys.argv[2], "
             "'--df', sys.argv[3], '--out', sys.argv[4], '--quiet'] + sys.argv[5:]); print('jax' in sys.modules); "
             "sys.exit(rc)")
     out = str(tmp_path / "X.npy")
-    flag = [] if model == "best" else ["--pretrained", model]  # the default: no flag
+    flag = [] if model == "default" else ["--pretrained", model]  # the default: no flag
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "texts.txt"), str(tmp_path / "vec"),
                            str(tmp_path / "df.npz"), out, *flag], capture_output=True, text=True, cwd=ROOT,
                           env=dict(os.environ, PYTHONPATH=ROOT))

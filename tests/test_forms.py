@@ -10,21 +10,14 @@ from repro.pairset import PairSet
 from repro.prepared import prepare
 from repro.train import TrainConfig, batch_loss, train
 
-from synthetic import signal_pairs
-
-
-def _pairs(rng, p, width, fixed):
-    lo = width if fixed else 1
-    return PairSet(rng.integers(0, 50, (p, width)).astype(np.int32), rng.integers(0, 50, (p, width)).astype(np.int32),
-                   rng.integers(lo, width + 1, p).astype(np.int32), rng.integers(lo, width + 1, p).astype(np.int32),
-                   (np.arange(p) % 2).astype(np.int8))
+from synthetic import random_pairs, signal_pairs
 
 
 @pytest.mark.parametrize("fixed", [True, False])
 def test_gram_form_gives_the_gather_distances(fixed):
     rng = np.random.default_rng(0)
     table = rng.normal(size=(50, 7)).astype(np.float32)
-    pairs = _pairs(rng, 30, 6, fixed)
+    pairs = random_pairs(rng, 30, 6, fixed)
     g = forms.gram(table, pairs, block=8)  # several blocks, a padded tail
     assert isinstance(g, forms.DiffGram if fixed else forms.PairGram)
     assert g.gram.shape == ((30, 6, 6) if fixed else (30, 12, 12))
@@ -79,7 +72,7 @@ def _reference_v(table, pairs, n_max):
 def test_quadratic_form_is_v_transpose_v(fixed, n_max):
     rng = np.random.default_rng(4)
     table = rng.normal(size=(50, 7))
-    pairs = _pairs(rng, 20, 6, fixed)
+    pairs = random_pairs(rng, 20, 6, fixed)
     q = forms.quadratic(jnp.asarray(table, jnp.float32), pairs, n_max, block=8)
     v = _reference_v(table, pairs, n_max)
     r = np.asarray(q.r)
@@ -95,7 +88,7 @@ def test_quadratic_form_is_v_transpose_v(fixed, n_max):
 def test_quadratic_loss_and_gradient_equal_the_gather_form(fixed, n_max, loss):
     rng = np.random.default_rng(5)
     table = rng.normal(size=(50, 7)).astype(np.float32) / 3
-    pairs = _pairs(rng, 40, 6, fixed)
+    pairs = random_pairs(rng, 40, 6, fixed)
     cfg = TrainConfig(loss=loss)
     q = prepare(table, pairs, n_max, form="quadratic").form
     dense = prepare(table, pairs, n_max, form="gather").form
@@ -116,7 +109,7 @@ def test_batch_loss_gradient_matches_finite_differences(loss, form, distance):
     with jax.enable_x64(True):
         rng = np.random.default_rng(6)
         table = jnp.asarray(rng.normal(size=(50, 7)))
-        pairs = _pairs(rng, 12, 6, fixed=False)
+        pairs = random_pairs(rng, 12, 6, fixed=False)
         data = {"gather": forms.gathered, "gram": forms.gram,
                 "quadratic": lambda t, p: forms.quadratic(t, p, 5)}[form](table, pairs)
         assert jax.tree_util.tree_leaves(data)[0].dtype == jnp.float64
@@ -131,6 +124,6 @@ def test_batch_loss_gradient_matches_finite_differences(loss, form, distance):
 
 def test_quadratic_form_refuses_other_weight_counts():
     rng = np.random.default_rng(7)
-    q = forms.quadratic(jnp.asarray(rng.normal(size=(50, 7)), jnp.float32), _pairs(rng, 4, 6, False), 5)
+    q = forms.quadratic(jnp.asarray(rng.normal(size=(50, 7)), jnp.float32), random_pairs(rng, 4, 6, False), 5)
     with pytest.raises(ValueError, match="quadratic form was built for n_max = 5"):
         q.sq_distances(jnp.ones(6), jnp.arange(4))

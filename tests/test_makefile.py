@@ -57,6 +57,7 @@ def recipe_module(recipe: str) -> str | None:
 
 
 MODULES = ["experiments.train_weights", "experiments.score", "experiments.tables", "experiments.figures",
+           "experiments.ship_default",
            *sorted(m for m, _ in COMMANDS.values())]
 
 
@@ -143,7 +144,8 @@ def test_publish_rewrites_the_committed_results_and_both_files_of_blocks():
     assert "--results results " in tables and "--readme README.md --readme docs/RESULTS.md" in tables
     assert not any("experiments.compare" in line for line in lines)  # the reference is not compared with itself
     made = [line.split(" ", 1)[1] for line in dry_run("publish") if line.startswith("make ")]
-    assert made == ["-j2 table1 RESULTS=results", "weights RESULTS=results", "-j2 table2 RESULTS=results",
+    assert made == ["-j2 table1 RESULTS=results", "weights RESULTS=results", "default RESULTS=results",
+                    "-j2 table2 RESULTS=results",
                     "sts figures RESULTS=results"]
 
 

@@ -110,8 +110,42 @@ def test_represent_gradient_matches_finite_differences():
         lengths = jnp.asarray([12, 7, 1, 10])
         w = jnp.asarray(rng.uniform(size=8))
         v = jnp.asarray(rng.normal(size=(4, 5)))
-        f = lambda w: jnp.sum(v * model._represent(w, table, tokens, lengths))
+        f = lambda w: jnp.sum(v * model.represent_unchecked(w, table, tokens, lengths))
         g = np.asarray(jax.grad(f)(w))
         h = 1e-6
         fd = [(f(w.at[i].add(h)) - f(w.at[i].add(-h))) / (2 * h) for i in range(8)]
         np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+COLUMN_SUMS_CHILD = """
+import numpy as np, jax, jax.numpy as jnp
+from repro import model
+rng = np.random.default_rng(7)
+for v, d, width, n_max in ((500, 50, 60, 30), (300, 400, 20, 20), (50, 16, 3, 5)):
+    table = jnp.asarray(rng.normal(size=(v, d)).astype(np.float32))
+    tokens = jnp.asarray(rng.integers(0, v, size=(257, width)).astype(np.int32))
+    lengths = jnp.asarray(rng.integers(0, width + 1, size=257).astype(np.int32))
+    w = jnp.asarray(rng.uniform(-1, 2, size=n_max).astype(np.float32))
+    einsum = np.asarray(jax.jit(model.represent_unchecked)(w, table, tokens, lengths))
+    columns = np.asarray(jax.jit(model.represent_rows)(w, table, tokens, lengths))
+    assert np.array_equal(einsum, columns), (v, d, width, np.abs(einsum - columns).max())
+    z = jnp.asarray(rng.uniform(0, 2, size=(257, width)).astype(np.float32))  # any per-word weights
+    plain = jax.jit(lambda z, t, k: jnp.einsum("bw,bwd->bd", z, t[k], precision=model.HIGHEST))(z, table, tokens)
+    assert np.array_equal(np.asarray(plain), np.asarray(jax.jit(model.column_sums)(z, table, tokens)))
+print("same")
+"""
+
+
+@pytest.mark.parametrize("isa", ["AVX2", "AVX", "SSE4_2"])
+def test_the_column_sums_are_the_einsums_bits_under_every_instruction_set_cap(isa):
+    """represent_rows (the encoder's and the scoring surface's text vectors, one column at a time)
+    gives the bits of the einsum over gathered rows (represent_unchecked, the kappa search's), whatever code
+    XLA compiles: each cap compiles other code, as another CPU would."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XLA_FLAGS": f"--xla_cpu_max_isa={isa}"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", COLUMN_SUMS_CHILD], cwd=root, env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split()[-1] == "same", out.stderr[-2000:]

@@ -15,13 +15,13 @@ from repro import neighbours
 from repro.neighbours import top_k
 
 add = neighbours.Pool.add
-from repro.textmetric import couple_scores
+from repro.textmetric import vector_scores
 
 
 def brute_force(queries, corpus, k, metric):
-    """Every couple scored by couple_scores, each row sorted by (score descending, index ascending)."""
+    """Every couple scored by vector_scores, each row sorted by (score descending, index ascending)."""
     q, c = np.asarray(queries, np.float64), np.asarray(corpus, np.float64)
-    s = couple_scores(np.repeat(q, len(c), axis=0), np.tile(c, (len(q), 1)), metric).reshape(len(q), len(c))
+    s = vector_scores(np.repeat(q, len(c), axis=0), np.tile(c, (len(q), 1)), metric).reshape(len(q), len(c))
     ids = np.array([np.lexsort((np.arange(len(c)), -row))[:k] for row in s])
     return ids, np.take_along_axis(s, ids, axis=1)
 

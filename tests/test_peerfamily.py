@@ -48,7 +48,7 @@ def test_the_grid_is_every_weighting_map_and_component_count_once():
 
 def test_the_peers_search_at_least_as_widely_as_the_learned_family():
     budgets = family.budgets()
-    assert budgets["learned"] == len(family.members()) == len(family.MEMBERS) * len(family.DISTANCES)
+    assert budgets["learned"] == len(family.members()) == len(family.maps()) * len(family.DISTANCES)
     assert budgets["peers"] == len(family.PEER_CONFIGS) >= budgets["learned"]
     assert budgets["peers_sts"] >= budgets["learned"]
 
@@ -97,14 +97,14 @@ def test_search_takes_each_configurations_validation_split_error_and_choose_the_
 
 def test_uniform_whitening_and_zipfian_whitening_differ_by_their_p():
     table, counts, _, _ = _case(seed=3)
-    z = peerfamily.word_map("zipf", table, counts)
-    u = peerfamily.word_map("uwhiten", table, counts)
+    z = peerfamily.whitening("zipf", table, counts)
+    u = peerfamily.whitening("uwhiten", table, counts)
     np.testing.assert_allclose(u.shift, table.astype(np.float64).mean(axis=0), rtol=1e-6, atol=1e-6)
     p = counts / counts.sum()
     np.testing.assert_allclose(z.shift, p @ table.astype(np.float64), rtol=1e-6, atol=1e-6)
-    c = peerfamily.word_map("centre", table, counts)
+    c = peerfamily.whitening("centre", table, counts)
     assert c.matrix is None and np.allclose(c.shift, z.shift)
-    assert peerfamily.word_map("none", table, counts).identity
+    assert peerfamily.whitening("none", table, counts).identity
 
 
 def test_sif_and_zipf_choices_read_off_the_family_search_are_peers_selects():

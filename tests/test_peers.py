@@ -48,13 +48,13 @@ def test_mean_and_components_by_hand():
 
 def test_usif_removes_its_components_by_their_share_by_default_and_fse_squares_it():
     words, table, counts, train, (tok, lengths) = _case(seed=9)
-    published = peers.fit("usif", table, counts, train, components=5)
-    fse = peers.fit("usif", table, counts, train, components=5, usif_scales="share_squared")
+    published = peers.fit_peer("usif", table, counts, train, components=5)
+    fse = peers.fit_peer("usif", table, counts, train, components=5, usif_scales="share_squared")
     np.testing.assert_array_equal(published.components.vectors, fse.components.vectors)
     np.testing.assert_allclose(fse.components.scales, published.components.scales ** 2)
     assert np.isclose(published.components.scales.sum(), 1.0)
     with pytest.raises(ValueError, match="usif_scales"):
-        peers.fit("usif", table, counts, train, usif_scales="square")
+        peers.fit_peer("usif", table, counts, train, usif_scales="square")
 
 
 def _case(seed=0, vocab=60, dim=12, n_train=80, n_test=20):
@@ -97,9 +97,9 @@ def test_sif_and_usif_equal_fse(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     fse_length = int(out.stdout.split()[-1])  # fse's int(total words / texts)
-    sif = peers.fit("sif", table, counts, train, a=1e-3, components=1)
+    sif = peers.fit_peer("sif", table, counts, train, a=1e-3, components=1)
     # fse 1.0.0 removes uSIF's components by the square of their share: the documented option
-    usif = peers.fit("usif", table, counts, train, components=5, length=fse_length, usif_scales="share_squared")
+    usif = peers.fit_peer("usif", table, counts, train, components=5, length=fse_length, usif_scales="share_squared")
     for name, peer in (("sif", sif), ("usif", usif)):
         ours = encodings.text_vectors(peer, table, test_tokens, test_lengths)
         theirs = np.load(tmp_path / f"fse-{name}.npy")
@@ -117,7 +117,7 @@ def test_select_takes_the_lowest_validation_error_under_each_metric_and_never_th
     for metric, (enc, params, err) in picked.items():
         errors = []
         for p in peers.GRIDS["sif"]:
-            s = encodings.scores(peers.fit("sif", table, counts, train, **p), table, validation, metric)
+            s = encodings.scores(peers.fit_peer("sif", table, counts, train, **p), table, validation, metric)
             errors.append(metrics.split(s, validation.label, s, validation.label).error)
         assert err == min(errors) and params == peers.GRIDS["sif"][int(np.argmin(errors))]
         assert enc.components.vectors.shape[0] == params["components"]
@@ -128,7 +128,7 @@ def test_select_takes_the_lowest_validation_error_under_each_metric_and_never_th
 def test_passes_share_a_weighting_and_give_each_metric_its_own_bits():
     words, table, counts, train, (tok, lengths) = _case(seed=6, n_test=40)
     pairs = PairSet(tok[:20], tok[20:], lengths[:20], lengths[20:], (np.arange(20) % 2).astype(np.int8))
-    sif = {a: {k: peers.fit("sif", table, counts, train, a=a, components=k) for k in (0, 1)} for a in (1e-3, 1e-2)}
+    sif = {a: {k: peers.fit_peer("sif", table, counts, train, a=a, components=k) for k in (0, 1)} for a in (1e-3, 1e-2)}
     cases = {  # picked per metric -> how many passes, and each metric's set index in its pass
         "same choice": ({"euclidean": (sif[1e-3][1], {"a": 1e-3, "components": 1}, 0.1),
                          "cosine": (sif[1e-3][1], {"a": 1e-3, "components": 1}, 0.2)}, [[0, 0]]),
@@ -152,7 +152,7 @@ def test_learned_weights_with_common_components_removed():
 
     words, table, counts, train, (tok, lengths) = _case(seed=5)
     w = np.linspace(1.0, 0.2, 8).astype(np.float32)
-    enc = peers.fit("learned", table, None, train, weights=w, components=2)
+    enc = peers.fit_peer("learned", table, None, train, weights=w, components=2)
     plain = encodings.text_vectors(enc, table, tok, lengths, components=False)
     np.testing.assert_allclose(plain, np.asarray(represent(w, table, tok, lengths)), rtol=1e-6)
     out = encodings.text_vectors(enc, table, tok, lengths)
@@ -174,8 +174,8 @@ def test_components_are_fitted_on_each_distinct_text_once():
     padded = train.a.copy()
     padded[0, train.len_a[0]:] = 7  # padding past a text's length does not make it another text
     assert peers.distinct_texts(np.concatenate([train.a, padded]), np.concatenate([train.len_a] * 2))[1].size == 30
-    a = peers.fit("sif", table, counts, with_hub, components=1)
-    b = peers.fit("sif", table, counts, train, components=1)
+    a = peers.fit_peer("sif", table, counts, with_hub, components=1)
+    b = peers.fit_peer("sif", table, counts, train, components=1)
     np.testing.assert_allclose(a.components.vectors, b.components.vectors, atol=1e-12)
 
 
@@ -194,7 +194,7 @@ def test_scores_in_small_chunks_are_the_whole_computation():
 
 def test_components_come_from_a_seeded_sample_beyond_the_limit(monkeypatch):
     words, table, counts, train, _ = _case(seed=8, n_train=400)
-    full = peers.fit("sif", table, counts, train, components=1)
+    full = peers.fit_peer("sif", table, counts, train, components=1)
     monkeypatch.setattr(peers, "COMPONENT_TEXTS", 150)
     tokens, lengths = peers.training_texts(train)
     assert lengths.size == 150
@@ -202,7 +202,7 @@ def test_components_come_from_a_seeded_sample_beyond_the_limit(monkeypatch):
     assert (again[0] == tokens).all()  # seeded: the same sample every time
     every = np.concatenate([train.a, train.b])
     assert all((row == every).all(axis=1).any() for row in tokens)  # training texts, nothing else
-    sample = peers.fit("sif", table, counts, train, components=1)
+    sample = peers.fit_peer("sif", table, counts, train, components=1)
     ref = fit_components(peers.weighted_means(table, tokens, lengths, sample.weights), 1)
     assert sample.components.vectors.tobytes() == ref.vectors.tobytes()
     # the first common direction of 150 of the 400 texts is the first of all of them, nearly

@@ -62,11 +62,12 @@ def test_ship_weights_picks_the_lowest_validation_error(shipped, tmp_path):
     # the paper's weights ship beside it, and each model its coefficient table
     assert np.array_equal(store.load_weights(str(tmp_path / "out" / "wikivar-median.npz"))[0], record(0).weights)
     assert (tmp_path / "out" / "coefficients.npz").exists() and (tmp_path / "out" / "coefficients-best.npz").exists()
-    # a tie goes to the Euclidean metric; cc becomes one common component of the encoder's texts
+    # a tie goes to the Euclidean metric; cc becomes one common component of the word vectors
     best = ship(scores(("cc-euclidean", 0.09), ("sif-cosine", 0.09)))
     meta = store.load_weights(best)[1]
     assert meta["member"] == "cc-euclidean" and meta["metric"] == "euclidean"
-    assert meta["encoder_options"] == {"word_weights": None, "whiten": None, "components": 1, "metric": "euclidean"}
+    assert meta["encoder_options"] == {"word_weights": None, "whiten": None, "word_components": 1, "components": 0,
+                                       "metric": "euclidean"}
 
 
 def test_ship_weights_without_a_family_choice_is_one_line(shipped, tmp_path):
@@ -89,7 +90,7 @@ def test_the_default_is_the_best_model_with_its_options_bit_for_bit():
     w, meta = store.load_weights(SHIPPED_BEST)
     options = meta["encoder_options"]
     assert PRETRAINED["best"] == SHIPPED_BEST and meta["member"] in meta["source"]
-    enc = Encoder.pretrained(vectors, corpus=corpus)
+    enc = Encoder.pretrained(vectors, corpus=corpus, model="best")
     ref = Encoder(vectors, corpus=corpus, weights=w, **options)
     assert enc.transform(texts).tobytes() == ref.transform(texts).tobytes()
     assert enc.metric == options["metric"] == ref.metric
@@ -98,7 +99,7 @@ def test_the_default_is_the_best_model_with_its_options_bit_for_bit():
     assert {k: enc.settings[k] for k in ("word_weights", "whiten", "components")} == \
         {k: options[k] for k in ("word_weights", "whiten", "components")}
     # a user's option overrides the model's
-    assert Encoder.pretrained(vectors, corpus=corpus, metric="euclidean").metric == "euclidean"
+    assert Encoder.pretrained(vectors, corpus=corpus, model="best", metric="euclidean").metric == "euclidean"
 
 
 def test_model_paper_is_the_papers_weights_as_before():
@@ -130,14 +131,14 @@ def test_the_best_model_without_word_counts_is_one_clear_line(tmp_path):
     freq = DocFreq.from_corpus(corpus)
     store.save_word_df(str(tmp_path / "df.npz"), freq.words, freq.df, freq.n_docs)  # no counts
     with pytest.raises(InputError) as err:
-        Encoder.pretrained(vectors, str(tmp_path / "df.npz"))
+        Encoder.pretrained(vectors, str(tmp_path / "df.npz"), model="best")
     message = str(err.value)
     assert "\n" not in message and "word counts" in message
     for fix in ("corpus=", "repro df", "wordfreq:en", "model='paper'"):
         assert fix in message, fix
     Encoder.pretrained(vectors, str(tmp_path / "df.npz"), model="paper")  # the paper's weights need none
     freq.save(str(tmp_path / "counted.npz"))  # a df file with counts, as `repro df` writes it
-    Encoder.pretrained(vectors, str(tmp_path / "counted.npz"))
+    Encoder.pretrained(vectors, str(tmp_path / "counted.npz"), model="best")
 
 
 def test_the_cli_flag(tmp_path, capsys):
@@ -146,7 +147,8 @@ def test_the_cli_flag(tmp_path, capsys):
     (tmp_path / "corpus.txt").write_text("\n".join(corpus) + "\n")
     (tmp_path / "texts.txt").write_text("\n".join(texts) + "\n")
     base = ["--vectors", str(tmp_path / "vec"), "--corpus", str(tmp_path / "corpus.txt"), "--quiet"]
-    for flag, model in (([], "best"), (["--pretrained", "best"], "best"), (["--pretrained", "paper"], "paper")):
+    for flag, model in (([], "default"), (["--pretrained", "default"], "default"), (["--pretrained", "best"], "best"),
+                        (["--pretrained", "paper"], "paper")):
         out = str(tmp_path / f"X-{model}-{len(flag)}.npy")
         assert cli.main(["encode", str(tmp_path / "texts.txt"), *base, "--out", out, *flag]) == 0
         enc = Encoder.pretrained(str(tmp_path / "vec"), corpus=corpus, model=model)

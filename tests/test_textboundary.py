@@ -187,9 +187,9 @@ def test_the_path_of_the_wikipedia_couples(tmp_path):
     visits = module_path(lambda: got.append(wikipairs.build(path, v, "wiki20", 0, progress=False)), [path, v])
     assert got[0][0]["train"].size > 0
     # wikipairs -> vocabulary (word_ids) -> ranklookup -> wikipairs (the windows) -> vocabulary (pack)
-    # -> text (pack_texts) -> couples (the three splits drawn) -> pairset (every split assembled):
-    # no module come back to more than once
+    # -> text (pack_texts) -> couples -> dealing (whole articles dealt to the splits) -> couples (the
+    # unrelated couples drawn) -> pairset (every split assembled): no module come back to more than once
     assert visits == ["repro.data.wikipedia.wikipairs", "repro.vocabulary", "repro.ranklookup",
                       "repro.data.wikipedia.wikipairs", "repro.vocabulary", "repro.text", "repro.data.couples",
-                      "repro.pairset"], visits
+                      "repro.dealing", "repro.data.couples", "repro.pairset"], visits
     assert max(returns(visits).values()) == 1, visits

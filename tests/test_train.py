@@ -286,8 +286,8 @@ def test_every_contraction_asks_for_the_highest_precision(form):
     texts = [jax.jit(make_step(TrainConfig(loss=loss))).lower(*args).as_text() for loss in ("median", "contrastive")]
     w, table_j = jnp.full((8,), 0.5, jnp.float32), jnp.asarray(table)
     a, la = jnp.asarray(pairs.a), jnp.asarray(pairs.len_a)
-    texts.append(jax.jit(model._represent).lower(w, table_j, a, la).as_text())
-    texts.append(jax.jit(scoring._distances, static_argnums=6).lower(
+    texts.append(jax.jit(model.represent_unchecked).lower(w, table_j, a, la).as_text())
+    texts.append(jax.jit(scoring.couple_distances, static_argnums=6).lower(
         w, table_j, a, jnp.asarray(pairs.b), la, jnp.asarray(pairs.len_b), "euclidean").as_text())
     texts.append(forms._quads.lower(table_j, a[None], jnp.asarray(pairs.b)[None], la[None],
                                     jnp.asarray(pairs.len_b)[None], 8, False).as_text())

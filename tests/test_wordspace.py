@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from repro import wordmap
 from repro.encoder import Encoder
 from repro.transforms import IDENTITY, Transform
 from repro.wordspace import WordSpace, refits
@@ -146,13 +147,16 @@ def test_map_returns_a_new_space_and_leaves_the_old_one():
 def test_mapped_by_the_options_is_sif_by_hand():
     words, matrix = ["x", "y", "z"], np.array([[1, 0], [0, 1], [1, 1]], np.float32)
     ws = WordSpace.build(words, matrix, [1, 1, 1], 3, counts=[6, 3, 1])
-    sif = ws.mapped_by("sif", None)
+    sif = ws.mapped_by(wordmap.of("sif"))
     p = np.array([0.6, 0.3, 0.1])
     np.testing.assert_allclose(sif.word_map.scale, 1e-3 / (1e-3 + p), rtol=1e-12)
     np.testing.assert_allclose(sif.table[ws.vocabulary.rank], unit(matrix) * (1e-3 / (1e-3 + p))[:, None], rtol=1e-6)
     assert sif.base is None  # final: SIF never changes again
-    assert refits("usif", "corpus") and refits("usif", "fit") and not refits("usif", "given") and not refits("sif", None)
-    assert ws.mapped_by("usif", None, 2.0, "corpus").base is ws.table
+    usif, sif_ = wordmap.of("usif"), wordmap.of("sif")
+    assert refits(usif, "corpus") and refits(usif, "fit") and not refits(usif, "given") and not refits(sif_, None)
+    # the word vectors' common components are always the training texts' (the family's cc)
+    assert refits(wordmap.of(word_components=1), None) and refits(wordmap.of("usif", None, 1), "given")
+    assert ws.mapped_by(usif, 2.0, "corpus").base is ws.table
 
 
 def test_a_failed_fit_keeps_the_word_space_whole():

@@ -9,7 +9,7 @@ group when a chain of couples joins them, each couple scoring at least --thresho
 connected components of the graph of couples scoring >= T, single linkage: two members of a group
 may score below T); an item with no such couple is a group of one. A score is the couple's score
 of repro similarity: the metric --model records, else the shipped model's (the cosine for
---pretrained best, the default), or --metric, needed when no encoder is named and ITEMS is a
+--pretrained default and best), or --metric, needed when no encoder is named and ITEMS is a
 .npy. T lies in [-1, 1] for the cosine; under euclidean a score is minus a distance, so T <= 0
 (0: identical vectors only). Every couple is compared, exactly, block by block in bounded memory
 (repro.dedup).

@@ -5,10 +5,11 @@
     repro encode texts.txt --out vectors.npy       # no files: the installed vectors, wordfreq's frequencies
 
 Row i of the output is the vector of text i (one per line, or JSON lines). Without
-``--model`` the shipped weights are used: ``--pretrained best`` (the default), the learned family's
-winner (the paper's weights learned on Zipfian-whitened word vectors under 1 - cos), or
-``--pretrained paper``, the paper's own. Without ``--vectors`` the installed ones (WordLlama's
-token space with the extra tokens, else GloVe 6B 50d), without ``--df`` and ``--corpus``
+``--model`` the shipped weights are used: ``--pretrained default`` (the default: the space and
+model of the best STS-B dev Pearson, ``repro/weights/default.json``), ``best``, the learned
+family's winner (the paper's weights learned on Zipfian-whitened word vectors under 1 - cos), or
+``paper``, the paper's own. Without ``--vectors`` the default's space where installed, else the
+installed ones (WordLlama's token space with the extra tokens, else GloVe 6B 50d), without ``--df`` and ``--corpus``
 wordfreq's frequencies (``--frequencies``, default wordfreq:en): nothing to download. A text with
 no known word is the zero vector (with a warning); unknown words do not count in n.
 """

@@ -68,7 +68,8 @@ def metric_from(enc, args) -> str:
     if args.metric:
         return "--metric"
     if not args.model:
-        return {"best": "the shipped default's (--pretrained best: weights learned under 1 - cos)",
+        return {"default": "the shipped default's (--pretrained default: the cosine, as it was chosen on STS-B dev)",
+                "best": "the learned family's winner's (--pretrained best: weights learned under 1 - cos)",
                 "paper": "the paper's (--pretrained paper: minus the Euclidean distance, eq. 2)"}[args.pretrained]
     how, metric = enc.metric_from, enc.metric
     if how == "training":

@@ -29,17 +29,19 @@ def texts_parser(prog: str, doc: str, out_help: str) -> argparse.ArgumentParser:
 
 def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) -> None:
     """The options of the encoder a command builds (:func:`encoder_from`); ``pretrained``: with
-    ``--pretrained best|paper``, the shipped weights of ``Encoder.pretrained`` (not ``repro train``)."""
+    ``--pretrained default|best|paper``, the shipped weights of ``Encoder.pretrained`` (not ``repro train``)."""
     g = ap.add_argument_group("encoder (a saved --model, or the shipped weights on --vectors and --df/--corpus)")
     g.add_argument("--model", help="an encoder saved by `repro train` or Encoder.save (.npz), applied with "
                                    "everything it holds (word weights, whitening, components)")
     if pretrained:
-        g.add_argument("--pretrained", choices=("best", "paper"), default="best",
-                       help="the shipped weights applied without --model: best, the learned family's winner on "
+        g.add_argument("--pretrained", choices=("default", "best", "paper"), default="default",
+                       help="the shipped weights applied without --model: default, the space and model of the best "
+                            "STS-B dev Pearson (repro/weights/default.json says which; without --vectors its space), "
+                            "best, the learned family's winner on "
                             "the wikivar validation couples (the paper's weights learned on Zipfian-whitened word "
                             "vectors under 1 - cos, scored by the cosine; its word map needs word counts: --corpus, "
                             "a --df file of `repro df`, or wordfreq's, taken without either), or paper, the "
-                            "paper's own weights (plain word vectors, Euclidean) (default: best)")
+                            "paper's own weights (plain word vectors, Euclidean) (default: default)")
     g.add_argument("--vectors", help="word vectors: a folder made by `repro vectors` (loads in a second, "
                                      "memory-mapped), a word2vec .bin, word2vec or GloVe text file, a token space (a "
                                      "folder with tokenizer.json and its matrix: model2vec, StaticEmbedding), or an "
@@ -56,7 +58,8 @@ def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) ->
                         ("" if pretrained else ", which repro train takes only when named") + ")")
     add_tokeniser_option(g)
     g.add_argument("--lowercase", action="store_true", help="fold the vector words' case (case-sensitive models)")
-    g.add_argument("--no-normalize", action="store_true", help="keep the vectors' lengths (default: unit length)")
+    g.add_argument("--no-normalize", action="store_true", help="keep the vectors' lengths (default: unit length, but the shipped "
+                                                            "default model on its own space as it was chosen)")
     g.add_argument("--workers", type=int, help="threads that encode (default: one per core, at most 8; any "
                                                "number gives the same vectors)")
     add_quiet_option(ap)
@@ -65,20 +68,29 @@ def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) ->
 def add_word_map_options(ap: argparse.ArgumentParser) -> None:
     """The options of an encoder beyond the paper (``repro train``; the other commands read them
     from the encoder file): Encoder's ``word_weights``, ``whiten``, ``components``,
-    ``frequencies``, ``usif_length``, and fit's ``distance`` (:mod:`repro.wordmap`)."""
+    ``frequencies``, ``usif_length``, ``word_components`` (or a named map of the registry,
+    ``--word-map``), and fit's ``distance``; the choices are the registry's (:mod:`repro.wordmap`)."""
+    from repro import wordmap
+
     g = ap.add_argument_group("beyond the paper (saved in the encoder file; default: the paper's model)")
-    g.add_argument("--word-weights", choices=("sif", "usif"),
-                   help="a fixed weight per word times its vector before the learned weights: sif, a/(a + p(w)) "
-                        "with a = 1e-3; usif, Ethayarajh's a/(a/2 + p(w)) (default: none)")
-    g.add_argument("--whiten", choices=("centre", "zipf"),
-                   help="map the unit-length word vectors first: centre, subtract the p(w)-weighted mean; zipf, "
-                        "Zipfian whitening C^(-1/2)(e - mean) (Yokoi et al. 2024) (default: none)")
+    g.add_argument("--word-map", choices=tuple(wordmap.MAPS),
+                   help="a named word map, in place of --word-weights, --whiten and --word-components: "
+                        + "; ".join(f"{n}, {m.label}" for n, m in wordmap.MAPS.items()) + " (default: none)")
+    g.add_argument("--word-weights", choices=tuple(wordmap.WEIGHTS),
+                   help="a fixed weight per word times its vector before the learned weights: "
+                        + "; ".join(p.help for p in wordmap.WEIGHTS.values()) + " (default: none)")
+    g.add_argument("--whiten", choices=tuple(wordmap.WHITENINGS),
+                   help="map the unit-length word vectors first: "
+                        + "; ".join(p.help for p in wordmap.WHITENINGS.values()) + " (default: none)")
+    g.add_argument("--word-components", type=int, default=0,
+                   help="common components of the training texts' means (under the map so far) to remove from every "
+                        "word vector before learning the weights (the learned family's cc) (default: 0)")
     g.add_argument("--components", type=int, default=0,
                    help="common components of the training texts' vectors to remove after learning the "
                         "weights (SIF's removal; uSIF's scaled one with --word-weights usif) (default: 0)")
     g.add_argument("--usif-length", type=float,
                    help="uSIF's mean text length (default: that of the training couples' distinct texts)")
-    g.add_argument("--distance", default="euclidean", choices=("euclidean", "cosine"),
+    g.add_argument("--distance", default="euclidean", choices=settings.TABLE_METRICS,
                    help="what the losses measure while learning: euclidean (the paper's) or cosine (1 - cos); "
                         "saved as the encoder's metric, which similarity and evaluate score by unless given "
                         "--metric (default: euclidean)")
@@ -89,12 +101,20 @@ def word_map_options(args) -> dict:
     each checked by its option's name."""
     if not hasattr(args, "word_weights"):
         return {}
-    if args.components < 0:
-        raise InputError("--components", f"must be at least 0, got {args.components}")
+    from repro import wordmap
+
+    for name, k in (("--components", args.components), ("--word-components", args.word_components)):
+        if k < 0:
+            raise InputError(name, f"must be at least 0, got {k}")
     if args.usif_length is not None and not args.usif_length > 0:
         raise InputError("--usif-length", f"must be a positive number, got {args.usif_length:g}")
-    return dict(word_weights=args.word_weights, whiten=args.whiten, components=args.components,
-                usif_length=args.usif_length)
+    parts = dict(word_weights=args.word_weights, whiten=args.whiten, word_components=args.word_components)
+    if args.word_map is not None:
+        if any(parts.values()):
+            raise InputError("--word-map", "give a named map or its parts (--word-weights, --whiten, "
+                                           "--word-components), not both")
+        parts = {"word_components": 0, **wordmap.MAPS[args.word_map].options()}
+    return dict(**parts, components=args.components, usif_length=args.usif_length)
 
 
 def frequencies_option(args, default: str) -> str:
@@ -130,7 +150,7 @@ def add_metric_option(ap: argparse.ArgumentParser) -> None:
                                                       "distance of its vectors (the paper's eq. 2), or cosine "
                                                       "(default: the one --model records, for a trained model the "
                                                       "distance it was trained under; else the shipped model's: "
-                                                      "cosine for --pretrained best, euclidean for paper)")
+                                                      "cosine for --pretrained default and best, euclidean for paper)")
 
 
 def _exists(path: str) -> str:
@@ -159,8 +179,8 @@ def _workers(args) -> int | None:
 
 def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
     """The Encoder the options name: ``--model`` (its vectors from ``--vectors`` or as saved), or
-    ``--vectors`` with ``--df``/``--corpus`` and the shipped weights of ``--pretrained`` (best, the
-    default, or paper; or none, ``weights=False``). With the shipped weights, no ``--vectors``
+    ``--vectors`` with ``--df``/``--corpus`` and the shipped weights of ``--pretrained`` (default,
+    best or paper; or none, ``weights=False``). With the shipped weights, no ``--vectors``
     takes the installed ones and no ``--df``/``--corpus`` wordfreq's frequencies
     (``Encoder.pretrained()``); ``repro train`` (``weights=False``) takes the latter only when
     ``--frequencies`` names them."""
@@ -181,13 +201,13 @@ def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
         raise InputError("--df/--corpus", "give one: a df file, a corpus to count document frequencies in, or "
                                           "--frequencies wordfreq:en")
     corpus = store.read_texts(args.corpus) if args.corpus else None
-    options = dict(corpus=corpus, normalize=not args.no_normalize, lowercase=args.lowercase, progress=progress,
+    options = dict(corpus=corpus, **({"normalize": False} if args.no_normalize else {}), lowercase=args.lowercase, progress=progress,
                    workers=_workers(args), tokeniser=tokeniser or "paper", **word_map_options(args),
                    frequencies=frequencies_option(args, "corpus" if given else "wordfreq:en"))
     df = _exists(args.df) if args.df else None
     vectors = _vectors_arg(args.vectors) if args.vectors else None
     if weights:  # the shipped model's metric unless --metric names one; without --vectors the installed ones
-        return Encoder.pretrained(vectors, df, model=getattr(args, "pretrained", "best"),
+        return Encoder.pretrained(vectors, df, model=getattr(args, "pretrained", "default"),
                                   **options, **({"metric": metric} if metric else {}))
     return Encoder(vectors, df, n_max=n_max, metric=metric, **options)
 

@@ -7,8 +7,8 @@
 Higher is more related: minus the Euclidean distance of the two text vectors (the paper's score;
 its scale follows the weights', only the order means something), or their cosine in [-1, 1] with
 ``--metric cosine`` (0 for a text without a known word); by default the metric that ``--model``
-records, or the shipped model's: the cosine for ``--pretrained best`` (the default, the learned
-family's winner), the Euclidean distance for ``--pretrained paper``. A couples
+records, or the shipped model's: the cosine for ``--pretrained default`` (the default) and ``best`` (the
+learned family's winner), the Euclidean distance for ``--pretrained paper``. A couples
 file holds ``text_a<TAB>text_b`` lines (a third label column is ignored) or JSON lines with
 "a" and "b"; the scores go to ``--out`` (one per line) or to standard output, and nothing
 else is printed unless a text has no known word (a warning) or a step is slow (a bar).

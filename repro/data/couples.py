@@ -8,7 +8,7 @@ split's unrelated couples from that split's own texts:
 * **Splits** in the paper's proportions 1.5 : 1.5 : 1.9 (1.5M : 1.5M : 1.9M couples).
   ``by="group"``: whole groups go to one split (no article gives texts to two splits), with
   the cut points at the group boundaries nearest to those proportions, and at least two groups
-  in every split when there are six or more; ``by="pair"``: couples
+  in every split when there are six or more (:func:`repro.dealing.deal`, rule ``cuts``); ``by="pair"``: couples
   are shuffled and cut one by one (a paragraph may then give couples to several splits).
 * **Unrelated couples**: the 2P texts of a split's P related couples are paired at random,
   never two texts of one group (:func:`match_unrelated`). Both classes then hold exactly the
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from repro.dealing import deal
 from repro.pairset import PairSet, from_rows
 
 #: Split names and their shares of the related couples (paper: 1.5M, 1.5M, 1.9M).
@@ -97,25 +98,12 @@ def _assign(pair_groups: np.ndarray, by: str, rng: np.random.Generator) -> list[
         sizes = split_sizes(n)
         cuts = np.cumsum(sizes)[:-1]
         return np.split(perm, cuts)
-    # whole groups, in a random order, cut at the group boundaries nearest the proportions
+    # whole groups, in a random order, cut at the group boundaries nearest the proportions,
+    # at least two groups per split where there are enough: unrelated couples need two
     uniq, inverse, counts = np.unique(pair_groups, return_inverse=True, return_counts=True)
-    order = rng.permutation(len(uniq))
+    split_of_group, order = deal(counts, split_sizes(n), rng, "cuts", least=2 if len(uniq) >= 2 * len(SPLITS) else 1)
     position = np.empty(len(uniq), np.int64)
     position[order] = np.arange(len(uniq))
-    cum = np.concatenate([[0], np.cumsum(counts[order])])  # couples before each boundary
-    targets = np.cumsum(split_sizes(n))[:-1]
-    # at least two groups per split where there are enough: unrelated couples need two
-    least = 2 if len(uniq) >= 2 * len(SPLITS) else 1
-    cuts, lo = [], least
-    for t in targets:
-        hi = len(uniq) - least * (len(targets) - len(cuts))  # leave groups for every later split
-        if lo > hi:
-            raise ValueError(f"{len(uniq)} groups cannot fill {len(SPLITS)} splits")
-        b = lo + int(np.argmin(np.abs(cum[lo:hi + 1] - t)))
-        cuts.append(b)
-        lo = b + least
-    bounds = [0, *cuts, len(uniq)]
-    split_of_group = np.searchsorted(np.asarray(bounds[1:-1]), position, side="right")
     split_of_pair = split_of_group[inverse]
     pair_order = np.argsort(position[inverse], kind="stable")  # groups in their drawn order
     return [pair_order[split_of_pair[pair_order] == k] for k in range(len(SPLITS))]

@@ -61,6 +61,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from repro.dealing import deal
 from repro.errors import InputError, run
 from repro.store import write_couples, write_json
 from repro.data.tweets.tweetclean import CleanTweet, clean_tweet
@@ -261,21 +262,17 @@ def component_splits(n: int, related: Sequence[tuple[int, int]], seed: int = 0) 
     the related-couple graph together; and counts (couples per split, the largest component).
 
     Components, largest first and ties in an order drawn from ``seed``, each go to the split
-    furthest below its share of the related couples (the paper's proportions); tweets in no
-    related couple go to a split drawn in the same proportions."""
+    furthest below its share of the related couples (the paper's proportions: :func:`repro.dealing.deal`,
+    rule ``greedy``); tweets in no related couple go to a split drawn in the same proportions."""
     rng = np.random.default_rng(seed)
     comp = components(n, related)
     per_comp = np.bincount(comp[[i for i, _ in related]], minlength=n) if related else np.zeros(n, np.int64)
-    targets = np.array([paper_split_sizes(len(related))[k] for k in SPLIT_NAMES], np.float64)
+    targets = [paper_split_sizes(len(related))[k] for k in SPLIT_NAMES]
     roots = np.flatnonzero(per_comp)
-    roots = roots[rng.permutation(roots.size)]
-    roots = roots[np.argsort(-per_comp[roots], kind="stable")]
-    fill = np.zeros(3)
-    split_of_root = {}
-    for r in roots.tolist():
-        k = int(np.argmax(targets - fill))  # ties to the earlier split
-        split_of_root[r] = k
-        fill[k] += per_comp[r]
+    bucket, order = deal(per_comp[roots], targets, rng, "greedy")  # ties to the earlier split
+    split_of_root = dict(zip(roots.tolist(), bucket.tolist()))
+    fill = np.bincount(bucket, weights=per_comp[roots], minlength=3)
+    roots = roots[order]  # largest first
     shares = np.array([size for _, size in PAPER_SPLITS], np.float64)
     loose = rng.choice(3, size=n, p=shares / shares.sum())
     split = np.array([split_of_root.get(int(c), int(loose[t])) for t, c in enumerate(comp)], np.int8)

@@ -51,6 +51,7 @@ import numpy as np
 
 from repro import settings, store
 from repro.errors import InputError, run
+from repro.data import couplestage
 from repro.data.couples import cluster_counts
 from repro.data.tweets.tweetpairs import components, shared_across_splits
 from repro.pairset import PairSet, from_rows
@@ -193,8 +194,7 @@ def build(couples: list, labels, info: list, vocab: Vocabulary, seed: int,
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m repro tweetsets", description=__doc__.split("\n\n")[0])
     ap.add_argument("--couples", required=True, help="couples file of the tweets stage (JSON lines)")
-    ap.add_argument("--vocab", required=True, help="vocab.txt of the word2vec stage (Wikipedia)")
-    ap.add_argument("--df", required=True, help="df.npz of the docfreq stage (Wikipedia)")
+    couplestage.add_inputs(ap, corpus=" (Wikipedia)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the shuffles (default 0)")
     ap.add_argument("--setting", default=SETTING, choices=TWITTER_SETTINGS, help="the Table 2 column (default %(default)s)")
     ap.add_argument("--out", required=True, help="folder for train/validation/test.npz and summary.json")
@@ -208,11 +208,10 @@ def main(argv=None) -> int:
     summary["couples_file"] = os.path.abspath(args.couples)
     pairing = os.path.splitext(args.couples)[0] + ".summary.json"
     summary["tweets"] = store.read_json_if_any(pairing)
-    store.save_splits(args.out, splits, summary, groups=groups)
-    c = summary["counts"]
+    counts, c = couplestage.save_splits(args.out, splits, summary, groups), summary["counts"]
     print(f"tweetsets: {sum(v['related'] for v in c.values())} + {sum(v['unrelated'] for v in c.values())} couples "
-          "(related + unrelated): " + ", ".join(f"{k} {v['related']}+{v['unrelated']}" for k, v in c.items())
-          + f"; {sum(summary['dropped_empty_text'].values())} dropped for an empty text -> {args.out}")
+          f"(related + unrelated): {counts}; {sum(summary['dropped_empty_text'].values())} dropped for an empty "
+          f"text -> {args.out}")
     return 0
 
 

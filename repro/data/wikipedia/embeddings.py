@@ -76,7 +76,7 @@ def stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
-def train(paragraphs: str, epochs: int = 1, seed: int = 1, workers: int = 1, dim: int = 400,
+def train_word2vec(paragraphs: str, epochs: int = 1, seed: int = 1, workers: int = 1, dim: int = 400,
           min_count: int = 5, window: int = 5, progress: bool | None = None):
     """Train word2vec on ``paragraphs``; return (words in gensim index order, unit vectors, model)."""
     from gensim.models import Word2Vec
@@ -126,7 +126,7 @@ def main(argv=None) -> int:
         raise InputError(args.paragraphs, "no such file")
     t0 = time.perf_counter()
     try:
-        words, vectors, model = train(args.paragraphs, args.epochs, args.seed, args.workers,
+        words, vectors, model = train_word2vec(args.paragraphs, args.epochs, args.seed, args.workers,
                                       args.dim, args.min_count, args.window)
     except (UnicodeDecodeError, OSError) as err:
         raise InputError(args.paragraphs, f"cannot read ({err})") from None

@@ -30,6 +30,7 @@ import numpy as np
 from tqdm import tqdm
 
 from repro.errors import InputError, run
+from repro.data import couplestage
 from repro.data.parallel import pool_map, worker_pool
 from repro.docfreq import count_known, idf
 from repro.store import read_vocab, save_df
@@ -97,8 +98,8 @@ def document_frequencies(paragraphs: str, words: list[str], workers: int = 1,
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m repro docfreq", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--paragraphs", required=True, help="paragraph TSV of the wikidump stage")
-    ap.add_argument("--vocab", required=True, help="vocab.txt of the word2vec stage")
+    ap.add_argument("--paragraphs", required=True, help=couplestage.PARAGRAPHS_HELP)
+    couplestage.add_inputs(ap, df=False)
     ap.add_argument("--out", required=True, help="df.npz to write")
     ap.add_argument("--workers", type=int, default=os.cpu_count(), help="counting processes (default: all cores)")
     args = ap.parse_args(argv)
@@ -106,12 +107,8 @@ def main(argv=None) -> int:
     if args.workers < 1:
         raise InputError(args.out, "--workers must be at least 1")
     words = read_vocab(args.vocab)
-    if not os.path.isfile(args.paragraphs):
-        raise InputError(args.paragraphs, "no such file")
-    try:
+    with couplestage.reading(args.paragraphs):
         df, n_docs, terms = document_frequencies(args.paragraphs, words, args.workers, counts=True)
-    except UnicodeDecodeError as err:
-        raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
     if n_docs == 0:
         raise InputError(args.paragraphs, "no paragraphs")
     save_df(args.out, df, n_docs, counts=terms)

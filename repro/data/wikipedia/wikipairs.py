@@ -48,9 +48,9 @@ from array import array
 import numpy as np
 from tqdm import tqdm
 
-from repro import settings, store
+from repro import settings
 from repro.errors import InputError, run
-from repro.data import couples
+from repro.data import couples, couplestage
 from repro.pairset import PairSet
 from repro.vocabulary import Vocabulary
 
@@ -217,9 +217,8 @@ def build(paragraphs: str, vocab: Vocabulary, setting: str, seed: int, split_by:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m repro pairs", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--paragraphs", required=True, help="paragraph TSV of the wikidump stage")
-    ap.add_argument("--vocab", required=True, help="vocab.txt of the word2vec stage")
-    ap.add_argument("--df", required=True, help="df.npz of the docfreq stage")
+    ap.add_argument("--paragraphs", required=True, help=couplestage.PARAGRAPHS_HELP)
+    couplestage.add_inputs(ap)
     ap.add_argument("--setting", required=True, choices=PAIR_SETTINGS, help="wiki20 (n = 20) or wikivar (n in 10..30)")
     ap.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     ap.add_argument("--out", required=True, help="folder for train/test/validation.npz and summary.json")
@@ -233,19 +232,13 @@ def main(argv=None) -> int:
         raise InputError(args.out, "--max-related must be at least 1")
     t0 = time.perf_counter()
     vocab = Vocabulary.load(args.vocab, args.df)
-    if not os.path.isfile(args.paragraphs):
-        raise InputError(args.paragraphs, "no such file")
-    try:
+    with couplestage.reading(args.paragraphs):
         splits, clusters, summary = build(args.paragraphs, vocab, args.setting, args.seed, args.split_by,
                                 max_related=args.max_related)
-    except UnicodeDecodeError as err:
-        raise InputError(args.paragraphs, f"not UTF-8 text ({err.reason})") from None
-    store.save_splits(args.out, splits, summary, groups=clusters)
-    c = summary["counts"]
+    counts = couplestage.save_splits(args.out, splits, summary, clusters)
     print(f"pairs {args.setting}: {summary['related_pairs_found']} related pairs from "
           f"{summary['corpus']['paragraphs_with_pairs']} paragraphs of {summary['corpus']['articles_with_pairs']} articles; "
-          + ", ".join(f"{k} {v['related']}+{v['unrelated']}" for k, v in c.items())
-          + f" (related+unrelated) in {time.perf_counter() - t0:.2f} s -> {args.out}")
+          + counts + f" (related+unrelated) in {time.perf_counter() - t0:.2f} s -> {args.out}")
     return 0
 
 
