@@ -22,10 +22,10 @@ WORDS = [f"w{i}" for i in range(40)]
 #: repro of f4f52ed (before issue 33's word space) on PYTHONPATH: ``np.savez(OUT, **write_case(Encoder, CASE))``.
 CASE = os.path.join(ROOT, "tests", "data", "encoder-f4f52ed.npz")
 OUT = os.path.join(ROOT, "tests", "data", "encoder-f4f52ed-out.npz")
-#: An encoder file of main at 2a45b6f (after issue 33 item 2's ``word_components`` and the registry)
+#: An encoder file of main at 2d3f1bc (after issue 33 item 2's ``word_components`` and the registry)
 #: and its outputs, written by :func:`write_cc_case` the same way (its module's functions run on that repro).
-CC_CASE = os.path.join(ROOT, "tests", "data", "encoder-2a45b6f-cc.npz")
-CC_OUT = os.path.join(ROOT, "tests", "data", "encoder-2a45b6f-cc-out.npz")
+CC_CASE = os.path.join(ROOT, "tests", "data", "encoder-2d3f1bc-cc.npz")
+CC_OUT = os.path.join(ROOT, "tests", "data", "encoder-2d3f1bc-cc-out.npz")
 pytestmark = pytest.mark.filterwarnings("ignore::repro.encoder.SparseDfWarning")
 
 
@@ -95,7 +95,7 @@ def test_a_file_of_the_code_before_loads_and_encodes_bit_for_bit():
 
 
 def test_a_file_with_word_components_of_main_loads_encodes_and_saves_again_the_same(tmp_path):
-    """A file written by main's encoder (2a45b6f) whose map removes the word vectors' common component
+    """A file written by main's encoder (2d3f1bc) whose map removes the word vectors' common component
     (``word_components``, recorded in its .json; the map's matrix in its .npz) loads with it, encodes and
     scores as it did, and saving it again writes the same arrays and description."""
     matrix, _, _, _, texts = case_inputs()
