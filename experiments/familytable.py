@@ -84,8 +84,6 @@ def kappa_lines(kappas: dict) -> list[str]:
         how = ("by 5-fold CV over the family's grid" if sources == {"cv"} else
                "each member's the wikivar family's, as the tweets' median models take the wikivar model's"
                if sources == {"model"} else "from " + ", ".join(sorted(sources)))
-        tokens = any(k.startswith(tokenfamily.PREFIX) for k in members) and sources == {"cv"}
-        how += f" (WordLlama's members: {', '.join(f'{k:g}' for k in tokenfamily.KAPPA_GRID)})" if tokens else ""
         lines += ["", f"Kappa of the {title} family, {how}: " + "; ".join(parts) + "."
                   + (" †: the grid's edge won, and the search went on beyond it (repro.crossval.beyond_edge)."
                      if any(m.get("extended") for m in members.values()) else "")
