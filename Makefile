@@ -4,7 +4,7 @@
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
 # Knobs: QUICK, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
 # RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
-# TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, LOCK (0: the newest versions, not constraints.txt's),
+# TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, TOKEN_SPACE, LOCK (0: the newest versions, not constraints.txt's),
 # REPRO_NATIVE_KERNELS (1: no AVX2 cap on NumPy and XLA; docs/REPRODUCIBILITY.md).
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
@@ -219,6 +219,28 @@ $(DATA)/family/%/summary.json: $(DATA)/family/%/summary-cosine.json $(DATA)/fami
                                $(call deps,experiments.train_family)
 	$(PY) -m experiments.train_family --data $(DATA) --setting $* --merge
 
+# ---- WordLlama's token space (issue 34, not in the paper: experiments/tokenrows.py) --------------------
+# the couples read as text on WordLlama's tokens: df and counts over token ids from the corpus's
+# paragraphs; the learned family's members on the raw and Zipfian-whitened token vectors (kappa by CV,
+# the tweets' from the wikivar token family); the row "WordLlama" (its own mean pooling), the members and
+# the peer family's token configurations scored beside every other row's score file
+# TOKEN_SPACE: another token space (a folder with a tokenizer.json and its matrix); empty: WordLlama's wheel
+TOKEN_SPACE ?=
+TOKEN_ARG = $(if $(TOKEN_SPACE),--space $(TOKEN_SPACE))
+TOKEN_ID := $(DATA)/.tokens-$(shell echo '$(TOKEN_SPACE)' | md5sum | cut -c1-8)
+$(TOKEN_ID):
+	@mkdir -p $(DATA) && rm -f $(DATA)/.tokens-* && touch $@
+$(DATA)/tokens/df.npz: $(DATA)/paragraphs.tsv $(TOKEN_ID) $(call deps,experiments.token_df)
+	$(TIMED) tokens-df -- $(PY) -m experiments.token_df --paragraphs $< --out $@ $(TOKEN_ARG)
+TOKEN_FAMILIES := $(foreach s,wiki20 wikivar,$(DATA)/tokens/family/$(s)/summary.json)
+$(TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json \
+                                                       $(call deps,experiments.train_tokenfamily)
+	$(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) $(TOKEN_ARG)
+$(DATA)/tokens/scores/%.npz: $(DATA)/tokens/family/%/summary.json $(call deps,experiments.score_tokens)
+	$(TIMED) tokenscores-$* -- $(PY) -m experiments.score_tokens --data $(DATA) --setting $* --out $@ $(TOKEN_ARG)
+TOKEN_SCORES := $(DATA)/tokens/scores/wiki20.npz $(DATA)/tokens/scores/wikivar.npz
+.SECONDARY: $(TOKEN_FAMILIES) $(DATA)/tokens/df.npz
+
 # ---- scores of every method on validation and test couples ------------------------------
 OTHER_ID := $(DATA)/.other-$(shell echo '$(OTHER_VECTORS)' | md5sum | cut -c1-8)
 $(OTHER_ID):
@@ -246,7 +268,7 @@ SCORES := $(DATA)/scores/wikivar.npz $(DATA)/scores/other.npz $(DATA)/scores/wik
 
 # ---- Table 1 and Figures 2, 3 -----------------------------------------------------------
 START_TIME := $(shell date +%s)
-$(RESULTS)/table1.md: $(SCORES) $(call deps,experiments.tables)
+$(RESULTS)/table1.md: $(SCORES) $(TOKEN_SCORES) $(call deps,experiments.tables)
 	$(PY) -m experiments.tables --table 1 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
 	    $(if $(PUBLISHING),$(README_BLOCKS)) --started $(START_TIME)
 
@@ -308,10 +330,20 @@ KAPPA_FAMILY := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/family/wikivar/summa
 $(foreach s,$(TWITTER),$(foreach d,$(FAMILY_DISTANCES),$(eval $(call FAMILY_PART_RULE,$(s),$(d),\
     $(DATA)/$(s)/summary.json $(KAPPA_FAMILY) $(KAPPA_ID),$(if $(KAPPA_FAMILY),--kappa-from wikivar)))))
 
+# the tweets' WordLlama members, each member's kappa from the wikivar token family's (or by CV)
+KAPPA_TOKEN_FAMILY := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/tokens/family/wikivar/summary.json)
+TWEET_TOKEN_FAMILIES := $(foreach s,$(TWITTER),$(DATA)/tokens/family/$(s)/summary.json)
+$(TWEET_TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json \
+                                                             $(KAPPA_TOKEN_FAMILY) $(KAPPA_ID) $(call deps,experiments.train_tokenfamily)
+	$(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) \
+	    $(if $(KAPPA_TOKEN_FAMILY),--kappa-from wikivar) $(TOKEN_ARG)
+TWEET_TOKEN_SCORES := $(foreach s,$(TWITTER),$(DATA)/tokens/scores/$(s).npz)
+.SECONDARY: $(TWEET_TOKEN_FAMILIES)
+
 TWEET_SCORES := $(foreach s,$(TWITTER),$(DATA)/scores/$(s).npz)
 $(foreach s,$(TWITTER),$(eval $(call SCORE_RULES,$(s),$(s))))
 
-$(RESULTS)/table2.md: $(TWEET_SCORES) $(call deps,experiments.tables)
+$(RESULTS)/table2.md: $(TWEET_SCORES) $(TWEET_TOKEN_SCORES) $(call deps,experiments.tables)
 	$(PY) -m experiments.tables --table 2 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
 	    $(if $(PUBLISHING),$(README_BLOCKS)) --started $(START_TIME)
 
