@@ -162,18 +162,25 @@ W2V_ID := $(DATA)/.w2v-$(shell echo '$(W2V_EPOCHS)|$(W2V_WORKERS)' | md5sum | cu
 $(W2V_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.w2v-* && touch $@
 
-$(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
+# the words first (seconds): the stages that need only them (document frequencies, couples, WordLlama's
+# rows) run while the vectors train, which leaves the words as they are; every stage that reads the
+# vectors depends on $(VECTORS)
+VECTORS := $(DATA)/w2v/vectors.npy
+$(DATA)/w2v/vocab.txt: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
+	$(TIMED) vocab -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) \
+	    --workers $(W2V_WORKERS) --seed $(SEED) --vocab-only
+$(VECTORS): $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
 	$(TIMED) word2vec -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) \
 	    --workers $(W2V_WORKERS) --seed $(SEED)
 
-$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(call deps,repro.data.wikipedia.paragraphdf)
+$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(call deps,repro.data.wikipedia.paragraphdf)
 	$(TIMED) docfreq -- $(PY) -m repro docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
 
 SPLIT_ID := $(DATA)/.split-$(shell echo '$(SPLIT_BY)|$(MAX_RELATED)' | md5sum | cut -c1-8)
 $(SPLIT_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.split-* && touch $@
 
-$(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz $(SPLIT_ID) \
+$(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(DATA)/df.npz $(SPLIT_ID) \
                         $(call deps,repro.data.wikipedia.wikipairs)
 	$(TIMED) pairs-$* -- $(PY) -m repro pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
 	    --setting $* --seed $(SEED) --split-by $(SPLIT_BY) --out $(DATA)/$* \
@@ -194,7 +201,7 @@ FORM_ID := $(DATA)/.form-$(TRAIN_FORM)
 $(FORM_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.form-* && touch $@
 
-$(DATA)/models/%.npz: $(PAIRS) $(FORM_ID) $(call deps,experiments.train_weights)
+$(DATA)/models/%.npz: $(PAIRS) $(VECTORS) $(FORM_ID) $(call deps,experiments.train_weights)
 	$(TIMED) weights-$* -- $(PY) -m experiments.train_weights --data $(DATA) --setting $(word 1,$(subst -, ,$*)) \
 	    --loss $(word 2,$(subst -, ,$*)) --seed $(SEED) --form $(TRAIN_FORM) --out $@
 
@@ -208,7 +215,7 @@ MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/mode
 FAMILY_DISTANCES := euclidean cosine
 # $(1) setting, $(2) distance, $(3) the setting's couples, $(4) options
 define FAMILY_PART_RULE
-$(DATA)/family/$(1)/summary-$(2).json: $(3) $(call deps,experiments.train_family)
+$(DATA)/family/$(1)/summary-$(2).json: $(3) $(VECTORS) $(call deps,experiments.train_family)
 	$$(TIMED) family-$(1)-$(2) -- $$(PY) -m experiments.train_family --data $$(DATA) --setting $(1) --seed $$(SEED) \
 	    --distance $(2) $(4)
 .SECONDARY: $(DATA)/family/$(1)/summary-$(2).json $(DATA)/family/$(1)/summary.json
@@ -252,9 +259,9 @@ SCORING := $(call deps,experiments.score)
 # learned family's rows added: the same file as one run of every row, experiments/score.py --part)
 # $(1) column, $(2) its couples' source (models and family), $(3) options
 define SCORE_RULES
-$(DATA)/scores/$(1)-rows.npz: $(DATA)/models/$(2)-contrastive.npz $(DATA)/models/$(2)-median.npz $(SCORING) $(4)
+$(DATA)/scores/$(1)-rows.npz: $(DATA)/models/$(2)-contrastive.npz $(DATA)/models/$(2)-median.npz $(VECTORS) $(SCORING) $(4)
 	$$(TIMED) scores-$(1)-rows -- $$(PY) -m experiments.score --data $$(DATA) --setting $(1) --part rows --out $$@ $(3)
-$(DATA)/scores/$(1).npz: $(DATA)/family/$(2)/summary.json $(DATA)/scores/$(1)-rows.npz $(SCORING) $(4)
+$(DATA)/scores/$(1).npz: $(DATA)/family/$(2)/summary.json $(DATA)/scores/$(1)-rows.npz $(VECTORS) $(SCORING) $(4)
 	$$(TIMED) scores-$(1)-family -- $$(PY) -m experiments.score --data $$(DATA) --setting $(1) --part family \
 	    --rows $(DATA)/scores/$(1)-rows.npz --out $$@ $(3)
 .SECONDARY: $(DATA)/scores/$(1)-rows.npz
@@ -306,7 +313,7 @@ $(TWEET_COUPLES): $(DATA)/%/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(NEWS
 	    $(TWEET_ARGS_$*) $(TWEET_OPTIONS)
 
 TWEET_SPLITS := $(foreach s,$(TWITTER),$(DATA)/$(s)/summary.json)
-$(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vectors.npy $(DATA)/df.npz \
+$(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vocab.txt $(DATA)/df.npz \
                                          $(call deps,repro.data.tweets.tweetsets)
 	$(TIMED) pairs-$* -- $(PY) -m repro tweetsets --couples $< --vocab $(DATA)/w2v/vocab.txt \
 	    --df $(DATA)/df.npz --seed $(SEED) --setting $* --out $(DATA)/$*
@@ -320,7 +327,7 @@ $(KAPPA_ID):
 $(foreach s,$(TWITTER),$(DATA)/models/$(s)-median.npz): $(KAPPA_ID)
 # one pattern rule per column: $(DATA)/models/<column>-<loss>.npz (more specific than the Wikipedia rule)
 define TWEET_MODEL_RULE
-$(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(KAPPA_MODEL) $(call deps,experiments.train_weights)
+$(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(VECTORS) $(KAPPA_MODEL) $(call deps,experiments.train_weights)
 	$$(TIMED) weights-$(1)-$$* -- $$(PY) -m experiments.train_weights --data $$(DATA) --setting $(1) --loss $$* \
 	    --seed $$(SEED) --out $$@ $$(if $$(and $$(KAPPA_MODEL),$$(filter median,$$*)),--kappa-from $$(KAPPA_MODEL))
 endef

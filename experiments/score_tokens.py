@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from experiments import tokenrows
-from experiments.files import load_corpus, load_split
+from experiments.files import load_split, load_words
 from repro import encodings, family, peerfamily, settings, store, tokenfamily
 from repro import metrics as protocol
 from repro.errors import run
@@ -87,9 +87,9 @@ def main(argv=None):
     t0 = time.perf_counter()
     layout = Layout(args.data)
     vocab, table, counts = tokenrows.space_setup(args.data, args.space)
-    words, _ = load_corpus(args.data)
+    words = load_words(args.data)
     pairs = {s: load_split(args.data, args.setting, s) for s in settings.SPLITS}
-    couples = {s: tokenrows.token_couples(vocab, p, words.words) for s, p in pairs.items()}
+    couples = {s: tokenrows.token_couples(vocab, p, words) for s, p in pairs.items()}
     weights = {m.key: store.load_model(tokenrows.family_path(layout, args.setting, m.key)).weights
                for m in tokenfamily.members()}
     out, meta = score(table, counts, couples, weights)

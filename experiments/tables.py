@@ -45,7 +45,7 @@ class Spec(NamedTuple):
 SPECS = {
     1: Spec(1, "Split error and JS divergence on Wikipedia couples (reproduction of Table 1).",
             "The paper's Table 1 (Wikipedia dump of March 2015, 4.9M pairs per setting, Google News vectors):",
-            {"install": ("install",), "data chain": ("wikidump", "word2vec", "docfreq", "pairs-wiki", "tokens-df"),
+            {"install": ("install",), "data chain": ("wikidump", "vocab", "word2vec", "docfreq", "pairs-wiki", "tokens-df"),
              "kappa search and training": ("weights-wiki", "family-wiki", "tokenfamily-wiki"),
              "scoring": ("scores-wiki", "scores-other", "tokenscores-wiki")},
             False),

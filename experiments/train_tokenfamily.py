@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 from experiments import tokenrows
-from experiments.files import load_corpus, load_split
+from experiments.files import load_split, load_words
 from experiments.train_weights import fold_groups, parse_grid
 from repro import settings, store, tokenfamily
 from repro.errors import InputError, run
@@ -50,9 +50,9 @@ def main(argv=None):
     args = parser().parse_args(argv)
     layout = Layout(args.data)
     vocab, table, counts = tokenrows.space_setup(args.data, args.space)
-    words, _ = load_corpus(args.data)
+    words = load_words(args.data)
     train = load_split(args.data, args.setting, "train")
-    couples = tokenrows.token_couples(vocab, train, words.words)
+    couples = tokenrows.token_couples(vocab, train, words)
     groups = None if args.kappa_from else fold_groups(args.data, args.setting, train, args.folds)
     n_max = tokenfamily.token_n_max(settings.setting(args.setting).n_max, np.r_[train.len_a, train.len_b],
                                     np.r_[couples.len_a, couples.len_b])
