@@ -136,6 +136,26 @@ def _docfreq(df, corpus, tokenise, progress: bool = False, frequencies: str = "c
     raise ValueError(f"df: expected a df file path, DocFreq or Vocabulary, got {type(df).__name__}")
 
 
+#: The shipped models ``make default`` scores on each space it measures (its candidates' keys,
+#: ``<space>/<model>``), by their name in :data:`PRETRAINED`.
+MEASURED_ELSEWHERE = {"paper": "paper", "wikivar-best": "best"}
+
+
+def default_elsewhere(provenance: dict, vectors) -> str:
+    """The shipped model ``Encoder.pretrained()`` takes on ``vectors`` other than the space its
+    default was chosen on (``provenance``: the default's ``.json``): of the shipped Wikipedia models,
+    the one of the best STS-B dev Pearson that ``make default`` measured on those vectors (GloVe 6B
+    50d, WordLlama); on vectors it did not measure, the learned family's winner (``"best"``)."""
+    from repro import tokenspace
+    from repro.vectors import KUMO_NAME
+
+    space = {KUMO_NAME: "glove", tokenspace.WORDLLAMA: "wordllama"}.get(vectors) if isinstance(vectors, str) else None
+    scored = [(c["dev_pearson"], MEASURED_ELSEWHERE[c["key"].split("/", 1)[1]])
+              for c in provenance.get("candidates", []) if space and c["key"].split("/", 1)[0] == space
+              and c["key"].split("/", 1)[1] in MEASURED_ELSEWHERE]
+    return max(scored)[1] if scored else "best"
+
+
 class Encoder:
     """Texts to vectors by learned idf-rank weights (De Boom et al., 2016).
 
@@ -348,7 +368,8 @@ class Encoder:
         ``model="default"`` (the default): :data:`SHIPPED_DEFAULT`, the space and model of the best
         STS-B dev Pearson among the shipped and the STS-B-learned ones (make default; its ``.json``
         records the choice, the space, ``vectors``, loaded when none are given, and the options,
-        ``normalize`` applied on that space only).
+        ``normalize`` applied on that space only); on other vectors the shipped model
+        :func:`default_elsewhere` picks from what ``make default`` measured on them.
         ``model="best"``: the winner of the learned family (:mod:`repro.family`) on
         the wikivar validation couples, :data:`SHIPPED_BEST`, with the options its ``.json``
         records (``encoder_options``: word_weights, whiten, components, metric; today the paper's
@@ -381,10 +402,13 @@ class Encoder:
         else:
             name = os.fspath(weights_path)
         weights, provenance = store.load_weights(weights_path)
-        shipped = {k: v for k, v in (provenance.get("encoder_options") or {}).items()
-                   if k in ("normalize", "word_weights", "whiten", "components", "word_components", "metric")}
         if vectors is None:
             vectors = default_vectors(provenance.get("vectors"))
+        if name == "default" and not (isinstance(vectors, str) and vectors == provenance.get("vectors")):
+            name = default_elsewhere(provenance, vectors)  # the default was chosen for its own space
+            weights, provenance = store.load_weights(PRETRAINED[name])
+        shipped = {k: v for k, v in (provenance.get("encoder_options") or {}).items()
+                   if k in ("normalize", "word_weights", "whiten", "components", "word_components", "metric")}
         if not (isinstance(vectors, str) and vectors == provenance.get("vectors")):
             shipped.pop("normalize", None)  # the space's own option, for the space it was chosen on
         merged = {**shipped, **options}
