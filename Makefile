@@ -4,7 +4,7 @@
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
 # Knobs: QUICK, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
 # RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
-# TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, LOCK (0: the newest versions, not constraints.txt's),
+# TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, TOKEN_SPACE, LOCK (0: the newest versions, not constraints.txt's),
 # REPRO_NATIVE_KERNELS (1: no AVX2 cap on NumPy and XLA; docs/REPRODUCIBILITY.md).
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
@@ -162,18 +162,25 @@ W2V_ID := $(DATA)/.w2v-$(shell echo '$(W2V_EPOCHS)|$(W2V_WORKERS)' | md5sum | cu
 $(W2V_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.w2v-* && touch $@
 
-$(DATA)/w2v/vectors.npy: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
+# the words first (seconds): the stages that need only them (document frequencies, couples, WordLlama's
+# rows) run while the vectors train, which leaves the words as they are; every stage that reads the
+# vectors depends on $(VECTORS)
+VECTORS := $(DATA)/w2v/vectors.npy
+$(DATA)/w2v/vocab.txt: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
+	$(TIMED) vocab -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) \
+	    --workers $(W2V_WORKERS) --seed $(SEED) --vocab-only
+$(VECTORS): $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
 	$(TIMED) word2vec -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) \
 	    --workers $(W2V_WORKERS) --seed $(SEED)
 
-$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(call deps,repro.data.wikipedia.paragraphdf)
+$(DATA)/df.npz: $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(call deps,repro.data.wikipedia.paragraphdf)
 	$(TIMED) docfreq -- $(PY) -m repro docfreq --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --out $@
 
 SPLIT_ID := $(DATA)/.split-$(shell echo '$(SPLIT_BY)|$(MAX_RELATED)' | md5sum | cut -c1-8)
 $(SPLIT_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.split-* && touch $@
 
-$(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vectors.npy $(DATA)/df.npz $(SPLIT_ID) \
+$(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(DATA)/df.npz $(SPLIT_ID) \
                         $(call deps,repro.data.wikipedia.wikipairs)
 	$(TIMED) pairs-$* -- $(PY) -m repro pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
 	    --setting $* --seed $(SEED) --split-by $(SPLIT_BY) --out $(DATA)/$* \
@@ -194,7 +201,7 @@ FORM_ID := $(DATA)/.form-$(TRAIN_FORM)
 $(FORM_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.form-* && touch $@
 
-$(DATA)/models/%.npz: $(PAIRS) $(FORM_ID) $(call deps,experiments.train_weights)
+$(DATA)/models/%.npz: $(PAIRS) $(VECTORS) $(FORM_ID) $(call deps,experiments.train_weights)
 	$(TIMED) weights-$* -- $(PY) -m experiments.train_weights --data $(DATA) --setting $(word 1,$(subst -, ,$*)) \
 	    --loss $(word 2,$(subst -, ,$*)) --seed $(SEED) --form $(TRAIN_FORM) --out $@
 
@@ -208,7 +215,7 @@ MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/mode
 FAMILY_DISTANCES := euclidean cosine
 # $(1) setting, $(2) distance, $(3) the setting's couples, $(4) options
 define FAMILY_PART_RULE
-$(DATA)/family/$(1)/summary-$(2).json: $(3) $(call deps,experiments.train_family)
+$(DATA)/family/$(1)/summary-$(2).json: $(3) $(VECTORS) $(call deps,experiments.train_family)
 	$$(TIMED) family-$(1)-$(2) -- $$(PY) -m experiments.train_family --data $$(DATA) --setting $(1) --seed $$(SEED) \
 	    --distance $(2) $(4)
 .SECONDARY: $(DATA)/family/$(1)/summary-$(2).json $(DATA)/family/$(1)/summary.json
@@ -218,6 +225,28 @@ $(foreach s,wiki20 wikivar,$(foreach d,$(FAMILY_DISTANCES),$(eval $(call FAMILY_
 $(DATA)/family/%/summary.json: $(DATA)/family/%/summary-cosine.json $(DATA)/family/%/summary-euclidean.json \
                                $(call deps,experiments.train_family)
 	$(PY) -m experiments.train_family --data $(DATA) --setting $* --merge
+
+# ---- WordLlama's token space (issue 34, not in the paper: experiments/tokenrows.py) --------------------
+# the couples read as text on WordLlama's tokens: df and counts over token ids from the corpus's
+# paragraphs; the learned family's members on the raw and Zipfian-whitened token vectors (kappa by CV,
+# the tweets' from the wikivar token family); the row "WordLlama" (its own mean pooling), the members and
+# the peer family's token configurations scored beside every other row's score file
+# TOKEN_SPACE: another token space (a folder with a tokenizer.json and its matrix); empty: WordLlama's wheel
+TOKEN_SPACE ?=
+TOKEN_ARG = $(if $(TOKEN_SPACE),--space $(TOKEN_SPACE))
+TOKEN_ID := $(DATA)/.tokens-$(shell echo '$(TOKEN_SPACE)' | md5sum | cut -c1-8)
+$(TOKEN_ID):
+	@mkdir -p $(DATA) && rm -f $(DATA)/.tokens-* && touch $@
+$(DATA)/tokens/df.npz: $(DATA)/paragraphs.tsv $(TOKEN_ID) $(call deps,experiments.token_df)
+	$(TIMED) tokens-df -- $(PY) -m experiments.token_df --paragraphs $< --out $@ $(TOKEN_ARG)
+TOKEN_FAMILIES := $(foreach s,wiki20 wikivar,$(DATA)/tokens/family/$(s)/summary.json)
+$(TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json \
+                                                       $(call deps,experiments.train_tokenfamily)
+	$(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) $(TOKEN_ARG)
+$(DATA)/tokens/scores/%.npz: $(DATA)/tokens/family/%/summary.json $(call deps,experiments.score_tokens)
+	$(TIMED) tokenscores-$* -- $(PY) -m experiments.score_tokens --data $(DATA) --setting $* --out $@ $(TOKEN_ARG)
+TOKEN_SCORES := $(DATA)/tokens/scores/wiki20.npz $(DATA)/tokens/scores/wikivar.npz
+.SECONDARY: $(TOKEN_FAMILIES) $(DATA)/tokens/df.npz
 
 # ---- scores of every method on validation and test couples ------------------------------
 OTHER_ID := $(DATA)/.other-$(shell echo '$(OTHER_VECTORS)' | md5sum | cut -c1-8)
@@ -230,9 +259,9 @@ SCORING := $(call deps,experiments.score)
 # learned family's rows added: the same file as one run of every row, experiments/score.py --part)
 # $(1) column, $(2) its couples' source (models and family), $(3) options
 define SCORE_RULES
-$(DATA)/scores/$(1)-rows.npz: $(DATA)/models/$(2)-contrastive.npz $(DATA)/models/$(2)-median.npz $(SCORING) $(4)
+$(DATA)/scores/$(1)-rows.npz: $(DATA)/models/$(2)-contrastive.npz $(DATA)/models/$(2)-median.npz $(VECTORS) $(SCORING) $(4)
 	$$(TIMED) scores-$(1)-rows -- $$(PY) -m experiments.score --data $$(DATA) --setting $(1) --part rows --out $$@ $(3)
-$(DATA)/scores/$(1).npz: $(DATA)/family/$(2)/summary.json $(DATA)/scores/$(1)-rows.npz $(SCORING) $(4)
+$(DATA)/scores/$(1).npz: $(DATA)/family/$(2)/summary.json $(DATA)/scores/$(1)-rows.npz $(VECTORS) $(SCORING) $(4)
 	$$(TIMED) scores-$(1)-family -- $$(PY) -m experiments.score --data $$(DATA) --setting $(1) --part family \
 	    --rows $(DATA)/scores/$(1)-rows.npz --out $$@ $(3)
 .SECONDARY: $(DATA)/scores/$(1)-rows.npz
@@ -246,7 +275,7 @@ SCORES := $(DATA)/scores/wikivar.npz $(DATA)/scores/other.npz $(DATA)/scores/wik
 
 # ---- Table 1 and Figures 2, 3 -----------------------------------------------------------
 START_TIME := $(shell date +%s)
-$(RESULTS)/table1.md: $(SCORES) $(call deps,experiments.tables)
+$(RESULTS)/table1.md: $(SCORES) $(TOKEN_SCORES) $(call deps,experiments.tables)
 	$(PY) -m experiments.tables --table 1 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
 	    $(if $(PUBLISHING),$(README_BLOCKS)) --started $(START_TIME)
 
@@ -284,7 +313,7 @@ $(TWEET_COUPLES): $(DATA)/%/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(NEWS
 	    $(TWEET_ARGS_$*) $(TWEET_OPTIONS)
 
 TWEET_SPLITS := $(foreach s,$(TWITTER),$(DATA)/$(s)/summary.json)
-$(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vectors.npy $(DATA)/df.npz \
+$(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vocab.txt $(DATA)/df.npz \
                                          $(call deps,repro.data.tweets.tweetsets)
 	$(TIMED) pairs-$* -- $(PY) -m repro tweetsets --couples $< --vocab $(DATA)/w2v/vocab.txt \
 	    --df $(DATA)/df.npz --seed $(SEED) --setting $* --out $(DATA)/$*
@@ -298,7 +327,7 @@ $(KAPPA_ID):
 $(foreach s,$(TWITTER),$(DATA)/models/$(s)-median.npz): $(KAPPA_ID)
 # one pattern rule per column: $(DATA)/models/<column>-<loss>.npz (more specific than the Wikipedia rule)
 define TWEET_MODEL_RULE
-$(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(KAPPA_MODEL) $(call deps,experiments.train_weights)
+$(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(VECTORS) $(KAPPA_MODEL) $(call deps,experiments.train_weights)
 	$$(TIMED) weights-$(1)-$$* -- $$(PY) -m experiments.train_weights --data $$(DATA) --setting $(1) --loss $$* \
 	    --seed $$(SEED) --out $$@ $$(if $$(and $$(KAPPA_MODEL),$$(filter median,$$*)),--kappa-from $$(KAPPA_MODEL))
 endef
@@ -308,10 +337,20 @@ KAPPA_FAMILY := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/family/wikivar/summa
 $(foreach s,$(TWITTER),$(foreach d,$(FAMILY_DISTANCES),$(eval $(call FAMILY_PART_RULE,$(s),$(d),\
     $(DATA)/$(s)/summary.json $(KAPPA_FAMILY) $(KAPPA_ID),$(if $(KAPPA_FAMILY),--kappa-from wikivar)))))
 
+# the tweets' WordLlama members, each member's kappa from the wikivar token family's (or by CV)
+KAPPA_TOKEN_FAMILY := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/tokens/family/wikivar/summary.json)
+TWEET_TOKEN_FAMILIES := $(foreach s,$(TWITTER),$(DATA)/tokens/family/$(s)/summary.json)
+$(TWEET_TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json \
+                                                             $(KAPPA_TOKEN_FAMILY) $(KAPPA_ID) $(call deps,experiments.train_tokenfamily)
+	$(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) \
+	    $(if $(KAPPA_TOKEN_FAMILY),--kappa-from wikivar) $(TOKEN_ARG)
+TWEET_TOKEN_SCORES := $(foreach s,$(TWITTER),$(DATA)/tokens/scores/$(s).npz)
+.SECONDARY: $(TWEET_TOKEN_FAMILIES)
+
 TWEET_SCORES := $(foreach s,$(TWITTER),$(DATA)/scores/$(s).npz)
 $(foreach s,$(TWITTER),$(eval $(call SCORE_RULES,$(s),$(s))))
 
-$(RESULTS)/table2.md: $(TWEET_SCORES) $(call deps,experiments.tables)
+$(RESULTS)/table2.md: $(TWEET_SCORES) $(TWEET_TOKEN_SCORES) $(call deps,experiments.tables)
 	$(PY) -m experiments.tables --table 2 --data $(DATA) --results $(RESULTS) --seed $(SEED) \
 	    $(if $(PUBLISHING),$(README_BLOCKS)) --started $(START_TIME)
 

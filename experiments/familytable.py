@@ -10,10 +10,11 @@ split error, as in the tables' verdicts) uses the same 2,000 resamples of the co
 
 from __future__ import annotations
 
-from repro import family, report, settings
+from repro import report, settings, tokenfamily
 from repro.readmeblock import readme_markers, short_commit
 
-NAMES = tuple(settings.family_method(m.key) for m in family.members())
+#: Every member's score name: the word family's, then those on WordLlama's token space (repro.tokenfamily).
+NAMES = tuple(settings.family_method(k) for k in tokenfamily.keys())
 
 
 def evaluate(files: dict, metric: str) -> dict:
@@ -43,10 +44,10 @@ def markdown(results: dict, chosen: dict, validation: dict, titles: dict) -> str
     lines = ["| Learned weights (median loss) | " + " | ".join(
         f"{titles[s]}: validation | test | vs best peer" for s in cols) + " |",
         "|---|" + "---:|---:|---:|" * len(cols)]
-    for m in family.members():
-        name = settings.family_method(m.key)
-        lines.append(f"| {m.label} | " + " | ".join(
-            _cell(results[s][name], validation[s][m.key], chosen[s] == m.key) for s in cols) + " |")
+    for key in tokenfamily.keys():
+        name = settings.family_method(key)
+        lines.append(f"| {tokenfamily.member(key).label} | " + " | ".join(
+            _cell(results[s][name], validation[s][key], chosen[s] == key) for s in cols) + " |")
     return ("\n".join(lines) + "\n\nBest peer (lowest test split error): "
             + report.best_peers(results, titles, NAMES[0]) + ".\n")
 
@@ -79,7 +80,7 @@ def kappa_lines(kappas: dict) -> list[str]:
         for key, m in members.items():
             mark = (f" † (searched on to {', '.join(f'{k:g}' for k in m['extended'])})" if m.get("extended") else "") + \
                 (" ~" if m.get("flat") else "")
-            parts.append(f"{family.parse(key).name}/{'1 - cos' if key.endswith('-cosine') else 'Euclidean'} {m['kappa']:g}{mark}")
+            parts.append(f"{tokenfamily.short_name(key)}/{'1 - cos' if key.endswith('-cosine') else 'Euclidean'} {m['kappa']:g}{mark}")
         how = ("by 5-fold CV over the family's grid" if sources == {"cv"} else
                "each member's the wikivar family's, as the tweets' median models take the wikivar model's"
                if sources == {"model"} else "from " + ", ".join(sorted(sources)))
@@ -97,15 +98,17 @@ def kappas(layout, settings_: list) -> dict:
     from repro import store
     import os
 
+    from experiments import tokenrows
+
     out = {}
     for s in settings_:
         members = {}
-        for m in family.members():
-            path = layout.family(s, m.key)
+        for key in tokenfamily.keys():
+            path = tokenrows.family_path(layout, s, key) if key.startswith(tokenfamily.PREFIX) else layout.family(s, key)
             if not os.path.exists(path):
                 continue
             summary = store.load_model(path).summary()
-            members[m.key] = {"kappa": summary["kappa"], "source": summary["kappa_source"],
+            members[key] = {"kappa": summary["kappa"], "source": summary["kappa_source"],
                               "extended": summary.get("cv_extended", []), "flat": summary.get("cv_flat", False)}
         if members:
             out[s] = members

@@ -18,5 +18,10 @@ def load_corpus(data: str) -> tuple[Vocabulary, np.ndarray]:
     return Vocabulary(words, df, n_docs), np.asarray(table, np.float32)
 
 
+def load_words(data: str) -> list[str]:
+    """The corpus's words (its vocab.txt: there before its vectors, make's vocab stage)."""
+    return store.read_vocab(Layout(data).vocab)
+
+
 def load_split(data: str, setting: str, split: str):
     return store.load_pairs(Layout(data).pairs(setting, split))

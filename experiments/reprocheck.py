@@ -41,7 +41,7 @@ import tempfile
 
 import numpy as np
 
-from experiments import compare, score, tables, train_family, train_weights
+from experiments import compare, score, score_tokens, tables, token_df, tokenrows, train_family, train_tokenfamily, train_weights
 from repro import family, settings, store
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
@@ -178,6 +178,10 @@ def later_stages(work: str, size: str) -> None:
     other_vectors(lay.vocab, other)
     for s in (*SETTINGS, "other"):
         _ok(score.main, ["--data", data, "--setting", s, "--out", lay.scores(s), "--other-vectors", other])
+    _ok(token_df.main, ["--paragraphs", lay.paragraphs, "--out", tokenrows.df_path(lay)])  # the WordLlama rows
+    for s in SETTINGS:
+        _ok(train_tokenfamily.main, ["--data", data, "--setting", s, "--seed", "0", *SIZES[size]["train"]])
+        _ok(score_tokens.main, ["--data", data, "--setting", s, "--out", tokenrows.scores_path(lay, s)])
     _ok(tables.main, ["--table", "1", "--data", data, "--results", os.path.join(work, "results"), "--seed", "0"])
 
 

@@ -182,16 +182,17 @@ SOURCES = (
 def sources(data: dict, weights_path: str | None = None, spaces=None, installed=None) -> dict:
     """The shipped default's dev and test Pearson on every space of ``spaces`` that is installed
     (``installed(source)``, default :func:`repro.vectors.available`), each through
-    ``Encoder.pretrained(source, weights_path=weights_path)`` itself, no df and no corpus, scored as
+    ``Encoder.pretrained(source)`` itself (``weights_path``: those weights instead), no df and no corpus, scored as
     :func:`choose` scores: {space name: {dev_pearson, test_pearson}}."""
     from repro.encoder import Encoder
     from repro.vectors import available
 
-    installed, weights_path = installed or available, weights_path or DEFAULT
+    installed = installed or available
     out = {}
     for name, source, _ in SPACES if spaces is None else spaces:
-        if installed(source):
-            enc = Encoder.pretrained(source, weights_path=weights_path)
+        if installed(source):  # the shipped default as users get it, on another space its fallback
+            enc = Encoder.pretrained(source) if weights_path is None else \
+                Encoder.pretrained(source, weights_path=weights_path)
             out[name] = {"dev_pearson": pair_pearson(enc, data["dev"]), "test_pearson": pair_pearson(enc, data["test"])}
     return out
 

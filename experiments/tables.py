@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from experiments import familytable, figures
+from experiments import familytable, figures, tokenrows
 from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
 from repro import metrics, report, settings, store
 from repro.errors import run
@@ -45,13 +45,15 @@ class Spec(NamedTuple):
 SPECS = {
     1: Spec(1, "Split error and JS divergence on Wikipedia couples (reproduction of Table 1).",
             "The paper's Table 1 (Wikipedia dump of March 2015, 4.9M pairs per setting, Google News vectors):",
-            {"install": ("install",), "data chain": ("wikidump", "word2vec", "docfreq", "pairs-wiki"),
-             "kappa search and training": ("weights-wiki", "family-wiki"), "scoring": ("scores-wiki", "scores-other")},
+            {"install": ("install",), "data chain": ("wikidump", "vocab", "word2vec", "docfreq", "pairs-wiki", "tokens-df"),
+             "kappa search and training": ("weights-wiki", "family-wiki", "tokenfamily-wiki"),
+             "scoring": ("scores-wiki", "scores-other", "tokenscores-wiki")},
             False),
     2: Spec(2, "Split error and JS divergence on tweet couples (reproduction of Table 2).",
             "The paper's Table 2 (341,949 tweets of 100 news agencies; 15,000 + 20,000 + 13,645 couples per class):",
-            {"tweets": ("tweets", "pairs-twitter"), "kappa search and training": ("weights-twitter", "family-twitter"),
-             "scoring": ("scores-twitter",)}, True),
+            {"tweets": ("tweets", "pairs-twitter"),
+             "kappa search and training": ("weights-twitter", "family-twitter", "tokenfamily-twitter"),
+             "scoring": ("scores-twitter", "tokenscores-twitter")}, True),
 }
 
 
@@ -277,13 +279,13 @@ def _peer_lines(prov: dict) -> list[str]:
 def _family_lines(prov: dict) -> list[str]:
     """One line: the member of the learned family each column chose on validation, per metric
     (the row "learned weights, best transform (validation)")."""
-    from repro import family
+    from repro import tokenfamily
 
     choices = prov.get("family_choices") or {}
     if not choices:
         return []
     parts = [f"{settings.SETTINGS[s].title}: " + "; ".join(
-        f"{metric}: weights learned {family.parse(c['member']).label}" for metric, c in by.items())
+        f"{metric}: weights learned {tokenfamily.member(c['member']).label}" for metric, c in by.items())
         for s, by in choices.items()]
     return ["Learned weights, best transform (validation), the family member chosen: " + "; ".join(parts)
             + " (every member: the family table after this one).", ""]
@@ -370,9 +372,8 @@ def main(argv=None):
     spec, cols = SPECS[args.table], titles(args.table)
     layout = Layout(args.data)
     names = [f"{m}@{metric}" for m in settings.METHODS for metric in settings.TABLE_METRICS]
-    files = {s: store.load_scores(layout.scores(s), list(dict.fromkeys(names + familytable.load_names())))
-             for s in cols}
-    meta = {s: _optional_json(os.path.splitext(layout.scores(s))[0] + ".json") or {} for s in cols}
+    # each column's score file with its source's WordLlama rows, the families' rows chosen among both
+    files, meta = tokenrows.columns(layout, cols, list(dict.fromkeys(names + familytable.load_names())))
     by_metric = {metric: {s: report.evaluate(report.table_scores(z, metric)) for s, z in files.items()}
                  for metric in settings.TABLE_METRICS}
     results = by_metric["euclidean"]

@@ -57,7 +57,7 @@ from repro.textwarnings import (EmptyTextWarning, SparseDfWarning, TokeniserWarn
                                 empty_message)
 from repro.neighbours import top_k, vectors_of
 from repro.longtext import LongTexts, short_width
-from repro.shipped import PRETRAINED, SHIPPED, SHIPPED_BEST, SHIPPED_DEFAULT  # noqa: F401 (pretrained's models)
+from repro.shipped import PRETRAINED, SHIPPED, SHIPPED_BEST, SHIPPED_DEFAULT, default_elsewhere  # noqa: F401
 from repro.wordspace import WordSpace, read_vectors, recipe_of, refits
 
 
@@ -185,7 +185,8 @@ class Encoder:
 
         ``model="default"`` (the default): :data:`SHIPPED_DEFAULT`, the space and model of the best
         STS-B dev Pearson (make default; its ``.json`` records the choice, the space, ``vectors``,
-        loaded when none are given, and the options, ``normalize`` applied on that space only).
+        loaded when none are given, and the options, ``normalize`` applied on that space only; on other
+        vectors the shipped model :func:`~repro.shipped.default_elsewhere` picks from ``make default``'s).
         ``model="best"``: the learned family's winner on the wikivar validation couples,
         :data:`SHIPPED_BEST`, with the options its ``.json`` records (``encoder_options``; today
         Zipfian-whitened word vectors under 1 - cos). A word map that weights or whitens needs word
@@ -198,14 +199,13 @@ class Encoder:
         not used), with the ``encoder_options`` of its ``.json`` where it has them.
 
         No files needed: without ``vectors`` the installed ones (:func:`repro.vectors.default_vectors`:
-        the default model's space where installed, else WordLlama's token space with the extra
-        ``tokens``, else GloVe 6B 50d with ``glove``), and without ``df`` or ``corpus`` the frequencies
-        of ``wordfreq`` (``frequencies="wordfreq:en"`` unless another language is named) give the idf
-        order, -log p(w), and the word map's p(w).
+        the model's space, else WordLlama's token space, extra ``tokens``, else GloVe 6B 50d, ``glove``),
+        and without ``df`` or ``corpus`` wordfreq's frequencies (``frequencies="wordfreq:en"`` unless
+        another language is named) give the idf order, -log p(w), and the word map's p(w).
 
         Options given here (``metric=``, ``whiten=``, ...) override the model's.
         :attr:`provenance_` records the model (``"model"``) and the file's provenance."""
-        s = shipped.read(model, weights_path)
+        s, vectors = shipped.read(model, weights_path).on(vectors)
         vectors, corpus, merged = s.arguments(vectors, df, corpus, options)
         try:
             enc = cls(vectors, df, corpus=corpus, weights=s.weights, **merged)

@@ -110,6 +110,7 @@ LABELS = {
     "usif": "uSIF (peer, not in the paper)",
     "zipf": "Zipfian whitening (peer, not in the paper)",
     "uwhiten": "Uniform whitening (peer, not in the paper)",
+    "wordllama": "WordLlama (peer, static token embeddings; not in the paper)",
     "peer_best": "Peers, best configuration (validation; not in the paper)",
     "learned_median_cc": "Learned weights, median, common components removed (not in the paper)",
     "learned_best": "Learned weights, best transform (validation; not in the paper)",
@@ -118,11 +119,13 @@ METHODS = tuple(LABELS)
 BASELINES = METHODS[:8]  # section 5.1, computed by repro.baselines
 LEARNED = tuple(f"learned_{loss}" for loss in LOSSES)  # sections 3 and 5.2
 PEERS = ("sif", "usif", "zipf", "uwhiten")  # what users compare with (repro.peers), not in the paper
+#: Peers on a static token space (repro.tokenfamily, experiments/score_tokens.py): WordLlama's own mean pooling.
+TOKEN_PEERS = ("wordllama",)
 #: The peer family's row (repro.peerfamily): per column and metric, the configuration (word weighting,
 #: word map, common components) of the lowest validation split error, searched as widely as ours.
 PEER_FAMILY = ("peer_best",)
 #: The rows ours are compared with: the peers, one by one and as a family.
-RIVALS = PEERS + PEER_FAMILY
+RIVALS = PEERS + TOKEN_PEERS + PEER_FAMILY
 BEYOND = ("learned_median_cc",)  # the learned weights with the peers' common-component removal
 #: The learned family's row (repro.family): per column and metric, the member (a fixed word map and
 #: a training distance) of the lowest validation split error.

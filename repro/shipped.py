@@ -43,6 +43,24 @@ PRETRAINED = {"default": SHIPPED_DEFAULT, "best": SHIPPED_BEST, "paper": SHIPPED
 #: The encoder options a weights file's ``encoder_options`` may set (``normalize`` applied only on
 #: the space its ``.json`` records as ``vectors``, the space it was chosen on).
 OPTIONS = ("normalize", "word_weights", "whiten", "components", "word_components", "metric")
+#: The shipped models ``make default`` scores on each space it measures (its candidates' keys,
+#: ``<space>/<model>``), by their name in :data:`PRETRAINED`.
+MEASURED_ELSEWHERE = {"paper": "paper", "wikivar-best": "best"}
+
+
+def default_elsewhere(provenance: dict, vectors) -> str:
+    """The shipped model ``Encoder.pretrained()`` takes on ``vectors`` other than the space its
+    default was chosen on (``provenance``: the default's ``.json``): of the shipped Wikipedia models,
+    the one of the best STS-B dev Pearson that ``make default`` measured on those vectors (GloVe 6B
+    50d, WordLlama); on vectors it did not measure, the learned family's winner (``"best"``)."""
+    from repro import tokenspace
+    from repro.vectors import KUMO_NAME
+
+    space = {KUMO_NAME: "glove", tokenspace.WORDLLAMA: "wordllama"}.get(vectors) if isinstance(vectors, str) else None
+    scored = [(c["dev_pearson"], MEASURED_ELSEWHERE[c["key"].split("/", 1)[1]])
+              for c in provenance.get("candidates", []) if space and c["key"].split("/", 1)[0] == space
+              and c["key"].split("/", 1)[1] in MEASURED_ELSEWHERE]
+    return max(scored)[1] if scored else "best"
 
 
 class Shipped(NamedTuple):
@@ -53,6 +71,16 @@ class Shipped(NamedTuple):
     weights: np.ndarray
     provenance: dict
     options: dict
+
+    def on(self, vectors) -> tuple:
+        """(the model, the vectors) for ``vectors``: none, the installed ones, this model's space first
+        (:func:`repro.vectors.default_vectors`); the default on vectors other than its own space: the
+        shipped model :func:`default_elsewhere` picks from what ``make default`` measured on them."""
+        if vectors is None:
+            vectors = default_vectors(self.provenance.get("vectors"))
+        if self.name == "default" and not (isinstance(vectors, str) and vectors == self.provenance.get("vectors")):
+            return read(default_elsewhere(self.provenance, vectors)), vectors
+        return self, vectors
 
     def arguments(self, vectors, df, corpus, options: dict) -> tuple:
         """(vectors, corpus, options) of the encoder: the caller's ``options`` over the file's (its

@@ -235,7 +235,9 @@ def save_vectors(directory: str, words: list[str], matrix) -> None:
     vec = os.path.join(directory, "vectors.npy")
     if os.path.exists(vec):
         os.remove(vec)
-    write_vocab(os.path.join(directory, "vocab.txt"), words)
+    vocab = os.path.join(directory, "vocab.txt")
+    if not (os.path.isfile(vocab) and read_utf8(vocab) == "".join(w + "\n" for w in words)):
+        write_vocab(vocab, words)  # the same words already there stay untouched (make's vocab.txt stage)
     tmp = _tmp(vec, ".npy")
     try:
         np.save(tmp, matrix)

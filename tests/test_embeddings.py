@@ -103,3 +103,23 @@ def test_line_without_tab(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == f"error: {corpus}: line 2: no tab between article id and text\n"
     assert not (tmp_path / "w2v").exists()
+
+
+def test_the_vocabulary_alone_is_the_trained_vocabulary_and_training_leaves_it_untouched(tmp_path):
+    """make's vocab stage (--vocab-only) writes the words the training keeps, byte for byte, so the
+    stages that need only the words run while the vectors train; the training then leaves that file
+    as it is (its time too, so make redoes nothing after it) and its vectors are the same bits."""
+    corpus = write_corpus(tmp_path / "p.tsv")
+    alone, first = tmp_path / "alone", tmp_path / "first"
+    assert run(embeddings.main, ["--paragraphs", str(corpus), "--out", str(first), *TINY, "--vocab-only"]) == 0
+    assert sorted(os.listdir(first)) == ["vocab.txt"]
+    vocab = first / "vocab.txt"
+    os.utime(vocab, (1_000_000, 1_000_000))
+    assert run(embeddings.main, ["--paragraphs", str(corpus), "--out", str(first), *TINY]) == 0
+    assert run(embeddings.main, ["--paragraphs", str(corpus), "--out", str(alone), *TINY]) == 0
+    assert vocab.read_bytes() == (alone / "vocab.txt").read_bytes() and os.stat(vocab).st_mtime == 1_000_000
+    assert (first / "vectors.npy").read_bytes() == (alone / "vectors.npy").read_bytes()
+    # another vocabulary in the folder is replaced by the trained one
+    vocab.write_text("zz\n")
+    assert run(embeddings.main, ["--paragraphs", str(corpus), "--out", str(first), *TINY]) == 0
+    assert vocab.read_bytes() == (alone / "vocab.txt").read_bytes()

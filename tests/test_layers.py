@@ -148,3 +148,18 @@ def test_the_cycle_check_finds_a_cycle(tmp_path):
     (pkg / "c.py").write_text("import cyclepkg.a\n")
     (pkg / "d.py").write_text("import cyclepkg.a\n")
     assert import_cycles(("cyclepkg",), str(tmp_path)) == [["cyclepkg.a", "cyclepkg.b", "cyclepkg.c"]]
+
+
+def test_the_layout_doc_has_one_line_for_every_module():
+    """docs/LAYOUT.md lists every module of repro/ once, a line each ("- `repro/...py`: what it holds"),
+    and no module that is gone."""
+    import glob
+
+    with open(os.path.join(ROOT, "docs", "LAYOUT.md"), encoding="utf-8") as f:
+        listed = re.findall(r"^- `(repro/[\w/]+\.py)`: \S", f.read(), flags=re.M)
+    modules = {os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "repro", "**", "*.py"), recursive=True)}
+    documented = {m for m in modules if not m.endswith("__init__.py") or open(os.path.join(ROOT, m)).read().strip()}
+    assert len(listed) == len(set(listed)), sorted(m for m in listed if listed.count(m) > 1)
+    assert set(listed) - modules == set(), sorted(set(listed) - modules)
+    assert {m for m in documented if not m.endswith("__init__.py")} <= set(listed), \
+        sorted({m for m in documented if not m.endswith("__init__.py")} - set(listed))

@@ -58,6 +58,7 @@ def recipe_module(recipe: str) -> str | None:
 
 MODULES = ["experiments.train_weights", "experiments.score", "experiments.tables", "experiments.figures",
            "experiments.ship_default",
+           "experiments.token_df", "experiments.train_tokenfamily", "experiments.score_tokens",
            *sorted(m for m, _ in COMMANDS.values())]
 
 

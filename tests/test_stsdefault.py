@@ -181,3 +181,28 @@ def test_the_readme_table_of_sources_is_what_make_sts_writes():
     with open(os.path.join(ROOT, "results", "sts.json"), encoding="utf-8") as f:
         prov = json.load(f)
     assert stsdefault.sources_block(prov) in _readme()
+
+
+def test_on_other_vectors_the_default_is_the_shipped_model_best_on_their_dev():
+    """The default was chosen for its own space; on GloVe (or WordLlama, were it chosen elsewhere) the
+    shipped Wikipedia model of the best STS-B dev Pearson make default measured there, and on
+    vectors it never measured the learned family's winner."""
+    import json
+
+    from repro import encoder, tokenspace
+    from repro.vectors import KUMO_NAME
+
+    prov = {"candidates": [{"key": "glove/paper", "dev_pearson": 57.3}, {"key": "glove/wikivar-best", "dev_pearson": 67.3},
+                           {"key": "wordllama/paper", "dev_pearson": 75.9},
+                           {"key": "wordllama/wikivar-best", "dev_pearson": 68.4},
+                           {"key": "wordllama/sts-plain-cosine", "dev_pearson": 83.0}]}
+    assert encoder.default_elsewhere(prov, KUMO_NAME) == "best"
+    assert encoder.default_elsewhere(prov, tokenspace.WORDLLAMA) == "paper"  # sts-* weights are not shipped
+    prov["candidates"][0]["dev_pearson"] = 70.0
+    assert encoder.default_elsewhere(prov, KUMO_NAME) == "paper"
+    assert encoder.default_elsewhere(prov, "some/glove.txt") == "best"
+    with open(encoder.PRETRAINED["default"][:-4] + ".json") as f:
+        shipped = json.load(f)
+    dev = {c["key"]: c["dev_pearson"] for c in shipped["candidates"]}
+    want = "best" if dev["glove/wikivar-best"] >= dev["glove/paper"] else "paper"
+    assert encoder.default_elsewhere(shipped, KUMO_NAME) == want

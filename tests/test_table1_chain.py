@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from experiments import figures, score, tables as table1, train_family, train_weights
+from experiments import figures, score, score_tokens, tables as table1, token_df, train_family, train_tokenfamily, train_weights
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
@@ -17,6 +17,7 @@ from repro.errors import run
 from repro.layout import Layout
 from repro.readmeblock import readme_markers
 from repro.settings import LOSSES, METHODS
+from tests.tinytokens import token_folder
 
 
 
@@ -73,6 +74,14 @@ def chain(tmp_path_factory, make_export_xml):
     for setting in ("wiki20", "wikivar", "other"):
         score.main(["--data", str(data), "--setting", setting,
                     "--out", str(data / "scores" / f"{setting}.npz"), "--other-vectors", str(other)])
+    # the WordLlama rows on a tiny BPE token space the test trains on the corpus (words split into tokens)
+    space = token_folder(root / "tokens", [line.split("\t", 1)[1] for line in para.read_text().splitlines()])
+    assert token_df.main(["--paragraphs", str(para), "--out", str(data / "tokens" / "df.npz"), "--space", space]) is None
+    for setting in ("wiki20", "wikivar"):
+        assert train_tokenfamily.main(["--data", str(data), "--setting", setting, "--batch-related", "4",
+                                       "--max-epochs", "8", "--kappa-grid", "20,160", "--space", space]) is None
+        assert score_tokens.main(["--data", str(data), "--setting", setting, "--space", space,
+                                  "--out", str(data / "tokens" / "scores" / f"{setting}.npz")]) is None
     # as make publish: the findings block in README.md, the table block in docs/RESULTS.md
     readme, details = root / "README.md", root / "docs" / "RESULTS.md"
     details.parent.mkdir()
@@ -197,7 +206,7 @@ def test_cli_reports_bad_input(tmp_path, capsys):
 
 
 def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_error(chain):
-    from repro import family, metrics, settings
+    from repro import family, metrics, settings, tokenfamily
 
     data, results, readme = chain
     for s in ("wiki20", "wikivar", "other"):
@@ -214,7 +223,7 @@ def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_er
                 np.testing.assert_array_equal(z[settings.score_key(split, "learned_best", metric)],
                                               z[settings.score_key(split, settings.family_method(chosen), metric)])
     fam = (results / "table1_family.md").read_text()
-    assert fam.count("\n| on ") == 2 * len(family.members()) and fam.count("Best peer") == 2
+    assert fam.count("\n| on ") == 2 * len(tokenfamily.keys()) and fam.count("Best peer") == 2
     details = (readme.parent / "docs" / "RESULTS.md").read_text()
     assert "<!-- family-table1:start -->" in details and "Zipfian-whitened" in details
     prov = json.loads((results / "table1.json").read_text())
@@ -236,11 +245,12 @@ def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_er
             assert cell == f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})"
     assert "Every row of ours against the peers, cosine table" in details
     chosen = prov["peer_choices"]["wiki20"]["peer_best"]
-    assert chosen["grid"] == len(family.PEER_CONFIGS) >= len(family.members())
+    grid = len(family.PEER_CONFIGS) + len(tokenfamily.PEER_CONFIGS)  # the word configurations and WordLlama's
+    assert chosen["grid"] == grid >= len(tokenfamily.keys())
     for metric in settings.TABLE_METRICS:  # the row's configuration is the search's lowest validation error
         errors = chosen["validation_split_error"][metric]
         assert errors[chosen[metric]["config"]] == min(errors.values()) == chosen[metric]["validation_split_error_search"]
-    assert "Peers, best configuration (validation), chosen among 40 configurations" in details
+    assert f"Peers, best configuration (validation), chosen among {grid} configurations" in details
 
 
 def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):
@@ -303,3 +313,51 @@ def test_the_family_by_distance_and_the_scores_in_two_parts_are_one_runs_files(c
                             "--out", str(scores / "x.npz")]) == 1
     assert run(score.main, ["--data", str(copy), "--setting", "wikivar", "--part", "family", "--rows",
                             str(scores / "rows.npz"), "--out", str(scores / "x.npz")]) == 1
+
+
+def test_the_wordllama_row_is_the_mean_of_the_tokens_of_the_couple_texts(chain):
+    """The row "WordLlama" on the couples read as text (a side's words joined by spaces, split by the
+    token space's tokenizer, its unknown token dropped): minus the Euclidean distance and the cosine of
+    the means of the token rows, against a direct computation; the other column's row is the wikivar
+    column's; the learned family's row is the member of the lowest validation error among the word and
+    the token members, and the family table lists both."""
+    import tokenizers
+
+    from repro import settings, tokenfamily
+
+    data, results, _ = chain
+    folder = data.parent / "tokens"
+    tok = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    matrix = np.load(folder / "vectors.npy")
+    unk = tok.token_to_id("[UNK]")
+    words = np.array(store.read_vocab(str(data / "w2v" / "vocab.txt")), dtype=object)
+    test = store.load_pairs(str(data / "wikivar" / "test.npz"))
+    z = np.load(data / "tokens" / "scores" / "wikivar.npz")
+    assert np.array_equal(z["test_label"], test.label)
+    split = []
+    for k in range(0, test.size, max(1, test.size // 9)):
+        va, vb = (matrix[[i for i in tok.encode(" ".join(words[r[:n]]), add_special_tokens=False).ids if i != unk]].mean(0)
+                  for r, n in ((test.a[k], test.len_a[k]), (test.b[k], test.len_b[k])))
+        split.append(len(tok.encode(str(words[test.a[k][0]])).ids) > 1)
+        assert z["test_wordllama@euclidean"][k] == pytest.approx(-np.linalg.norm(va - vb), rel=1e-5, abs=1e-6)
+        assert z["test_wordllama@cosine"][k] == pytest.approx(va @ vb / np.linalg.norm(va) / np.linalg.norm(vb), rel=1e-5)
+    assert any(split)  # the tiny BPE splits words into several tokens
+    prov = json.loads((results / "table1.json").read_text())
+    for key in ("results", "results_cosine"):
+        for k in ("split_error", "threshold", "js", "test_errors", "split_error_boot95"):
+            assert prov[key]["other"]["wordllama"][k] == prov[key]["wikivar"]["wordllama"][k], k
+    order = tokenfamily.keys()
+    for s in ("wiki20", "wikivar", "other"):
+        word = json.loads((data / "scores" / f"{s}.json").read_text())["family"]["validation_split_error"]
+        source = "wikivar" if s == "other" else s
+        token = json.loads((data / "tokens" / "scores" / f"{source}.json").read_text())["family"]
+        for metric in settings.TABLE_METRICS:
+            errors = {**word[metric], **token[metric]}
+            assert set(errors) == set(order)
+            chosen = prov["family_choices"][s][metric]["member"]
+            assert chosen == min(errors, key=lambda k: (errors[k], order.index(k))), (s, metric)
+    fam = (results / "table1_family.md").read_text()
+    assert "on WordLlama's Zipfian-whitened token vectors under 1 - cos" in fam
+    assert "WordLlama plain/Euclidean" in fam  # the token members' kappa
+    summary = json.loads((data / "tokens" / "family" / "wikivar" / "summary.json").read_text())
+    assert summary["n_max"] >= 1 and set(summary["members"]) == {m.key for m in tokenfamily.members()}

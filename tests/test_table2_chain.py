@@ -17,6 +17,7 @@ from repro.errors import run
 from repro.modelrecord import ModelRecord
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
+from tests.tinytokens import token_folder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOPICS = ["river", "bridge", "storm", "market", "vote", "court", "music", "space", "school", "fire",
@@ -83,6 +84,14 @@ def workspace(tmp_path_factory):
                          ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 160.0, "cv", 1e-3,
                                      m.distance, train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
     store.write_json(str(data / "family" / "wikivar" / "summary.json"), {"setting": "wikivar"})
+    # the WordLlama rows on a tiny token space trained on the paragraphs, the wikivar token family's kappa kept
+    from repro import tokenfamily
+    token_folder(root / "space", [line.split("\t", 1)[1] for line in paragraphs().splitlines()])
+    for m in tokenfamily.members():
+        store.save_model(str(data / "tokens" / "family" / "wikivar" / f"{m.key}.npz"),
+                         ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 40.0, "cv", 1e-3,
+                                     m.distance, train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
+    store.write_json(str(data / "tokens" / "family" / "wikivar" / "summary.json"), {"setting": "wikivar"})
     stamp = root / "stamp"
     stamp.write_text("")
     return root, data, stamp
@@ -93,6 +102,7 @@ def make(root, data, stamp, tweets_arg, results="results", *extra, jobs=1):
            f"STAMP={stamp}", f"TWEETS={tweets_arg}", "-o", str(stamp), "-o", str(data / "paragraphs.tsv"),
            "-o", str(data / "w2v" / "vectors.npy"), "-o", str(data / "df.npz"),
            "-o", str(data / "models" / "wikivar-median.npz"), "-o", str(data / "family" / "wikivar" / "summary.json"),
+           "-o", str(data / "tokens" / "family" / "wikivar" / "summary.json"), f"TOKEN_SPACE={root / 'space'}",
            *extra, "table2"]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
 
@@ -116,8 +126,8 @@ def test_make_table2_end_to_end(workspace, table2):
         assert (res / f"table2.{ext}").stat().st_size > 100
     with open(res / "table2.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["method"] for r in rows][-8:] == ["learned_median", "sif", "usif", "zipf", "uwhiten", "peer_best",
-                                               "learned_median_cc", "learned_best"] and len(rows) == 17
+    assert [r["method"] for r in rows][-9:] == ["learned_median", "sif", "usif", "zipf", "uwhiten", "wordllama",
+                                               "peer_best", "learned_median_cc", "learned_best"] and len(rows) == 18
     cols = ["twitter_news", "twitter_news_nort", "twitter"]
     assert list(rows[0]) == ["method"] + [f"{s}_{m}" for s in cols for m in ("split_error", "js")] + [
         f"{s}_cosine_{m}" for s in cols for m in ("split_error", "js")]
@@ -152,13 +162,16 @@ def test_make_table2_end_to_end(workspace, table2):
     assert set(models) == {f"{s}-{l}" for s in COLUMNS for l in ("contrastive", "median")}
     for s in COLUMNS:  # kappa as the paper keeps it: the wikivar median model's
         assert models[f"{s}-median"]["kappa"] == 640.0 and models[f"{s}-median"]["kappa_source"] == "model"
-    from repro import family
+    from repro import family, tokenfamily
     for s in COLUMNS:  # the family: every member's kappa from the wikivar family's, as the median model's
         for m in family.members():
             record = store.load_model(str(data / "family" / s / f"{m.key}.npz"))
             assert record.kappa == 160.0 and record.kappa_source == "model" and record.distance == m.distance
-        assert prov["family_choices"][s]["cosine"]["member"] in {m.key for m in family.members()}
-    assert (res / "table2_family.md").read_text().count("\n| on ") == 2 * len(family.members())
+        for m in tokenfamily.members():  # and the WordLlama members' from the wikivar token family's
+            record = store.load_model(str(data / "tokens" / "family" / s / f"{m.key}.npz"))
+            assert record.kappa == 40.0 and record.kappa_source == "model" and record.distance == m.distance
+        assert prov["family_choices"][s]["cosine"]["member"] in tokenfamily.keys()
+    assert (res / "table2_family.md").read_text().count("\n| on ") == 2 * len(tokenfamily.keys())
     text = (res / "table2.md").read_text()
     assert "95% CI" in text and "bootstrap 95%" in text
     assert set(prov["results_cosine"]) == set(COLUMNS)
@@ -178,7 +191,7 @@ def test_a_second_run_gives_every_file_byte_for_byte(workspace, table2, tmp_path
     from experiments.reprocheck import digest
     root, data, stamp = workspace
     again = tmp_path / "data"
-    for part in ("paragraphs.tsv", "w2v", "df.npz", "models/wikivar-median.npz", "family/wikivar"):
+    for part in ("paragraphs.tsv", "w2v", "df.npz", "models/wikivar-median.npz", "family/wikivar", "tokens/family/wikivar"):
         (again / part).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if (data / part).is_dir() else shutil.copy2)(data / part, again / part)
     out = make(root, again, stamp, str(table2), "results-again", jobs=2)

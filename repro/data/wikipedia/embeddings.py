@@ -41,7 +41,7 @@ import numpy as np
 from tqdm import tqdm
 
 from repro.errors import InputError, run
-from repro.store import save_vectors, write_json
+from repro.store import save_vectors, write_json, write_vocab
 from repro.vectors import normalise
 
 #: The original code's settings (w2v.py:35-37 and gensim 0.11 defaults).
@@ -76,18 +76,28 @@ def stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
+def vocabulary_model(paragraphs: str, seed: int = 1, workers: int = 1, dim: int = 400, min_count: int = 5,
+                     window: int = 5, progress: bool | None = None):
+    """The word2vec model of ``paragraphs`` with its vocabulary built and nothing trained: its
+    words (gensim's index order) are those of the trained model, which only adds the vectors."""
+    from gensim.models import Word2Vec
+
+    settings = dict(PAPER, vector_size=dim, min_count=min_count, window=window)
+    model = Word2Vec(seed=seed, workers=workers, hashfxn=stable_hash, **{k: v for k, v in settings.items() if k != "epochs"})
+    model.build_vocab(tqdm(ParagraphSentences(paragraphs), desc="w2v vocabulary", unit=" paragraphs",
+                           disable=progress is False or None))
+    if not model.wv.index_to_key:
+        raise InputError(paragraphs, f"no word occurs {min_count} or more times")
+    return model
+
+
 def train_word2vec(paragraphs: str, epochs: int = 1, seed: int = 1, workers: int = 1, dim: int = 400,
           min_count: int = 5, window: int = 5, progress: bool | None = None):
     """Train word2vec on ``paragraphs``; return (words in gensim index order, unit vectors, model)."""
-    from gensim.models import Word2Vec
     from gensim.models.callbacks import CallbackAny2Vec
 
     sentences = ParagraphSentences(paragraphs)
-    settings = dict(PAPER, vector_size=dim, min_count=min_count, window=window, epochs=epochs)
-    model = Word2Vec(seed=seed, workers=workers, hashfxn=stable_hash, **{k: v for k, v in settings.items() if k != "epochs"})
-    model.build_vocab(tqdm(sentences, desc="w2v vocabulary", unit=" paragraphs", disable=progress is False or None))
-    if not model.wv.index_to_key:
-        raise InputError(paragraphs, f"no word occurs {min_count} or more times")
+    model = vocabulary_model(paragraphs, seed, workers, dim, min_count, window, progress)
 
     class Bar(CallbackAny2Vec):
         def __init__(self):
@@ -114,6 +124,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--dim", type=int, default=PAPER["vector_size"], help="vector size (default 400)")
     ap.add_argument("--min-count", type=int, default=PAPER["min_count"], help="vocabulary threshold (default 5)")
     ap.add_argument("--window", type=int, default=PAPER["window"], help="context window (default 5)")
+    ap.add_argument("--vocab-only", action="store_true",
+                    help="write only vocab.txt, the words the training keeps (seconds): the stages that need "
+                         "only the words (document frequencies, couples) then run while the vectors train")
     return ap
 
 
@@ -125,6 +138,16 @@ def main(argv=None) -> int:
     if not os.path.isfile(args.paragraphs):
         raise InputError(args.paragraphs, "no such file")
     t0 = time.perf_counter()
+    if args.vocab_only:
+        try:
+            words = list(vocabulary_model(args.paragraphs, args.seed, args.workers, args.dim, args.min_count,
+                                          args.window).wv.index_to_key)
+        except (UnicodeDecodeError, OSError) as err:
+            raise InputError(args.paragraphs, f"cannot read ({err})") from None
+        os.makedirs(args.out, exist_ok=True)
+        write_vocab(os.path.join(args.out, "vocab.txt"), words)
+        print(f"embeddings: {len(words)} words (vocabulary only) in {time.perf_counter() - t0:.2f} s -> {args.out}")
+        return 0
     try:
         words, vectors, model = train_word2vec(args.paragraphs, args.epochs, args.seed, args.workers,
                                       args.dim, args.min_count, args.window)
