@@ -29,18 +29,39 @@ from repro.errors import InputError, run
 from repro.layout import Layout
 
 
-def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_fit_options(ap: argparse.ArgumentParser, grid, which: str = "family") -> None:
+    """The options every family's stage shares (this one's and the token family's): the data,
+    the setting, kappa's source or search over ``grid``, and Algorithm 1's bounds."""
     ap.add_argument("--data", required=True)
     ap.add_argument("--setting", required=True, choices=settings.PAIR_SETTINGS)
     ap.add_argument("--kappa-from", metavar="SETTING", choices=settings.PAIR_SETTINGS,
-                    help="take each member's kappa from this setting's family (no search)")
+                    help=f"take each member's kappa from this setting's {which} (no search)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--kappa-grid", default=",".join(f"{k:g}" for k in family.KAPPA_GRID),
+    ap.add_argument("--kappa-grid", default=",".join(f"{k:g}" for k in grid),
                     help="comma-separated kappa values of the cross-validated search")
     ap.add_argument("--max-epochs", type=int, default=100)
     ap.add_argument("--batch-related", type=int, default=50)
+
+
+def kappa_from(args, path_of, which: str = "family"):
+    """``kappa(member)`` of :func:`repro.family.fits`: (None, None), the search, without
+    ``--kappa-from``; else the kappa of the same member's model in that setting's family, its file
+    ``path_of(setting, key)`` (an InputError naming it where it is missing)."""
+    def kappa(member):
+        if not args.kappa_from:
+            return None, None
+        path = path_of(args.kappa_from, member.key)
+        if not os.path.isfile(path):
+            raise InputError(path, f"no {member.key} model in the {args.kappa_from} {which} (make it first)")
+        return store.load_model(path).kappa, "model"
+
+    return kappa
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_fit_options(ap, family.KAPPA_GRID)
     part = ap.add_mutually_exclusive_group()
     part.add_argument("--distance", choices=family.DISTANCES,
                       help="fit only the members of this training distance; their summary goes to summary-<D>.json")
@@ -86,14 +107,7 @@ def main(argv=None):
     grid = parse_grid(args.kappa_grid)
     summary = {"setting": args.setting, "grid": grid, "kappa_from": args.kappa_from, "members": {}}
 
-    def kappa(member: family.Member):
-        if not args.kappa_from:
-            return None, None
-        path = layout.family(args.kappa_from, member.key)
-        if not os.path.isfile(path):
-            raise InputError(path, f"no {member.key} model in the {args.kappa_from} family (make it first)")
-        return store.load_model(path).kappa, "model"
-
+    kappa = kappa_from(args, layout.family)
     distances = family.DISTANCES if args.distance is None else (args.distance,)
     for member, _, record, seconds in family.fits(table, counts, train, train, n_max, kappa, distances=distances,
                                                    grid=grid, folds=args.folds,

@@ -16,33 +16,24 @@ take the ``wikivar`` one's). Every member's record goes to
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 import numpy as np
 
 from experiments import tokenrows
 from experiments.files import load_split, load_words
+from experiments.train_family import add_fit_options, kappa_from
 from experiments.train_weights import fold_groups, parse_grid
 from repro import settings, store, tokenfamily
-from repro.errors import InputError, run
+from repro.errors import run
 from repro.layout import Layout
 
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--setting", required=True, choices=settings.PAIR_SETTINGS)
-    ap.add_argument("--kappa-from", metavar="SETTING", choices=settings.PAIR_SETTINGS,
-                    help="take each member's kappa from this setting's token family (no search)")
+    add_fit_options(ap, tokenfamily.KAPPA_GRID, "token family")
     ap.add_argument("--space", default=tokenfamily.SOURCE,
                     help="the token space: wordllama (the wheel's), or a folder with a tokenizer.json and its matrix")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--kappa-grid", default=",".join(f"{k:g}" for k in tokenfamily.KAPPA_GRID),
-                    help="comma-separated kappa values of the cross-validated search")
-    ap.add_argument("--max-epochs", type=int, default=100)
-    ap.add_argument("--batch-related", type=int, default=50)
     return ap
 
 
@@ -60,13 +51,7 @@ def main(argv=None):
     summary = {"setting": args.setting, "space": tokenrows.tokenspace_name(args.space), "n_max": n_max,
                "width": couples.width, "grid": grid, "kappa_from": args.kappa_from, "members": {}}
 
-    def kappa(member: tokenfamily.Member):
-        if not args.kappa_from:
-            return None, None
-        path = tokenrows.family_path(layout, args.kappa_from, member.key)
-        if not os.path.isfile(path):
-            raise InputError(path, f"no {member.key} model in the {args.kappa_from} token family (make it first)")
-        return store.load_model(path).kappa, "model"
+    kappa = kappa_from(args, lambda setting, key: tokenrows.family_path(layout, setting, key), "token family")
 
     for member, _, record, seconds in tokenfamily.fits(table, counts, couples, couples, n_max, kappa, grid=grid,
                                                        folds=args.folds, seed=args.seed, groups=groups,
