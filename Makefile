@@ -193,8 +193,8 @@ PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
 # ---- weights (paper sections 3 and 5.2) ----------------------------------------------
 # TRAIN_FORM: the training couples' data form (repro/forms.py): auto (the quadratic form while it
 # fits 4 GB, else the gather form), or quadratic, gram, gather. A whole dump's 3M training couples
-# take 10.8 GB as the quadratic form, twice as fast per epoch as the gather form on a GPU:
-# TRAIN_FORM=quadratic on a GPU box (on a 24 GB CPU box it was killed for memory: docs/SCALE.md).
+# take 5.6 GB as the (packed) quadratic form; when it held whole matrices (10.8 GB) it was twice as
+# fast per epoch as the gather form on a GPU: TRAIN_FORM=quadratic on a GPU box (docs/GPU.md).
 # The forms agree to float32 rounding.
 TRAIN_FORM    ?= auto
 FORM_ID := $(DATA)/.form-$(TRAIN_FORM)

@@ -80,7 +80,7 @@ def failure(args, backend: str) -> dict:
         total_kb = int(next(line for line in f if line.startswith("MemTotal:")).split()[1])
     return {"failed": args.failed, "killed": args.failed in (137, -9), "related": args.related,
             "couples": couples, "vocab": args.vocab, "dim": args.dim, "form_asked": args.form,
-            "quad_bytes": couples * settings.setting("wikivar").n_max ** 2 * 4,
+            "quad_bytes": couples * forms.packed_size(settings.setting("wikivar").n_max) * 4,
             "memory_gb": round(total_kb / 2 ** 20, 1), "backend": backend, "commit": git_commit(), **hardware()}
 
 

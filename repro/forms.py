@@ -26,18 +26,21 @@ interpolation is linear too, z = B(n) w (:func:`repro.model.interpolation_matrix
     t_a - t_b = M^T C w,   C = [B(n_a) / n_a ; B(n_b) / n_b] (2W, n_max)
     d^2 = w^T R w,         R = C^T G C = V^T V,   V = M^T C (d, n_max)     (:class:`QuadForm`)
 
-an n_max x n_max matrix per couple (R = G / n^2 for fixed lengths with n_max = W). A
-training step then reads R[index] and computes w^T R w and its gradient 2 R w: no
-interpolation, no gather of w, no scatter-add, and n_max^2 numbers per couple (900
-against the 3,600 of the PairGram for W = n_max = 30). It is not a Gram matrix of
+an n_max x n_max matrix per couple (R = G / n^2 for fixed lengths with n_max = W). R is
+symmetric, so a couple holds only its packed upper triangle (:func:`pack`): the T = n_max
+(n_max + 1) / 2 numbers r_ii and r_ij + r_ji (i < j), and d^2 = sum_(i <= j) r'_ij w_i w_j, the
+dot product of the packed row with the products w_i w_j (:func:`pair_products`). A training step
+then reads T numbers per couple (465 against the 3,600 of the PairGram for W = n_max = 30, and
+half the 900 of the full matrix, which made a step of the kappa search on the CPU 2 to 3 times
+slower): no interpolation, no gather of w, no scatter-add. It is not a Gram matrix of
 embeddings but a quadratic form in the weights, hence its name.
 
 **The cosine** (not in the paper; ``distance="cosine"`` in :func:`build`). 1 - cos(t_a, t_b)
 needs t_a.t_a, t_b.t_b and t_a.t_b, each a quadratic form in the weights too: every form but
 :class:`DiffGram` (which holds only E_a - E_b) gives them by ``products(w, index)``: the gather
 form from the two text vectors, the :class:`PairGram` from the blocks of G, and the
-:class:`CosQuadForm` from three n_max x n_max matrices per couple, R_xy = sym(V_x^T V_y) with
-V_x = E_x^T B(n_x) / n_x (three times the quadratic form's memory).
+:class:`CosQuadForm` from three packed triangles per couple, of R_xy = V_x^T V_y with
+V_x = E_x^T B(n_x) / n_x (three times the quadratic form's memory), read in one gather.
 """
 
 from __future__ import annotations
@@ -134,16 +137,13 @@ class PairGram(NamedTuple):
 
 
 class QuadForm(NamedTuple):
-    """Any couples: d^2 = w^T R w with R = C^T G C (P, n_max, n_max), symmetric."""
+    """Any couples: d^2 = w^T R w with R = C^T G C, each couple's R packed (:func:`pack`)."""
 
-    r: jnp.ndarray  # (P, n_max, n_max)
+    r: jnp.ndarray  # (P, T), T = n_max (n_max + 1) / 2
 
     def sq_distances(self, w, index):
-        """(B,) d^2 = w^T R_b w of the couples ``index``, with gradient 2 R_b w."""
-        if self.r.shape[-1] != w.shape[0]:
-            raise ValueError(f"w has {w.shape[0]} weights but the quadratic form was built for "
-                             f"n_max = {self.r.shape[-1]}")
-        return quad_sq_distances(w, self.r[index])
+        """(B,) d^2 = w^T R_b w of the couples ``index``."""
+        return jnp.maximum(packed_values(w, self.r[index]), 0.0)  # rounding can make an exact 0 slightly negative
 
     def products(self, w, index):
         raise ValueError("distance: this quadratic form holds only ||t_a - t_b||^2; build it with distance='cosine'")
@@ -151,20 +151,15 @@ class QuadForm(NamedTuple):
 
 class CosQuadForm(NamedTuple):
     """Any couples, for the cosine (not in the paper): t_a.t_a = w^T R_aa w, t_b.t_b = w^T R_bb w
-    and t_a.t_b = w^T R_ab w, with R_xy = sym(V_x^T V_y), V_x = E_x^T B(n_x) / n_x (d, n_max):
-    three (n_max, n_max) matrices per couple, each symmetric."""
+    and t_a.t_b = w^T R_ab w, with R_xy = V_x^T V_y, V_x = E_x^T B(n_x) / n_x (d, n_max): the
+    three packed (:func:`pack`) side by side, so that a batch reads them in one gather."""
 
-    raa: jnp.ndarray  # (P, n_max, n_max)
-    rbb: jnp.ndarray
-    rab: jnp.ndarray
+    r: jnp.ndarray  # (P, 3, T): R_aa, R_bb, R_ab packed
 
     def products(self, w, index):
         """(aa, bb, ab), each (B,), of the couples ``index``."""
-        if self.raa.shape[-1] != w.shape[0]:
-            raise ValueError(f"w has {w.shape[0]} weights but the quadratic form was built for "
-                             f"n_max = {self.raa.shape[-1]}")
-        q = [_quadratic_value(w, r[index]) for r in (self.raa, self.rbb, self.rab)]
-        return jnp.maximum(q[0], 0.0), jnp.maximum(q[1], 0.0), q[2]
+        q = packed_values(w, self.r[index])  # (B, 3)
+        return jnp.maximum(q[:, 0], 0.0), jnp.maximum(q[:, 1], 0.0), q[:, 2]
 
     def sq_distances(self, w, index):
         """(B,) ||t_a - t_b||^2 = aa + bb - 2 ab."""
@@ -177,25 +172,40 @@ def _gram_quadratic(zeta, g, dtype):
     return jnp.maximum(sq, 0.0)  # rounding can make an exact 0 slightly negative
 
 
-def _quadratic_value(w, r):
-    """w^T R_b w of every symmetric R_b of ``r`` (B, n, n), gradient 2 R_b w, one pass over R
-    (:func:`quad_sq_distances`, not clamped)."""
-    u = jnp.einsum("bij,j->bi", r.astype(w.dtype), jax.lax.stop_gradient(w), precision=HIGHEST)
-    q = jnp.einsum("bi,i->b", u, w, precision=HIGHEST)
-    return 2.0 * q - jax.lax.stop_gradient(q)
+def packed_size(n_max: int) -> int:
+    """T = n_max (n_max + 1) / 2, the numbers of a packed (n_max, n_max) symmetric form."""
+    return int(n_max) * (int(n_max) + 1) // 2
 
 
-def quad_sq_distances(w, r):
-    """w^T R_b w of every (n_max, n_max) matrix of ``r`` (B, n, n), with gradient 2 R_b w.
+def pack(r):
+    """(..., n, n) -> (..., T): the upper triangle of r + r^T, halved on the diagonal (r_ii and
+    r_ij + r_ji for i < j, row by row), so that w^T r w = sum_t pack(r)_t pair_products(w)_t
+    for any square r, symmetric or not."""
+    i, j = np.triu_indices(r.shape[-1])
+    return jnp.where(jnp.asarray(i == j), r[..., i, j], r[..., i, j] + r[..., j, i])
 
-    One pass over R: u = R sg(w) is computed once, and 2 u.w - sg(u.w) has the value
-    u.w = w^T R w (exactly: 2x - x = x in floating point) and the gradient 2 R w, which
-    is the gradient of w^T R w for a symmetric R.
-    """
-    u = jnp.einsum("bij,j->bi", r.astype(w.dtype), jax.lax.stop_gradient(w), precision=HIGHEST)
-    q = jnp.einsum("bi,i->b", u, w, precision=HIGHEST)
-    sq = 2.0 * q - jax.lax.stop_gradient(q)
-    return jnp.maximum(sq, 0.0)  # rounding can make an exact 0 slightly negative
+
+def pair_products(w):
+    """(n,) -> (T,): w_i w_j for i <= j in :func:`pack`'s order. Each factor is a product with a
+    one-hot matrix, exact, so that the gradient holds no scatter-add (a gather of w would)."""
+    n = w.shape[-1]
+    i, j = np.triu_indices(n)
+    eye = np.eye(n, dtype=w.dtype)
+    return jnp.dot(eye[i], w, precision=HIGHEST) * jnp.dot(eye[j], w, precision=HIGHEST)
+
+
+def packed_values(w, packed):
+    """w^T R w of every packed form of ``packed`` (..., T), for the (n_max,) weights ``w``;
+    ValueError when the forms were packed for another number of weights."""
+    if packed.shape[-1] != packed_size(w.shape[0]):
+        raise ValueError(f"w has {w.shape[0]} weights but the quadratic form was built for "
+                         f"n_max = {_n_of(packed.shape[-1])} ({packed.shape[-1]} packed entries)")
+    return jnp.einsum("...t,t->...", packed.astype(w.dtype), pair_products(w), precision=HIGHEST)
+
+
+def _n_of(t: int) -> int:
+    """The n of a packed size T = n (n + 1) / 2."""
+    return int(round((np.sqrt(8 * t + 1) - 1) / 2))
 
 
 # ---- building the forms ----------------------------------------------------------------------
@@ -219,8 +229,8 @@ def _grams(table, a, b, fixed: bool):
 
 @jit(static_argnames=("n_max", "identity"))
 def _quads(table, a, b, la, lb, n_max: int, identity: bool):
-    """R = V^T V of (C, B, W) blocks of couples, V = E_a^T B(n_a)/n_a - E_b^T B(n_b)/n_b:
-    -> (C, B, n_max, n_max). ``identity``: every n = W = n_max, so B(n) = I and V = U/n."""
+    """R = V^T V of (C, B, W) blocks of couples, V = E_a^T B(n_a)/n_a - E_b^T B(n_b)/n_b,
+    packed: -> (C, B, T). ``identity``: every n = W = n_max, so B(n) = I and V = U/n."""
     def block(args):
         a, b, la, lb = args
         ea, eb = table[a], table[b]  # (B, W, d)
@@ -232,15 +242,14 @@ def _quads(table, a, b, la, lb, n_max: int, identity: bool):
             cb = interpolation_matrix(lb, n_max, w, table.dtype) / lb[:, None, None].astype(table.dtype)
             v = (jnp.einsum("bwk,bwd->bkd", ca, ea, precision=HIGHEST)
                  - jnp.einsum("bwk,bwd->bkd", cb, eb, precision=HIGHEST))
-        r = jnp.einsum("bkd,bld->bkl", v, v, precision=HIGHEST)
-        return 0.5 * (r + jnp.swapaxes(r, 1, 2))  # exactly symmetric, for the 2 R w gradient
+        return pack(jnp.einsum("bkd,bld->bkl", v, v, precision=HIGHEST))
 
     return jax.lax.map(block, (a, b, la, lb))
 
 
 @jit(static_argnames=("n_max",))
 def _cos_quads(table, a, b, la, lb, n_max: int):
-    """R_aa, R_bb, R_ab of (C, B, W) blocks of couples: -> three (C, B, n_max, n_max)."""
+    """R_aa, R_bb, R_ab of (C, B, W) blocks of couples, packed: -> (C, B, 3, T)."""
     def block(args):
         a, b, la, lb = args
         w = a.shape[1]
@@ -248,11 +257,10 @@ def _cos_quads(table, a, b, la, lb, n_max: int):
                              / n[:, None, None].astype(table.dtype), table[x], precision=HIGHEST)
                   for x, n in ((a, la), (b, lb))]
 
-        def sym(x, y):
-            r = jnp.einsum("bkd,bld->bkl", x, y, precision=HIGHEST)
-            return 0.5 * (r + jnp.swapaxes(r, 1, 2))
+        def packed(x, y):
+            return pack(jnp.einsum("bkd,bld->bkl", x, y, precision=HIGHEST))
 
-        return sym(va, va), sym(vb, vb), sym(va, vb)
+        return jnp.stack([packed(va, va), packed(vb, vb), packed(va, vb)], axis=1)
 
     return jax.lax.map(block, (a, b, la, lb))
 
@@ -264,8 +272,9 @@ def is_fixed(pairs) -> bool:
 
 
 def quad_bytes(pairs, n_max: int, distance: str = "euclidean") -> int:
-    """Memory of the quadratic form of ``pairs``: P n_max^2 float32 (three times that for the cosine)."""
-    return int(pairs.label.shape[0]) * int(n_max) ** 2 * 4 * (3 if distance == "cosine" else 1)
+    """Memory of the quadratic form of ``pairs``: P T float32, T = n_max (n_max + 1) / 2 (three
+    times that for the cosine)."""
+    return int(pairs.label.shape[0]) * packed_size(n_max) * 4 * (3 if distance == "cosine" else 1)
 
 
 def _blocks(x, block: int, fill=0):
@@ -284,11 +293,11 @@ def quadratic(table, pairs, n_max: int, block: int = 64, distance: str = "euclid
     if distance == "cosine":
         parts = _cos_quads(jnp.asarray(table), _blocks(pairs.a, block), _blocks(pairs.b, block),
                            _blocks(pairs.len_a, block, 1), _blocks(pairs.len_b, block, 1), n_max)
-        return CosQuadForm(*(r.reshape((-1, n_max, n_max))[:p] for r in parts))
+        return CosQuadForm(parts.reshape((-1,) + parts.shape[2:])[:p])
     identity = is_fixed(pairs) and n_max == w
     r = _quads(jnp.asarray(table), _blocks(pairs.a, block), _blocks(pairs.b, block), _blocks(pairs.len_a, block, 1),
                _blocks(pairs.len_b, block, 1), n_max, identity)
-    return QuadForm(r.reshape((-1, n_max, n_max))[:p])
+    return QuadForm(r.reshape((-1,) + r.shape[2:])[:p])
 
 
 def gram(table, pairs, block: int = 64, distance: str = "euclidean"):

@@ -42,11 +42,12 @@ def test_training_is_the_same_in_every_form(variable, form):
 def test_auto_form_respects_the_budget():
     table, pairs = signal_pairs(n_pairs=100, width=10, seed=0)
     q = prepare(table, pairs).form
-    assert isinstance(q, forms.QuadForm) and q.r.shape == (100, 10, 10)
-    assert prepare(table, pairs, n_max=4).form.r.shape == (100, 4, 4)
-    assert forms.choose(pairs, 10, budget=100 * 10 * 10 * 4) == "quadratic"
-    assert forms.choose(pairs, 10, budget=100 * 10 * 10 * 4 - 1) == "gather"
-    assert isinstance(prepare(table, pairs, budget=100 * 10 * 10 * 4 - 1).form, forms.Gathered)
+    assert isinstance(q, forms.QuadForm) and q.r.shape == (100, 55)  # 10 x 11 / 2 packed
+    assert prepare(table, pairs, n_max=4).form.r.shape == (100, 10)
+    assert forms.quad_bytes(pairs, 10) == 100 * 55 * 4 and forms.quad_bytes(pairs, 10, "cosine") == 3 * 100 * 55 * 4
+    assert forms.choose(pairs, 10, budget=100 * 55 * 4) == "quadratic"
+    assert forms.choose(pairs, 10, budget=100 * 55 * 4 - 1) == "gather"
+    assert isinstance(prepare(table, pairs, budget=100 * 55 * 4 - 1).form, forms.Gathered)
     assert isinstance(prepare(table, pairs, form="gram").form, forms.DiffGram)
     with pytest.raises(ValueError, match="data form"):
         prepare(table, pairs, form="sparse")
@@ -75,12 +76,37 @@ def test_quadratic_form_is_v_transpose_v(fixed, n_max):
     pairs = random_pairs(rng, 20, 6, fixed)
     q = forms.quadratic(jnp.asarray(table, jnp.float32), pairs, n_max, block=8)
     v = _reference_v(table, pairs, n_max)
-    r = np.asarray(q.r)
+    r = _unpacked(np.asarray(q.r), n_max)
     np.testing.assert_allclose(r, np.einsum("pdk,pdl->pkl", v, v), rtol=1e-5, atol=1e-6)
-    assert np.array_equal(r, np.swapaxes(r, 1, 2))  # exactly symmetric
     if fixed and n_max == 6:  # R = G / n^2 with the difference Gram matrix
         g = np.asarray(forms.gram(table, pairs).gram)
         np.testing.assert_allclose(r, g / 36.0, rtol=1e-5, atol=1e-7)
+
+
+def _unpacked(packed, n):
+    """(P, T) packed forms -> (P, n, n) symmetric matrices, written out by loops: the diagonal
+    as stored, each off-diagonal entry half of its stored sum r_ij + r_ji."""
+    out = np.zeros(packed.shape[:-1] + (n, n))
+    t = 0
+    for i in range(n):
+        for j in range(i, n):
+            out[..., i, j] = out[..., j, i] = packed[..., t] if i == j else packed[..., t] / 2
+            t += 1
+    assert t == packed.shape[-1]
+    return out
+
+
+def test_pack_and_pair_products_give_w_r_w_for_any_square_matrix():
+    rng = np.random.default_rng(8)
+    r = rng.normal(size=(3, 6, 6))  # not symmetric
+    w = rng.normal(size=6)
+    with jax.enable_x64(True):
+        got = np.asarray(forms.packed_values(jnp.asarray(w), forms.pack(jnp.asarray(r))))
+        pp = np.asarray(forms.pair_products(jnp.asarray(w)))
+        full = _unpacked(np.asarray(forms.pack(jnp.asarray(r))), 6)
+    np.testing.assert_allclose(got, np.einsum("i,pij,j->p", w, r, w), rtol=1e-12)
+    assert pp.shape == (21,) and np.array_equal(pp, np.array([w[i] * w[j] for i in range(6) for j in range(i, 6)]))
+    np.testing.assert_allclose(full, (r + np.swapaxes(r, 1, 2)) / 2, rtol=1e-15)
 
 
 @pytest.mark.parametrize("loss", ["median", "contrastive"])
