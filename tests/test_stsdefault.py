@@ -103,6 +103,19 @@ def test_the_wikivar_validation_error_of_a_candidate(tiny, tmp_path):
     assert err == pytest.approx(0.5 * (np.mean(pred[~labels]) + np.mean(~pred[labels])))
     winner, choice = stsdefault.choose(_candidates(folder)[:2], data, (ta, tb, labels))
     assert choice["candidates"][1]["wikivar_validation_split_error"] == pytest.approx(err)
+    assert "wikivar_test_split_error" not in choice  # no test couples given: none read
+    # the winner's Table 1 test error: the threshold of the validation couples, the error on test ones
+    test = (tb[:40], ta[:40], ~labels[:40])  # other couples: swapped texts, flipped labels
+    _, with_test = stsdefault.choose(_candidates(folder)[:2], data, (ta, tb, labels), test)
+    win = Encoder(folder, weights=winner.weights, frequencies="wordfreq:en", **winner.options)
+    sv = win.similarity(ta, tb, metric="cosine").astype(np.float64)
+    st = win.similarity(*test[:2], metric="cosine").astype(np.float64)
+    lo, hi = sv.min(), sv.max()
+    u = (sv - lo) / (hi - lo)
+    wrong = [np.sum((u > t) != labels) for t in metrics.THRESHOLDS]
+    t = metrics.THRESHOLDS[np.flatnonzero(np.array(wrong) == min(wrong))[-1]]
+    pred = (st - lo) / (hi - lo) > t
+    assert with_test["wikivar_test_split_error"] == pytest.approx(0.5 * (np.mean(pred[~test[2]]) + np.mean(~pred[test[2]])))
     os.remove(os.path.join(path, "wikivar", "validation.npz"))
     with pytest.raises(Exception, match="validation.npz: no such file"):
         stsdefault.wikivar_validation(path)
