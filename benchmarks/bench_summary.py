@@ -17,7 +17,8 @@ from the other benchmarks' result files (run them first; a key whose file is mis
   100,000 x 100,000 256-d vectors against the brute-force NumPy a user writes),
   ``token_encode_speedup_vs_wordllama`` (tokens.json: raw texts through WordLlama's token space
   against WordLlama's own ``embed``, tokenisation included), ``second_call_seconds`` (second-call.json:
-  a second ``repro similarity`` with the default model, its mapped space cached; target 1.0 s).
+  a second ``repro similarity`` with the shipped model of a word map, ``--pretrained best``, its mapped
+  space cached; target 1.0 s; the default model has no map to cache).
 
 ``targets`` holds what the issues ask of a key, where one does (:data:`TARGETS`), and ``met`` whether
 the measured value reaches it.

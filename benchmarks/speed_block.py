@@ -108,13 +108,17 @@ def neighbours_lines(nb: dict) -> list[str]:
 def second_call_lines(second: dict) -> list[str]:
     """A command-line user's second call (bench_second_call.py): ``repro similarity``, the mapped space cached."""
     runs = ", ".join(f"{t:.2f}" for t in second["second_runs_s"])
-    return [f"A second call: `repro similarity` of two texts with the default model from a folder of "
+    default = second.get("default_call_s")
+    return [f"A second call: `repro similarity` of two texts with the shipped model of a word map "
+            f"(`--pretrained best`, Zipfian whitening) from a folder of "
             f"{second['vectors']} ({second['words']:,} words), its mapped space cached beside the vectors by the "
             f"call before: median **{second['second_call_s']:.2f} s** ({second['second_call_cpu_s']:.2f} s of CPU) "
             f"of {len(second['second_runs_s'])} runs ({runs}; target {second['target_s']:g} s: "
             f"{'met' if second['within_target'] else 'MISSED'}); {second['uncached_s']:.2f} s without the cache, "
-            f"{second['first_call_s']:.2f} s for the call that wrote it (benchmarks/bench_second_call.py, commit "
-            f"`{str(second.get('commit', '?'))[:12]}`).", ""]
+            f"{second['first_call_s']:.2f} s for the call that wrote it"
+            + ("" if default is None else f"; with the default model and no files (WordLlama's token space, no map "
+                                          f"to cache) a call takes {default:.2f} s")
+            + f" (benchmarks/bench_second_call.py, commit `{str(second.get('commit', '?'))[:12]}`).", ""]
 
 
 def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None,
