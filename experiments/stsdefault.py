@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from repro import family, settings, store, tokenspace, wordmap
+from repro import store, stsprotocol, stssetup, tokenspace, wordmap
 from repro import metrics as protocol
 from repro.metrics import pearson
 from repro.readmeblock import readme_markers
@@ -89,16 +89,16 @@ def shipped_candidates(spaces=SPACES, weights_dir: str = WEIGHTS_DIR) -> list[Ca
 
 def token_candidates(data: dict, lo: float, hi: float, kappa: float, seed: int, space=SPACES[0]) -> list[Candidate]:
     """The weights ``make sts`` learns on the token space ``space`` (name, source, options): the
-    same fits as :func:`experiments.ststokens.rows` (its setup and couples, :func:`repro.family.fits`
-    over :data:`experiments.ststokens.MAPS` and both distances), each a candidate on that space."""
+    same fits as :func:`experiments.ststokens.rows` (:func:`repro.stssetup.token_setup` and
+    :func:`~repro.stssetup.token_couples`, :func:`repro.stsprotocol.family_fits` over
+    :data:`experiments.ststokens.MAPS` and both distances), each a candidate on that space."""
     from experiments import ststokens
 
     name, source, space_options = space
-    x = ststokens.setup(data, source)
-    couples = ststokens.couples(x, lo, hi)
+    x = stssetup.token_setup(data, source)
     out = []
-    for member, _, result, _ in family.fits(x.table.host, x.counts, x.splits["train"], couples, settings.N_MAX,
-                                            lambda _: (kappa, "model"), names=ststokens.MAPS, seed=seed):
+    for member, _, result, _ in stsprotocol.family_fits(x, stssetup.token_couples(x, lo, hi), kappa, seed,
+                                                        ststokens.MAPS):
         recipe = wordmap.MAPS[member.name]
         word_weights, whiten = recipe.word_weights, recipe.whiten
         out.append(Candidate(f"{name}/sts-{member.key}", f"weights learned on STS-B train {member.label}, on "

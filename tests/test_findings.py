@@ -29,7 +29,7 @@ def test_table_findings_block_is_written_from_the_json(number):
 
 
 def test_sts_findings_block_is_written_from_the_json():
-    from experiments.sts import findings_block
+    from experiments.stsreport import findings_block
 
     assert findings_block(_json("sts.json")) in _readme()
 

