@@ -216,7 +216,9 @@ def test_kernel_pieces():
 
 
 def test_similarity_by_cosine(enc, matrix, corpus):
-    a, b = ["w1 w2", "w3", "w1 w2 w7", "nothing known"], ["w2 w1", "w5 w6", "w9", "w4"]
+    # token lists: the paper's rule would read every string "w3" as "w0" (numbers become 0)
+    a = [["w1", "w2"], ["w3"], ["w1", "w2", "w7"], ["nothing", "known"]]
+    b = [["w2", "w1"], ["w5", "w6"], ["w9"], ["w4"]]
     with pytest.warns(EmptyTextWarning, match=r"1 of 4 texts_a have no word with a vector \(first: texts_a\[3\]\)"):
         s = enc.similarity(a, b, metric="cosine")
         ta, tb = enc.transform(a[:3]).astype(np.float64), enc.transform(b[:3]).astype(np.float64)
