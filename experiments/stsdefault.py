@@ -123,14 +123,9 @@ def pair_pearson(enc, pairs: list) -> float:
     return pearson(s, np.array([p.score for p in pairs]))
 
 
-def wikivar_validation(data_dir: str) -> tuple[list, list, np.ndarray]:
-    """Table 1's wikivar validation couples as texts (their words, word2vec's vocabulary, joined
-    by spaces) and their labels."""
-    return wikivar_couples(data_dir, "validation")
-
-
 def wikivar_couples(data_dir: str, split: str) -> tuple[list, list, np.ndarray]:
-    """Table 1's wikivar couples of ``split`` ("validation" or "test") as texts and labels."""
+    """Table 1's wikivar couples of ``split`` ("validation" or "test") as texts (their words,
+    word2vec's vocabulary, joined by spaces) and their labels."""
     from repro.errors import InputError
 
     path = os.path.join(data_dir, "wikivar", f"{split}.npz")

@@ -88,7 +88,7 @@ def _wikivar(tmp_path, rng, n=60):
 def test_the_wikivar_validation_error_of_a_candidate(tiny, tmp_path):
     folder, data = tiny
     path, a, b, la, lb, y = _wikivar(tmp_path, np.random.default_rng(2))
-    ta, tb, labels = stsdefault.wikivar_validation(path)
+    ta, tb, labels = stsdefault.wikivar_couples(path, "validation")
     assert ta[3] == " ".join(WORDS[i] for i in a[3, :la[3]]) and tb[4] == " ".join(WORDS[i] for i in b[4, :lb[4]])
     np.testing.assert_array_equal(labels, y)
     c = _candidates(folder)[1]
@@ -118,7 +118,7 @@ def test_the_wikivar_validation_error_of_a_candidate(tiny, tmp_path):
     assert with_test["wikivar_test_split_error"] == pytest.approx(0.5 * (np.mean(pred[~test[2]]) + np.mean(~pred[test[2]])))
     os.remove(os.path.join(path, "wikivar", "validation.npz"))
     with pytest.raises(Exception, match="validation.npz: no such file"):
-        stsdefault.wikivar_validation(path)
+        stsdefault.wikivar_couples(path, "validation")
 
 
 def test_shipping_records_the_choice_and_pretrained_loads_it(tiny, tmp_path, capsys):
