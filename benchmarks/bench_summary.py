@@ -17,8 +17,9 @@ from the other benchmarks' result files (run them first; a key whose file is mis
   100,000 x 100,000 256-d vectors against the brute-force NumPy a user writes),
   ``token_encode_speedup_vs_wordllama`` (tokens.json: raw texts through WordLlama's token space
   against WordLlama's own ``embed``, tokenisation included), ``second_call_seconds`` (second-call.json:
-  a second ``repro similarity`` with the shipped model of a word map, ``--pretrained best``, its mapped
-  space cached; target 1.0 s; the default model has no map to cache).
+  a second ``repro similarity`` with the default model and no files, what its first call cached
+  read back; target 1.0 s; ``second_call_seconds_best``: the same with ``--pretrained best`` from
+  a folder of vectors, its mapped space cached).
 
 ``targets`` holds what the issues ask of a key, where one does (:data:`TARGETS`: a least for a
 speed-up, a most for the seconds of :data:`AT_MOST`), and ``met`` whether the measured value reaches it.
@@ -118,7 +119,8 @@ def main(argv=None) -> int:
         "extract_rss_growth_10x": (extract.get("memory") or {}).get("growth_max_process"),
         "neighbours_speedup_vs_numpy": neighbours.get("neighbours_speedup_vs_numpy"),
         "token_encode_speedup_vs_wordllama": tokens.get("token_encode_speedup_vs_wordllama"),
-        "second_call_seconds": second.get("second_call_s"),
+        "second_call_seconds": second.get("default_call_s"),
+        "second_call_seconds_best": second.get("second_call_s"),
         "details": {"kappa_grid": grid, "evaluate_scores": args.scores,
                     "from": {"train": train.get("commit"), "encode": encode.get("commit"),
                              "extract": extract.get("commit"), "neighbours": neighbours.get("commit"),

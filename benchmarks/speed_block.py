@@ -106,19 +106,25 @@ def neighbours_lines(nb: dict) -> list[str]:
 
 
 def second_call_lines(second: dict) -> list[str]:
-    """A command-line user's second call (bench_second_call.py): ``repro similarity``, the mapped space cached."""
+    """A command-line user's second call (bench_second_call.py): ``repro similarity`` with the
+    default model, and with the shipped model of a word map from a folder, what the first call
+    cached read back."""
     runs = ", ".join(f"{t:.2f}" for t in second["second_runs_s"])
     default = second.get("default_call_s")
-    return [f"A second call: `repro similarity` of two texts with the shipped model of a word map "
-            f"(`--pretrained best`, Zipfian whitening) from a folder of "
-            f"{second['vectors']} ({second['words']:,} words), its mapped space cached beside the vectors by the "
-            f"call before: median **{second['second_call_s']:.2f} s** ({second['second_call_cpu_s']:.2f} s of CPU) "
-            f"of {len(second['second_runs_s'])} runs ({runs}; target {second['target_s']:g} s: "
-            f"{'met' if second['within_target'] else 'MISSED'}); {second['uncached_s']:.2f} s without the cache, "
-            f"{second['first_call_s']:.2f} s for the call that wrote it"
-            + ("" if default is None else f"; with the default model and no files (WordLlama's token space, no map "
-                                          f"to cache) a call takes {default:.2f} s")
-            + f" (benchmarks/bench_second_call.py, commit `{str(second.get('commit', '?'))[:12]}`).", ""]
+    tail = (f"with the shipped model of a word map (`--pretrained best`, Zipfian whitening) from a folder of "
+            f"{second['vectors']} ({second['words']:,} words), its mapped space cached beside the vectors: median "
+            f"{second['second_call_s']:.2f} s ({second['second_call_cpu_s']:.2f} s of CPU) of "
+            f"{len(second['second_runs_s'])} runs ({runs}), {second['uncached_s']:.2f} s without the cache, "
+            f"{second['first_call_s']:.2f} s for the call that wrote it")
+    if default is None:
+        head = "A second call of `repro similarity` (two texts; the default model could not run here) "
+    else:
+        head = (f"A second call: `repro similarity` of two texts with the default model and no files, its wordfreq "
+                f"counts cached by the first call: median **{default:.2f} s** ({second['default_call_cpu_s']:.2f} s "
+                f"of CPU; target {second['target_s']:g} s: {'met' if second['within_target'] else 'MISSED'}), "
+                f"{second['default_uncached_s']:.2f} s without the cache, {second['default_first_call_s']:.2f} s "
+                f"for the call that wrote it; ")
+    return [head + tail + f" (benchmarks/bench_second_call.py, commit `{str(second.get('commit', '?'))[:12]}`).", ""]
 
 
 def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None,

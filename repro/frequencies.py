@@ -18,6 +18,9 @@ frequencies (:meth:`repro.docfreq.DocFreq.from_frequencies`): df = the induced c
 
 from __future__ import annotations
 
+import importlib.util
+import os
+
 import numpy as np
 
 from repro.errors import InputError
@@ -51,6 +54,21 @@ def frequency_dict(lang: str) -> dict:
     if lang not in wordfreq.available_languages(wordlist="best"):
         raise InputError("frequencies", f"wordfreq has no word list for language {lang!r}")
     return wordfreq.get_frequency_dict(lang, wordlist="best")
+
+
+def frequency_file(lang: str) -> str | None:
+    """The file :func:`frequency_dict` reads for exactly ``lang``: wordfreq's large list, else its
+    small one (its "best"), found without importing wordfreq; None when wordfreq is not installed
+    or has no file for that exact code (it may still match the code approximately)."""
+    spec = importlib.util.find_spec("wordfreq")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    data = os.path.join(list(spec.submodule_search_locations)[0], "data")
+    for size in ("large", "small"):
+        path = os.path.join(data, f"{size}_{lang}.msgpack.gz")
+        if os.path.isfile(path):
+            return path
+    return None
 
 
 def induced_counts(words, freq: dict) -> np.ndarray:

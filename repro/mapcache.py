@@ -9,7 +9,9 @@ Here they are done once per vectors, frequencies and options, and kept:
 
 * **Where.** Beside the vectors: ``<vectors path>.mapped/`` (for ``glove300/``, the folder
   ``glove300.mapped/``), or the folder named by the environment variable ``REPRO_MAP_CACHE``;
-  ``REPRO_MAP_CACHE=0`` turns the cache off. In-memory vectors are never cached. A folder that
+  ``REPRO_MAP_CACHE=0`` turns the cache off. An installed source named (``wordllama``, kumo GloVe)
+  caches beside its installed files (:func:`repro.vectors.home`), never in the working folder.
+  In-memory vectors are never cached. A folder that
   cannot be written only means no cache.
 * **Key.** Content, not file names or times: the SHA-256 of the unmapped table exactly as the
   encoder holds it (rank order, unit length, float32: so the vectors, their normalisation and the
@@ -46,29 +48,16 @@ import zipfile
 import numpy as np
 
 from repro import transforms, wordmap
-from repro.rankcache import touch, write_entry
+from repro.rankcache import ENV, folder, touch, write_entry  # noqa: F401 (ENV: the tests' name for it)
 from repro.transforms import Transform
 
 #: The format of the entries; a change of what they hold, or of how they are computed, bumps it.
 VERSION = 1
 #: Tables (and maps) kept in one cache folder, the most recently used.
 KEEP = 4
-#: The environment variable that names another cache folder, or turns the cache off ("0").
-ENV = "REPRO_MAP_CACHE"
 #: BLAS threads of the map's products (the module docstring says why one).
 THREADS = 1
 _PARTS = ("shift", "matrix", "scale")
-
-
-def folder(vectors) -> str | None:
-    """The cache folder of the vectors at ``vectors`` (a path, or None for in-memory vectors):
-    ``<path>.mapped``, or ``$REPRO_MAP_CACHE``; None when there is none or it is off."""
-    env = os.environ.get(ENV)
-    if env is not None:
-        return None if env.strip().lower() in ("", "0", "off", "no", "false") else env
-    if vectors is None:
-        return None
-    return os.fspath(vectors).rstrip("/\\") + ".mapped"
 
 
 @contextlib.contextmanager

@@ -89,6 +89,22 @@ def write(folder: str, key_: str, rank: np.ndarray, lookup) -> None:
     write_entry(os.path.join(folder, f"rank-{key_}.npz"), lambda f: np.savez(f, **parts), "rank-", KEEP)
 
 
+#: The environment variable that names another folder for every cache beside the vectors (this
+#: module's, :mod:`repro.mapcache`'s, the token spaces' wordfreq counts), or turns them off ("0").
+ENV = "REPRO_MAP_CACHE"
+
+
+def folder(vectors) -> str | None:
+    """The cache folder of the vectors at ``vectors`` (a path, or None for in-memory vectors):
+    ``<path>.mapped``, or ``$REPRO_MAP_CACHE``; None when there is none or it is off."""
+    env = os.environ.get(ENV)
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "no", "false") else env
+    if vectors is None:
+        return None
+    return os.fspath(vectors).rstrip("/\\") + ".mapped"
+
+
 def touch(path: str) -> None:
     """Mark an entry used (its time: :func:`write_entry` keeps the most recent)."""
     try:

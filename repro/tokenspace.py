@@ -75,6 +75,12 @@ WORDLLAMA_TOKENIZER = os.path.join("tokenizers", "l2_supercat_tokenizer_config.j
 MATRIX_TENSORS = ("embeddings", "embedding.weight")
 #: The model2vec (and StaticEmbedding) matrix file, preferred when a folder holds several.
 MODEL2VEC_MATRIX = "model.safetensors"
+#: The format of a cached entry of wordfreq counts (``wfcounts-<key>.npy``); bumped when what they
+#: hold, or how they are counted, changes.
+COUNTS_VERSION = 1
+COUNTS_PREFIX = "wfcounts-"
+#: Entries of wordfreq counts kept in one cache folder, the most recently used.
+COUNTS_KEEP = 4
 #: The least wordfreq frequency of a word whose tokens count in :meth:`TokenSpace.wordfreq_counts`:
 #: the 96,000 English words above it hold 99.3% of the list's mass, and tokenising all 321,000 takes 4x longer.
 WORDFREQ_MIN = 1e-7
@@ -100,6 +106,11 @@ def wordllama_dir() -> str:
     if spec is None or spec.origin is None:
         raise InputError(WORDLLAMA, f"not installed: {EXTRA} (wordllama==0.4.0.post1, MIT)")
     return os.path.dirname(spec.origin)
+
+
+def wordllama_home() -> str:
+    """The folder of the installed WordLlama's matrix, where its caches sit (``weights/``)."""
+    return os.path.join(wordllama_dir(), os.path.dirname(WORDLLAMA_MATRIX))
 
 
 def token_names(tokenizer, rows: int) -> list[str]:
@@ -140,13 +151,15 @@ PIECE = "▁*[^▁]+"
 _PIECES = re.compile(PIECE + "|▁+")
 
 
-def presplit(tokenizer):
+def presplit(tokenizer, spec: dict | None = None, copy: bool = True):
     """A copy of a Llama-style BPE tokenizer (no pre-tokenizer; spaces to ``▁``) that splits the
     normalised text before every ``▁`` run following another character, or None where that could
     change an id: another tokenizer, or a vocabulary with a token that holds a character other
-    than ``▁`` followed by ``▁`` (only such a token could straddle a split point)."""
+    than ``▁`` followed by ``▁`` (only such a token could straddle a split point). ``spec``: the
+    tokenizer's JSON, parsed, where the caller has it; ``copy=False``: ``tokenizer`` itself is
+    given the pre-tokenizer and returned (no copy to build: a tenth of a second for Llama's)."""
     tokenizers = _tokenizers("tokenizer")
-    spec = json.loads(tokenizer.to_str())
+    spec = json.loads(tokenizer.to_str()) if spec is None else spec
     model = spec.get("model") or {}
     if spec.get("pre_tokenizer") is not None or model.get("type") != "BPE" or model.get("dropout") or \
             not _normalizer_is_metaspace(spec.get("normalizer")):
@@ -154,7 +167,7 @@ def presplit(tokenizer):
     vocab = list(model.get("vocab") or {}) + [t.get("content", "") for t in spec.get("added_tokens") or []]
     if any("▁" in t.lstrip("▁") for t in vocab):  # a ▁ after another character somewhere
         return None
-    fast = tokenizers.Tokenizer.from_str(tokenizer.to_str())
+    fast = tokenizers.Tokenizer.from_str(tokenizer.to_str()) if copy else tokenizer
     fast.pre_tokenizer = tokenizers.pre_tokenizers.Split(tokenizers.Regex(PIECE), "isolated")
     return fast
 
@@ -166,9 +179,11 @@ class TokenSpace:
     Args:
       tokenizer: a tokenizers ``tokenizer.json`` path.
       rows: the rows of the token matrix (ids at or past it, e.g. added tokens, have no vector).
+      home: the folder whose caches this space's wordfreq counts join (:func:`repro.rankcache.folder`;
+        the source's folder); None: only the folder ``REPRO_MAP_CACHE`` names, if any.
     """
 
-    def __init__(self, tokenizer: str, rows: int):
+    def __init__(self, tokenizer: str, rows: int, home: str | None = None):
         tokenizers = _tokenizers(tokenizer)
         try:
             tok = tokenizers.Tokenizer.from_file(os.fspath(tokenizer))
@@ -176,21 +191,34 @@ class TokenSpace:
             raise InputError(os.fspath(tokenizer), f"cannot read the tokenizer ({err})") from None
         tok.no_padding()
         tok.no_truncation()
-        self.path, self.rows = os.path.abspath(os.fspath(tokenizer)), int(rows)
+        self.path, self.rows, self.home = os.path.abspath(os.fspath(tokenizer)), int(rows), home
         self.size = max(tok.get_vocab_size(with_added_tokens=True), self.rows)
         self.names = token_names(tok, self.rows)
-        model = json.loads(tok.to_str()).get("model") or {}
+        spec = json.loads(tok.to_str())
+        model = spec.get("model") or {}
         unk = model.get("unk_token")
         unk_id = tok.token_to_id(unk) if isinstance(unk, str) else model.get("unk_id")
         self.unknown = () if unk_id is None else (int(unk_id),)
         added = tok.get_added_tokens_decoder()
         self.special = tuple(sorted(int(i) for i, t in added.items() if t.special))
         self._added = tuple(t.content for t in added.values() if t.content)
-        fast = presplit(tok)
+        fast = presplit(tok, spec, copy=False)  # the same ids as the file's tokenizer (checked in the tests)
         self.presplit = fast is not None
-        self.tokenizer = tok  # as the file says (padding and truncation off)
         self._encoder = fast or tok
+        self._file_tokenizer = None if self.presplit else tok
         self._index: dict | None = None
+
+    @property
+    def tokenizer(self):
+        """The tokenizer as the file says (padding and truncation off), read again on first use
+        where :meth:`encode_batch` runs a pre-split copy (:func:`presplit`): what its ids are
+        checked against."""
+        if self._file_tokenizer is None:
+            tok = _tokenizers(self.path).Tokenizer.from_file(self.path)
+            tok.no_padding()
+            tok.no_truncation()
+            self._file_tokenizer = tok
+        return self._file_tokenizer
 
     def __len__(self) -> int:
         return self.rows
@@ -315,6 +343,62 @@ class TokenSpace:
 
 @functools.lru_cache(maxsize=8)
 def _wordfreq_counts(space: TokenSpace, lang: str) -> np.ndarray:
+    """The counts of :meth:`TokenSpace.wordfreq_counts`, from the space's cache folder where an
+    entry of the same content is there (:func:`counts_key`), else counted and written there."""
+    from repro import rankcache
+
+    where = rankcache.folder(space.home)
+    key = counts_key(space, lang) if where else None
+    path = os.path.join(where, f"{COUNTS_PREFIX}{key}.npy") if key else None
+    if path:
+        held = _read_counts(path, space.rows)
+        if held is not None:
+            return held
+    counts = _count_wordfreq(space, lang)
+    if path:
+        rankcache.write_entry(path, lambda f: np.save(f, counts, allow_pickle=False), COUNTS_PREFIX, COUNTS_KEEP)
+    return counts
+
+
+def counts_key(space: TokenSpace, lang: str) -> str | None:
+    """The content key of a space's wordfreq counts: the SHA-256 of the tokenizer file's bytes,
+    the bytes of the word list wordfreq reads for ``lang`` (:func:`repro.frequencies.frequency_file`),
+    the matrix's rows, the constants of the count and the versions of what computes it
+    (:data:`COUNTS_VERSION`, tokenizers, wordfreq, NumPy). None where the list's file is not
+    found (a language code wordfreq matches only approximately): the counts are then not cached."""
+    import hashlib
+    from importlib.metadata import version
+
+    from repro.frequencies import DOMAIN, MISSING, frequency_file
+
+    listed = frequency_file(lang)
+    if listed is None:
+        return None
+    h = hashlib.sha256(repr((COUNTS_VERSION, WORDFREQ_MIN, DOMAIN, MISSING, space.rows, np.__version__,
+                             version("tokenizers"), version("wordfreq"))).encode())
+    for path in (space.path, listed):
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+def _read_counts(path: str, rows: int) -> np.ndarray | None:
+    """The (rows,) int64 counts of an entry, or None when it is missing or not well formed."""
+    from repro.rankcache import touch
+
+    try:
+        counts = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if counts.shape != (rows,) or counts.dtype != np.int64:
+        return None
+    touch(path)
+    return counts
+
+
+def _count_wordfreq(space: TokenSpace, lang: str) -> np.ndarray:
     from repro.frequencies import DOMAIN, MISSING, frequency_dict
 
     freq = frequency_dict(lang)
@@ -329,7 +413,7 @@ def _wordfreq_counts(space: TokenSpace, lang: str) -> np.ndarray:
     counts = (mass / mass.sum() * DOMAIN).astype(np.int64) if mass.sum() > 0 else np.zeros(space.rows, np.int64)
     missing = int(MISSING * DOMAIN)
     unreached = np.flatnonzero(mass == 0)
-    decoded = space.tokenizer.decode_batch([[i] for i in unreached.tolist()], skip_special_tokens=False)
+    decoded = space._encoder.decode_batch([[i] for i in unreached.tolist()], skip_special_tokens=False)
     symbol = np.fromiter((not any(c.isalnum() for c in t) for t in decoded), bool, unreached.size)
     symbol &= ~np.isin(unreached, list(space.special) + list(space.unknown))
     top = int(counts.max()) if counts.size else missing
@@ -429,11 +513,11 @@ def is_token_folder(path: str) -> bool:
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, TOKENIZER))
 
 
-def _space(tokenizer: str, matrix, label: str) -> tuple[list[str], np.ndarray, TokenSpace]:
+def _space(tokenizer: str, matrix, label: str, home: str | None = None) -> tuple[list[str], np.ndarray, TokenSpace]:
     matrix = np.asarray(matrix) if not isinstance(matrix, np.ndarray) else matrix
     if matrix.ndim != 2 or matrix.shape[0] == 0:
         raise InputError(label, f"no token vectors (matrix shape {matrix.shape})")
-    space = TokenSpace(tokenizer, matrix.shape[0])
+    space = TokenSpace(tokenizer, matrix.shape[0], home)
     return list(space.names), matrix, space
 
 
@@ -456,14 +540,15 @@ def load(source) -> tuple[list[str], np.ndarray, TokenSpace] | None:
             if not os.path.isfile(need):
                 raise InputError(need, "no such file in the installed wordllama (pip install wordllama==0.4.0.post1)")
         return _space(os.path.join(where, WORDLLAMA_TOKENIZER), _safetensors_matrix(matrix_path, WORDLLAMA_TENSOR),
-                      WORDLLAMA)
+                      WORDLLAMA, wordllama_home())
     if not is_token_folder(path):
         return None
     matrix_path = folder_matrix(path)
     if matrix_path is None:
         raise InputError(path, f"holds {TOKENIZER} but no token matrix: expected vectors.npy, {MODEL2VEC_MATRIX}, "
                                "or one .npy or .safetensors file")
-    names, matrix, space = _space(os.path.join(path, TOKENIZER), read_matrix(matrix_path), matrix_path)
+    names, matrix, space = _space(os.path.join(path, TOKENIZER), read_matrix(matrix_path), matrix_path,
+                                  os.path.abspath(path))
     if os.path.basename(matrix_path) == "vectors.npy" and os.path.isfile(os.path.join(path, "vocab.txt")):
         from repro.store import read_vocab
 

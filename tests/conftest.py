@@ -51,6 +51,16 @@ def cli_error(capsys):
     return run
 
 
+@pytest.fixture(autouse=True)
+def own_cache_folder(monkeypatch, tmp_path_factory):
+    """Every test's caches (``REPRO_MAP_CACHE``: mapped spaces, idf ranks, a token space's wordfreq
+    counts) in a folder of its own: a test never reads what another wrote, and never writes beside
+    installed vectors (WordLlama's wheel) what a faked frequency list gave."""
+    from repro import rankcache
+
+    monkeypatch.setenv(rankcache.ENV, str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture
 def cache_beside_the_vectors(monkeypatch):
     """No cache folder named by the environment: the encoder's caches sit beside the vectors."""

@@ -135,6 +135,11 @@ def test_the_presplit_tokenizer_gives_the_file_tokenizers_ids(tmp_path):
     odd, _ = llama_like(tmp_path / "odd.json", extra=("t▁a",))
     assert tokenspace.presplit(tokenizers.Tokenizer.from_file(odd)) is None
     assert not tokenspace.TokenSpace(odd, 300).presplit
+    # the space splits with its tokenizer given the pre-tokenizer in place (no copy); the file's, read
+    # again on first use, is as the file says
+    assert space.tokenizer.pre_tokenizer is None and space._encoder.pre_tokenizer is not None
+    tok = tokenizers.Tokenizer.from_file(path)
+    assert tokenspace.presplit(tok, copy=False) is tok and tok.pre_tokenizer is not None
 
 
 def test_token_names_replace_what_vocab_txt_cannot_hold(tmp_path):
@@ -254,6 +259,82 @@ def test_wordfreq_counts_of_tokens_by_hand(tmp_path, monkeypatch):
     assert counts[i["."]] == top and counts[i["%"]] == top and counts[i["▁"]] == top  # no letter or digit
     assert counts[i["▁fell"]] == missing and counts[i["3"]] == missing  # word pieces no word reaches
     assert counts[i["<s>"]] == missing and counts[i["<0x41>"]] == missing  # special; a byte that decodes to "A"
+
+
+def fake_list(monkeypatch, tmp_path, content: bytes) -> str:
+    """wordfreq's list file for the language "xx": a file of ``content`` (what the cache key reads)."""
+    path = tmp_path / "large_xx.msgpack.gz"
+    path.write_bytes(content)
+    monkeypatch.setattr(frequencies, "frequency_file", lambda lang: str(path) if lang == "xx" else None)
+    return str(path)
+
+
+def test_wordfreq_counts_are_cached_beside_the_space_by_content(tmp_path, monkeypatch, cache_beside_the_vectors,
+                                                                 cache_entries, uncomputable):
+    """The counts are written once beside the space's source, read back bit for bit by a new space
+    of the same files, and counted again when the tokenizer or the list's bytes change."""
+    path, size = llama_like(tmp_path / "tokenizer.json")
+    home = str(tmp_path / "space")
+    fake_wordfreq(monkeypatch, {"cat": 0.6, "cats": 0.3, "the": 0.1})
+    listed = fake_list(monkeypatch, tmp_path, b"one list")
+    counted = tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx")
+    entries = cache_entries(home + ".mapped")
+    assert len(entries) == 1 and entries[0].startswith(tokenspace.COUNTS_PREFIX)
+    with monkeypatch.context() as m:
+        uncomputable(m, (tokenspace, "_count_wordfreq"))
+        read = tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx")
+    assert read.dtype == np.int64 and read.tobytes() == counted.tobytes()
+    # another list file (its bytes, not its name), or another tokenizer: another key, counted again
+    with open(listed, "wb") as f:
+        f.write(b"another list")
+    fake_wordfreq(monkeypatch, {"cat": 0.1, "the": 0.9})
+    other = tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx")
+    assert not np.array_equal(other, counted) and len(cache_entries(home + ".mapped")) == 2
+    path2, size2 = llama_like(tmp_path / "other.json", extra=("▁cats",))
+    assert tokenspace.counts_key(tokenspace.TokenSpace(path2, size2, home), "xx") != \
+        tokenspace.counts_key(tokenspace.TokenSpace(path, size, home), "xx")
+    # a damaged entry is counted again and rewritten
+    for name in cache_entries(home + ".mapped"):
+        (tmp_path / "space.mapped" / name).write_bytes(b"not an array")
+    np.testing.assert_array_equal(tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx"), other)
+    assert np.load(tmp_path / "space.mapped" / f"{tokenspace.COUNTS_PREFIX}"
+                   f"{tokenspace.counts_key(tokenspace.TokenSpace(path, size, home), 'xx')}.npy").tobytes() == other.tobytes()
+
+
+def test_wordfreq_counts_are_not_cached_without_a_folder_or_a_list_file(tmp_path, monkeypatch, cache_entries):
+    path, size = llama_like(tmp_path / "tokenizer.json")
+    fake_wordfreq(monkeypatch, {"cat": 0.6, "the": 0.4})
+    fake_list(monkeypatch, tmp_path, b"a list")
+    monkeypatch.setenv("REPRO_MAP_CACHE", "0")  # the cache off
+    tokenspace.TokenSpace(path, size, str(tmp_path / "a")).wordfreq_counts("xx")
+    monkeypatch.setenv("REPRO_MAP_CACHE", str(tmp_path / "named"))  # the folder the environment names
+    tokenspace.TokenSpace(path, size, str(tmp_path / "b")).wordfreq_counts("xx")
+    assert not os.path.exists(tmp_path / "a.mapped") and not os.path.exists(tmp_path / "b.mapped")
+    assert len(cache_entries(tmp_path / "named")) == 1
+    tokenspace.TokenSpace(path, size).wordfreq_counts("yy")  # wordfreq matches "yy" only approximately: no file
+    assert tokenspace.counts_key(tokenspace.TokenSpace(path, size), "yy") is None
+    assert len(cache_entries(tmp_path / "named")) == 1
+
+
+@pytest.mark.skipif(vectors.importlib.util.find_spec("wordfreq") is None, reason="wordfreq not installed")
+def test_the_list_file_is_the_one_wordfreq_reads():
+    import wordfreq
+
+    assert frequencies.frequency_file("en") == wordfreq.available_languages("best")["en"]
+    assert frequencies.frequency_file("not-a-language") is None
+
+
+def test_named_sources_cache_beside_their_installed_files_not_in_the_working_folder(monkeypatch):
+    assert vectors.home(None) is None and vectors.home("/some/vectors") == "/some/vectors"
+    monkeypatch.setattr(vectors.importlib.util, "find_spec", lambda name: None)  # nothing installed
+    assert vectors.home("wordllama") is None and vectors.home(vectors.KUMO_NAME) is None
+
+
+@pytest.mark.skipif(not tokenspace.installed(), reason="extra tokens not installed")
+def test_wordllama_caches_beside_its_matrix(monkeypatch):
+    where = vectors.home("wordllama")
+    assert os.path.isabs(where) and os.path.isfile(os.path.join(os.path.dirname(where), tokenspace.WORDLLAMA_MATRIX))
+    assert tokenspace.load("wordllama")[2].home == where
 
 
 def test_frequencies_alone_are_a_df_source(tmp_path, monkeypatch, capsys):
