@@ -139,10 +139,10 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 # the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
-# already installed (no .venv is made then).
+# already installed (no .venv is made then). No preallocation: some tests start JAX processes of their own.
 GPU_TESTS := tests/test_model.py tests/test_losses.py tests/test_forms.py tests/test_train.py tests/test_fit.py tests/test_jitting.py
 test-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
-	PYTHONPATH=$(CURDIR) REPRO_REQUIRE_GPU=1 $(PY) -m pytest $(GPU_TESTS)
+	PYTHONPATH=$(CURDIR) REPRO_REQUIRE_GPU=1 XLA_PYTHON_CLIENT_PREALLOCATE=false $(PY) -m pytest $(GPU_TESTS)
 
 # ---- data (paper section 4.1) -----------------------------------------------------
 # The dump's identity is part of the target's inputs: changing WIKI_DUMP redoes the chain.

@@ -140,12 +140,13 @@ print("same")
 def test_the_column_sums_are_the_einsums_bits_under_every_instruction_set_cap(isa):
     """represent_rows (the encoder's and the scoring surface's text vectors, one column at a time)
     gives the bits of the einsum over gathered rows (represent_unchecked, the kappa search's), whatever code
-    XLA compiles: each cap compiles other code, as another CPU would."""
+    XLA compiles: each cap compiles other code, as another CPU would. The child runs on the CPU
+    (the cap is the CPU's) also where this process has a GPU (make test-gpu)."""
     import os
     import subprocess
     import sys
 
-    env = {**os.environ, "XLA_FLAGS": f"--xla_cpu_max_isa={isa}"}
+    env = {**os.environ, "XLA_FLAGS": f"--xla_cpu_max_isa={isa}", "JAX_PLATFORMS": "cpu"}
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run([sys.executable, "-c", COLUMN_SUMS_CHILD], cwd=root, env=env, capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.split()[-1] == "same", out.stderr[-2000:]

@@ -353,8 +353,9 @@ print(run.cv.errors.tobytes().hex(), run.weights.tobytes().hex(), run.history.to
 
 def _fresh_processes(code: str, envs: list[dict]) -> list[list[str]]:
     """``python -c code`` once per environment, and the words each printed. Each compiles every
-    program itself (no compilation cache); on the CPU they run side by side (on a GPU one at a
-    time: each process takes most of its memory)."""
+    program itself (no compilation cache); on the CPU they run side by side, on a GPU one at a
+    time and without taking most of its memory first (JAX's preallocation: this process holds
+    its share already, and a child short of memory failed to start cuBLASLt on an H100)."""
     import os
     import subprocess
     import sys
@@ -365,7 +366,9 @@ def _fresh_processes(code: str, envs: list[dict]) -> list[list[str]]:
     procs, outs = [], []
     for env in envs:
         procs.append(subprocess.Popen([sys.executable, "-c", code, here], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, env={**compilecache.without(), "PYTHONPATH": path, **env}))
+                                      text=True, env={**compilecache.without(), "PYTHONPATH": path,
+                                                      **({} if together else {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}),
+                                                      **env}))
         if not together:
             outs.append(procs[-1].communicate())
     outs = outs or [p.communicate() for p in procs]
