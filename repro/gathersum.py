@@ -19,10 +19,10 @@ without that array, chunk by chunk, so memory stays bounded in the number of tex
    one of more known words is summed by :mod:`repro.longtext`, in memory and time linear in its
    length, NumPy only (issue 35).
 4. **Weighted gather-sum.** The chunk's coefficients form a sparse (B, V) matrix S with n
-   entries in row b, and the text vectors are S @ E. The product runs in column (CSC) order:
-   it walks the table rows in increasing address order, once per chunk, and adds each row
-   into the texts that hold the word; for one text the words still arrive in rank order, so
-   every sum is accumulated in the same order as ``represent``'s.
+   entries in row b, and the text vectors are S @ E. The product runs in row (CSR) order,
+   straight from the rank rows (no sparse matrix is built): each text's row of the output
+   stays in cache while its words' table rows are added to it in rank order, so every sum is
+   accumulated in the same order as ``represent``'s.
 
 Why this kernel: timed once while building it (100,000 texts of 20 words, 400 d, one thread,
 the shared 2-core CPU under load, so only the ratios matter): a jitted XLA gather-multiply-sum
@@ -35,8 +35,15 @@ threads were no faster than one; on the quiet machine two threads (the default o
 chunk's sums and first-touch page faults (which do not) proceeded. Python dict lookups then
 bound the 200,000-word table (0.45-0.6 s of 0.9-1.0 s); the chunk lookup of
 :mod:`repro.ranklookup` holds the GIL only to join the tokens, and took two threads from
-0.79-0.89 s to 0.34-0.42 s there (0.29-0.33 s to 0.21-0.32 s on 7.8k words). The comparison
-with fse is benchmarks/bench_encode.py (make bench).
+0.79-0.89 s to 0.34-0.42 s there (0.29-0.33 s to 0.21-0.32 s on 7.8k words). With the
+words drawn by Zipf's law (benchmarks/bench_encode.py), the row order then beat the column
+order: the sums of 100,000 texts on one thread 0.20 s against 0.24-0.28 s (7.8k words), 0.40 s
+against 0.39-0.41 s (200k words), with the same bits, and no conversion to the column order;
+``transform`` with two threads, both kernels in one process on the busy machine, 0.47 s against
+0.73 s and 0.71 s against 1.04 s. What is left is near this kernel's floor: the sums take
+0.10 s per 100,000 texts even when every word is one table row (no cache miss), 0.20 s under
+Zipf's law, and the lookups 0.15-0.2 s more. The comparison with fse is
+benchmarks/bench_encode.py (make bench).
 """
 
 from __future__ import annotations
@@ -55,10 +62,10 @@ from repro.progress import bar as progress_bar
 #: Texts per chunk: the chunk's (B, d) output and sparse matrix stay within a few MB.
 CHUNK = 4096
 
-try:  # the loop behind scipy's ``csc_matrix @ dense``, called so that it writes into our output
-    from scipy.sparse._sparsetools import csc_matvecs as _csc_matvecs
+try:  # the loop behind scipy's ``csr_matrix @ dense``, called so that it writes into our output
+    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
 except ImportError:  # a scipy without it: the public product, and one copy per chunk
-    _csc_matvecs = None
+    _csr_matvecs = None
 
 
 #: Coefficient tables computed once and shipped in the package (``make weights`` writes them, one
@@ -131,17 +138,18 @@ def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, tabl
     b, width = ranks.shape
     keep = np.arange(width) < lengths[:, None]
     data = coef[lengths, :width][keep]
-    indptr = np.zeros(b + 1, dtype=np.int64)
+    index = np.int32 if b * width < 2 ** 31 else np.int64  # one index type for the kernel: no conversion
+    indptr = np.zeros(b + 1, dtype=index)
     np.cumsum(lengths, out=indptr[1:])
-    s = sp.csr_matrix((data, ranks[keep], indptr), shape=(b, table.shape[0])).tocsc()
+    indices = ranks[keep].astype(index, copy=False)
     if out is None:
         out = np.empty((b, table.shape[1]), np.float32)
-    if _csc_matvecs is not None and out.flags.c_contiguous and table.flags.c_contiguous:
+    if _csr_matvecs is not None and out.flags.c_contiguous and table.flags.c_contiguous:
         if not zeroed:  # y += S x, in place: scipy's own kernel of S @ x, without its result array
             out.fill(0.0)
-        _csc_matvecs(b, table.shape[0], table.shape[1], s.indptr, s.indices, s.data, table.ravel(), out.ravel())
+        _csr_matvecs(b, table.shape[0], table.shape[1], indptr, indices, data, table.ravel(), out.ravel())
     else:
-        out[...] = s @ table
+        out[...] = sp.csr_matrix((data, indices, indptr), shape=(b, table.shape[0])) @ table
     return out
 
 
