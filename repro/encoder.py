@@ -275,8 +275,10 @@ class Encoder:
         self._check_df_coverage(tokens)
         ws = self.word_space
         long = LongTexts(short_width(self.n_max), ws.vocabulary.lookup.ranks, self.weights_)  # linear past it
-        rows = lambda chunk: ws.vocabulary.rows(chunk, order="idf")  # noqa: E731 (rows of the rank-ordered table)
-        vectors, lengths = gathersum.encode(tokens, rows, ws.table, self._coef_for, chunk=self.chunk,
+        # rows of the rank-ordered table straight from the lookup: the tokens are checked token lists
+        # already (Vocabulary.rows would check them again per chunk), and the sentinel past a text's
+        # known words is the table's zero row, never read
+        vectors, lengths = gathersum.encode(tokens, ws.vocabulary.lookup.rows, ws.table, self._coef_for, chunk=self.chunk,
                                             progress=self.progress, workers=self.workers, desc=desc, long=long)
         if components and self.components_ is not None:
             vectors = remove_components(vectors, self.components_).astype(np.float32)

@@ -5,8 +5,9 @@ form, section 3.3) by gathering a (B, W, d) array of embeddings first. Here the 
 without that array, chunk by chunk, so memory stays bounded in the number of texts:
 
 1. **Lookup.** Each word maps straight to its **idf rank**, a whole chunk at once in NumPy,
-   mostly outside the GIL (:meth:`repro.ranklookup.RankLookup.rows`, called through
-   :meth:`repro.vocabulary.Vocabulary.rows`, the one step from texts to rows); an unknown word
+   mostly outside the GIL (:meth:`repro.ranklookup.RankLookup.rows`, the step from token lists
+   to rows of :meth:`repro.vocabulary.Vocabulary.rows`, which the encoder calls directly on the
+   token lists it has checked); an unknown word
    maps to the sentinel V. The embedding table is kept with its rows in rank order (plus a zero row V), so
    a rank is also a table row.
 2. **Order.** Sorting each text's ranks ascending is the paper's descending-idf order (ties by
@@ -171,8 +172,8 @@ def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
     """Text vectors (N, d) float32 and known-word counts n (N,) of token lists, chunk by chunk.
 
     ``rows(part)`` turns a chunk of token lists into (B, W) rank rows, sorted ascending, and (B,)
-    known-word counts (:meth:`repro.vocabulary.Vocabulary.rows` with ``order="idf"``: steps 1
-    and 2 above); the padding past a text's count is never read. ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
+    known-word counts (:meth:`repro.ranklookup.RankLookup.rows`, the encoder's; or
+    :meth:`repro.vocabulary.Vocabulary.rows` with ``order="idf"``: steps 1 and 2 above); the padding past a text's count is never read. ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
     several chunks are in flight at once in threads: NumPy and the sums release the GIL, so two
     threads overlap (benchmarks/results/encode.json). The output is the same for any
     ``workers`` and ``chunk``: each text is computed alone. ``progress``: one bar named ``desc``
@@ -189,7 +190,8 @@ def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
 
     def job(start: int) -> int:
         part = texts[start:start + chunk]
-        far = [] if long is None else [i for i, t in enumerate(part) if len(t) > long.width]
+        raw = None if long is None else np.fromiter(map(len, part), np.int64, len(part))
+        far = [] if long is None else np.flatnonzero(raw > long.width).tolist()
         if far:
             part = list(part)
             for i in far:

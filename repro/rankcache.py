@@ -34,7 +34,7 @@ import numpy as np
 from repro import ranklookup
 
 #: The format of the entries; a change of what they hold, or of how they are computed, bumps it.
-VERSION = 1
+VERSION = 2
 #: Entries of each kind kept in one cache folder, the most recently used.
 KEEP = 4
 #: The smallest vocabulary whose rank and lookup table are cached.

@@ -97,3 +97,32 @@ def test_empty_input_and_empty_vocabulary():
 def test_the_table_is_deterministic(vocabulary):
     words, rank, _ = vocabulary
     assert RankLookup(words, rank)._slots.tobytes() == RankLookup(list(words), rank.copy())._slots.tobytes()
+
+
+def test_mostly_short_tokens_and_empty_texts_equal_the_dict(vocabulary):
+    """Tokens of at most 8 bytes with a few longer ones (the keys' second half read for those
+    only) and empty texts between them (each text's tokens are joined, then the texts)."""
+    words, rank, plain = vocabulary
+    words = words + [f"w{i}" for i in range(500)]
+    rank = np.random.default_rng(2).permutation(len(words))
+    plain = dict(zip(words, rank.tolist()))
+    lookup = RankLookup(words, rank)
+    rng = np.random.default_rng(3)
+    long_words = [w for w in words if len(w.encode("utf-8", "surrogatepass")) > 8]
+    texts = [[fresh(f"w{rng.integers(600)}") if rng.random() < 0.95 else fresh(long_words[rng.integers(len(long_words))])
+              for _ in range(rng.integers(0, 12))] for _ in range(500)]
+    flat = [t for text in texts for t in text]
+    assert sum(not text for text in texts) > 10 and 0 < sum(len(t.encode("utf-8", "surrogatepass")) > 8 for t in flat) \
+        < len(flat) // 4  # the branch that reads the second half of the few longer keys only
+    np.testing.assert_array_equal(lookup.ranks(texts), expected(plain, texts, len(words)))
+
+
+def test_table_bits_keep_the_load_at_an_eighth_up_to_the_cap():
+    for keys in (1, 7_800, 200_000, 400_000, 2_200_000):
+        bits = ranklookup.table_bits(keys)
+        assert keys <= 2 ** bits / 2  # never over half full
+        if 8 * keys <= 2 ** ranklookup.SPARSE_BITS:
+            assert keys <= 2 ** bits / 8 and 2 ** bits / 16 < max(keys, 2)  # at most an eighth, the least such
+        else:
+            assert bits == max(ranklookup.SPARSE_BITS, int(np.ceil(np.log2(2 * keys))))
+    assert ranklookup.table_bits(7_800) == 16 and ranklookup.table_bits(2_200_000) == 23
