@@ -62,25 +62,36 @@ def timed_call(cmd: list[str], env: dict) -> tuple[float, float, str]:
     return wall, cpu, proc.stdout
 
 
-def default_calls(env: dict, runs: int, cache: str) -> dict | None:
-    """``repro similarity "a cat" "a kitten"`` with the default model and no files: ``runs`` calls
-    without the cache, the first call with the fresh cache folder ``cache`` and ``runs`` second
-    calls (each (wall, CPU, output)), and the entries written; None where it cannot run here."""
-    cmd = [sys.executable, "-m", "repro", "similarity", "a cat", "a kitten", "--quiet"]
-    off = dict(env, REPRO_MAP_CACHE="0")
-    if subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=off).returncode != 0:
-        return None
-    on = dict(env, REPRO_MAP_CACHE=cache)
-    uncached = [timed_call(cmd, off) for _ in range(runs)]
-    first = timed_call(cmd, on)
-    entries = sorted(n for n in os.listdir(cache) if not n.startswith(".")) if os.path.isdir(cache) else []
-    second = [timed_call(cmd, on) for _ in range(runs)]
-    if sorted(n for n in os.listdir(cache) if not n.startswith(".")) != entries:
-        raise SystemExit("error: a second call of the default model wrote its cache again")
+def _entries(cache: str) -> list[str]:
+    """The entries of a cache folder (temporary files aside); [] when there is none."""
+    return sorted(n for n in os.listdir(cache) if not n.startswith(".")) if os.path.isdir(cache) else []
+
+
+def cached_calls(cmd: list[str], env: dict, cache: str, runs: int, what: str) -> dict:
+    """``cmd`` ``runs`` times without the cache (``REPRO_MAP_CACHE=0``), once with ``env``, whose
+    cache is the folder ``cache`` (it computes and writes the entries), then ``runs`` more times
+    (they read them): each call (wall, CPU, output), and the entries the first call wrote.
+    SystemExit naming ``what`` when a later call writes the cache again or the calls print
+    different scores."""
+    uncached = [timed_call(cmd, dict(env, REPRO_MAP_CACHE="0")) for _ in range(runs)]
+    first = timed_call(cmd, env)
+    entries = _entries(cache)
+    second = [timed_call(cmd, env) for _ in range(runs)]
+    if _entries(cache) != entries:
+        raise SystemExit(f"error: a second call of {what} wrote its cache again")
     outputs = {out for _, _, out in uncached + [first] + second}
     if len(outputs) != 1:
-        raise SystemExit(f"error: the default model's calls printed different scores: {sorted(outputs)}")
+        raise SystemExit(f"error: the calls of {what} printed different scores: {sorted(outputs)}")
     return {"uncached": uncached, "first": first, "second": second, "entries": entries}
+
+
+def default_calls(env: dict, runs: int, cache: str) -> dict | None:
+    """:func:`cached_calls` of ``repro similarity "a cat" "a kitten"`` with the default model and
+    no files, its cache the fresh folder ``cache``; None where it cannot run here."""
+    cmd = [sys.executable, "-m", "repro", "similarity", "a cat", "a kitten", "--quiet"]
+    if subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=dict(env, REPRO_MAP_CACHE="0")).returncode:
+        return None
+    return cached_calls(cmd, dict(env, REPRO_MAP_CACHE=cache), cache, runs, "the default model")
 
 
 def _median(calls, which: int = 0) -> float:
@@ -103,16 +114,9 @@ def main(argv=None) -> int:
                 (" ".join(words[(7 * i + 13 * j) % len(words)] for j in range(2)) for i in (1, 2)))
         cmd = [sys.executable, "-m", "repro", "similarity", a, b, "--vectors", folder, "--df", df_path, "--quiet",
                "--pretrained", "best"]  # a model with a word map (Zipfian whitening): its cache is what is timed
-        uncached = [timed_call(cmd, dict(base_env, REPRO_MAP_CACHE="0")) for _ in range(args.runs)]
-        first = timed_call(cmd, base_env)
-        entries = sorted(os.listdir(folder + ".mapped"))
-        second = [timed_call(cmd, base_env) for _ in range(args.runs)]
-        if sorted(os.listdir(folder + ".mapped")) != entries:
-            raise SystemExit("error: a second call wrote the cache again")
+        best = cached_calls(cmd, base_env, folder + ".mapped", args.runs, "--pretrained best")
         default = default_calls(base_env, args.runs, os.path.join(tmp, "default-cache"))
-    outputs = {out for _, _, out in uncached + [first] + second}
-    if len(outputs) != 1:
-        raise SystemExit(f"error: the calls printed different scores: {sorted(outputs)}")
+    uncached, first, second, entries = best["uncached"], best["first"], best["second"], best["entries"]
     median, uncached_s = _median(second), _median(uncached)
     default_s = None if default is None else _median(default["second"])
     result = {"command": "repro similarity (two texts)",
@@ -127,12 +131,12 @@ def main(argv=None) -> int:
               "model": "best (Zipfian-whitened, its map cached)",
               "vectors": source, "words": len(words), "dim": int(matrix.shape[1]),
               "second_call_s": median, "second_within_target": median < TARGET_S,
-              "second_call_cpu_s": statistics.median(c for _, c, _ in second),
+              "second_call_cpu_s": _median(second, 1),
               "second_runs_s": [w for w, _, _ in second],
               "first_call_s": first[0], "first_call_cpu_s": first[1],
-              "uncached_s": uncached_s, "uncached_cpu_s": statistics.median(c for _, c, _ in uncached),
+              "uncached_s": uncached_s, "uncached_cpu_s": _median(uncached, 1),
               "uncached_runs_s": [w for w, _, _ in uncached], "uncached_over_second": uncached_s / median,
-              "cache_entries": entries, "score": outputs.pop().strip(), "load_average": os.getloadavg(),
+              "cache_entries": entries, "score": first[2].strip(), "load_average": os.getloadavg(),
               "commit": git_commit(), **hardware(), "versions": versions(("numpy", "threadpoolctl"))}
     store.write_json(args.out, result)
     print("second call: repro similarity with the default model and no files: "

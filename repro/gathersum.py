@@ -190,8 +190,9 @@ def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
 
     def job(start: int) -> int:
         part = texts[start:start + chunk]
-        raw = None if long is None else np.fromiter(map(len, part), np.int64, len(part))
-        far = [] if long is None else np.flatnonzero(raw > long.width).tolist()
+        far = []
+        if long is not None:
+            far = np.flatnonzero(np.fromiter(map(len, part), np.int64, len(part)) > long.width).tolist()
         if far:
             part = list(part)
             for i in far:

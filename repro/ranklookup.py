@@ -60,8 +60,7 @@ def _byte_masks() -> np.ndarray:
     return np.frombuffer(b"".join(rows), dtype="<u8").reshape(-1, 2).astype(np.uint64)
 
 
-_MASKS = _byte_masks()
-_LO_MASKS, _HI_MASKS = _MASKS[:, 0].copy(), _MASKS[:, 1].copy()  # by a key's kept length: the lo and hi masks
+_LO_MASKS, _HI_MASKS = _byte_masks().T.copy()  # by a key's kept length: the lo and hi masks
 
 
 def table_bits(keys: int) -> int:
@@ -108,7 +107,7 @@ def token_keys(data: bytes, count: int):
     kept = np.minimum(lengths, KEY_BYTES)
     lo = words[starts].astype(np.uint64, copy=False)
     lo &= np.take(_LO_MASKS, kept)
-    longer = np.flatnonzero(lengths > 8)  # only these have bytes in hi: the others' hi is 0
+    longer = np.flatnonzero(lengths > KEY_BYTES // 2)  # only these have bytes in hi: the others' hi is 0
     if 4 * longer.size > count:
         hi = words[starts + 8].astype(np.uint64, copy=False)
         hi &= np.take(_HI_MASKS, kept)

@@ -58,6 +58,7 @@ import re
 
 import numpy as np
 
+from repro import rankcache
 from repro.errors import InputError
 from repro.ranklookup import RankLookup
 
@@ -345,8 +346,6 @@ class TokenSpace:
 def _wordfreq_counts(space: TokenSpace, lang: str) -> np.ndarray:
     """The counts of :meth:`TokenSpace.wordfreq_counts`, from the space's cache folder where an
     entry of the same content is there (:func:`counts_key`), else counted and written there."""
-    from repro import rankcache
-
     where = rankcache.folder(space.home)
     key = counts_key(space, lang) if where else None
     path = os.path.join(where, f"{COUNTS_PREFIX}{key}.npy") if key else None
@@ -386,15 +385,13 @@ def counts_key(space: TokenSpace, lang: str) -> str | None:
 
 def _read_counts(path: str, rows: int) -> np.ndarray | None:
     """The (rows,) int64 counts of an entry, or None when it is missing or not well formed."""
-    from repro.rankcache import touch
-
     try:
         counts = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError):
         return None
     if counts.shape != (rows,) or counts.dtype != np.int64:
         return None
-    touch(path)
+    rankcache.touch(path)
     return counts
 
 
