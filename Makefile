@@ -47,7 +47,7 @@ W2V_WORKERS   ?= 1
 # Dask recipe of docs/ENCODING.md and its test), freq (wordfreq: make sts's calibration table and
 # frequencies="wordfreq:en"), tokens (tokenizers, safetensors and wordllama: token spaces, the default
 # vectors of Encoder.pretrained()); add cuda on a GPU box
-EXTRAS        ?= test,glove,dask,freq,tokens
+EXTRAS        ?= test,glove,dask,freq,tokens,fast
 TWEETS        ?=
 TWEET_WINDOW_MIN ?= 15
 # the exact versions of every package (make lock writes constraints.txt); LOCK=0 takes the newest
@@ -95,7 +95,7 @@ help:
 	@echo "make sts      - the STS Benchmark: the learned weights against mean, SIF and uSIF ($(RESULTS)/sts.md)"
 	@echo "make test     - set up .venv, check the import layers and run the test suite"
 	@echo "make repro-check - every stage's SHA-256 on a small dump against results/repro-checksums.json"
-	@echo "make lock     - resolve the newest versions into constraints.txt (then regenerate the tables)"
+	@echo "make lock     - resolve the newest versions into constraints.txt (then regenerate the tables); KEEP=1: pin only what it lacks"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
 	@echo "make bench-gpu - the training epoch on a GPU, into the speed block of docs/RESULTS.md"
@@ -122,7 +122,7 @@ install: $(STAMP)
 
 # the newest versions of the default install and every extra, for each Python version
 lock: $(call deps,experiments.lock)
-	$(PYTHON3) -m experiments.lock --out $(LOCKFILE)
+	$(PYTHON3) -m experiments.lock --out $(LOCKFILE)$(if $(KEEP), --keep $(LOCKFILE))
 
 # every stage's SHA-256 on a small dump (gensim's 106 articles; and seeded synthetic vectors)
 # against the committed checksums where this machine promises them (its OpenBLAS kernel and XLA code

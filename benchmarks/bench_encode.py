@@ -5,9 +5,13 @@
 For each case, 100,000 texts of 20 words and 400-d unit vectors are written once (seed 0) to a
 temporary folder: ``vocab.txt`` + ``vectors.npy`` and ``texts.txt``. Every process reads the same
 files, splits the lines into token lists, and times token lists in, vectors out, the lookup of
-every word included, after one untimed warm-up. Rounds are interleaved: ours (2 threads, in this process),
-fse with 1 worker, fse with 2 workers (each a subprocess of the side environment, timing inside
-itself: benchmarks/fse_average.py). Words are drawn with Zipf frequencies (p ~ 1/rank, the rank
+every word included, after one untimed warm-up on all the texts (which loads the compiled loops
+of :mod:`repro.numbakernels`, where numba is installed). Rounds are interleaved: ours (2 threads,
+in this process, with ``REPRO_NUMBA=1``: the compiled loops, as in any process once it has
+encoded 10 million tokens), ours on the NumPy path (``REPRO_NUMBA=0``, the same bits; the
+reference for the compiled loops, and what a process runs before), fse with 1 worker, fse with
+2 workers (each a subprocess of the side environment, timing inside itself:
+benchmarks/fse_average.py). Words are drawn with Zipf frequencies (p ~ 1/rank, the rank
 order shuffled against the row order), from
 
 * a corpus-sized vocabulary of 7,800 words (the word2vec vocabulary of the 106-article corpus,
@@ -33,7 +37,7 @@ import time
 
 import numpy as np
 
-from repro import store
+from repro import numbakernels, store
 from repro.encoder import SHIPPED, Encoder
 from repro.provenance import git_commit, hardware, versions
 from repro.docfreq import DocFreq
@@ -59,13 +63,22 @@ def read_case(folder: str):
     return words, np.asarray(matrix), texts
 
 
-def time_ours(enc: Encoder, texts, repeats: int) -> list[float]:
-    out = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        enc.transform(texts)
-        out.append(time.perf_counter() - t0)
-    return out
+def time_ours(enc: Encoder, texts, repeats: int, compiled: str = "") -> list[float]:
+    """Seconds of ``repeats`` calls; ``compiled``: ``REPRO_NUMBA`` for them ("0": the NumPy path)."""
+    old = os.environ.get(numbakernels.ENV)
+    os.environ[numbakernels.ENV] = compiled
+    try:
+        out = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            enc.transform(texts)
+            out.append(time.perf_counter() - t0)
+        return out
+    finally:
+        if old is None:
+            del os.environ[numbakernels.ENV]
+        else:
+            os.environ[numbakernels.ENV] = old
 
 
 def run_fse(python: str, folder: str, workers: int, repeats: int) -> dict:
@@ -85,11 +98,12 @@ def measure_case(python: str, vocab: int, args) -> dict:
         freq = DocFreq.from_corpus(texts[:10_000])
         enc = Encoder.pretrained((words, matrix), freq, normalize=False, workers=2, model="paper")  # as many as fse's
         mean = Encoder((words, matrix), freq, weights=np.ones(30, np.float32), normalize=False)
-        enc.transform(texts[:1000])  # warm-up: the coefficient table, the thread pool
-        times = {"ours": [], "fse_1": [], "fse_2": []}
+        time_ours(enc, texts, 1, compiled="1")  # warm-up: the coefficient table, the thread pool, the compiled loops
+        times = {"ours": [], "ours_numpy": [], "fse_1": [], "fse_2": []}
         fast = None
         for _ in range(args.rounds):
-            times["ours"] += time_ours(enc, texts, args.repeats)
+            times["ours"] += time_ours(enc, texts, args.repeats, compiled="1")
+            times["ours_numpy"] += time_ours(enc, texts, args.repeats, compiled="0")
             for w in (1, 2):
                 r = run_fse(python, folder, w, args.repeats)
                 times[f"fse_{w}"] += r["seconds"]
@@ -101,6 +115,7 @@ def measure_case(python: str, vocab: int, args) -> dict:
             "seconds": times, "median_s": med,
             "texts_per_s": {k: args.texts / v for k, v in med.items()},
             "speedup_vs_fse_1": med["fse_1"] / med["ours"], "speedup_vs_fse_2": med["fse_2"] / med["ours"],
+            "speedup_vs_numpy_path": med["ours_numpy"] / med["ours"],
             "mean_check_max_abs_diff": diff, "fse_fast_version": fast}
 
 
@@ -141,8 +156,9 @@ def main(argv=None) -> int:
         "encode_speedup_vs_fse": min(c["speedup_vs_fse_2"] for c in cases.values()),
         "cases": cases, "distribution": "Zipf (p ~ 1/rank), rank order shuffled against the rows",
         "weights": os.path.relpath(SHIPPED, ROOT), "rounds": args.rounds, "repeats": args.repeats,
+        "kernels": f"numba {numbakernels.load().version}" if numbakernels.load() is not None else "numpy",
         "load_average_before": load_before, "load_average_after": os.getloadavg(),
-        "commit": git_commit(), **hardware(), "versions": versions(("jax", "numpy", "scipy")),
+        "commit": git_commit(), **hardware(), "versions": versions(("jax", "numpy", "scipy", "numba")),
         "fse": fse_versions(python),
     }
     store.write_json(args.out, result)

@@ -25,11 +25,13 @@ def encode_lines(enc: dict) -> list[str]:
              f"vectors out, vocabulary lookup included (medians of {enc['rounds']} interleaved rounds of "
              f"{enc['repeats']}; fse {enc['fse'].get('fse', '?')} built in a side environment; commit "
              f"`{str(enc.get('commit', '?'))[:12]}`):", "",
-             "| vocabulary | Encoder.transform, texts/s | fse Average, 1 worker | fse Average, 2 workers | vs fse (2 workers) |",
-             "|---:|---:|---:|---:|---:|"]
+             f"| vocabulary | Encoder.transform, texts/s ({enc.get('kernels', 'numpy')}) | the NumPy path "
+             "(`REPRO_NUMBA=0`) | fse Average, 1 worker | fse Average, 2 workers | vs fse (2 workers) |",
+             "|---:|---:|---:|---:|---:|---:|"]
     for c in enc["cases"].values():
         t = c["texts_per_s"]
-        lines.append(f"| {c['vocab']:,} words | {t['ours']:,.0f} | {t['fse_1']:,.0f} | {t['fse_2']:,.0f} | "
+        numpy_path = f"{t['ours_numpy']:,.0f}" if "ours_numpy" in t else "-"
+        lines.append(f"| {c['vocab']:,} words | {t['ours']:,.0f} | {numpy_path} | {t['fse_1']:,.0f} | {t['fse_2']:,.0f} | "
                      f"{c['speedup_vs_fse_2']:.2f}x |")
     before, after = enc["load_average_before"][0], enc["load_average_after"][0]
     lines += ["", f"`encode_speedup_vs_fse` = {enc['encode_speedup_vs_fse']:.2f} (the smaller case); load average "

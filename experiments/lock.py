@@ -1,6 +1,6 @@
 """The lock: exact versions of every package of the default install and its extras (``make lock``).
 
-    python3 -m experiments.lock [--out constraints.txt] [--python 3.11 3.12 3.13]
+    python3 -m experiments.lock [--out constraints.txt] [--python 3.11 3.12 3.13] [--keep constraints.txt]
 
 For each Python version, pip resolves the requirements of setup.cfg (``install_requires`` and
 every extra) to the newest versions, without installing anything (``pip install --dry-run
@@ -9,6 +9,9 @@ wheel for it) is left out of that version and named in the file's header. The re
 constraints file: one ``name==version`` line where every version agrees, else one line per
 version with a ``python_version`` marker. ``make install`` installs with it (``LOCK=0`` takes
 the newest instead); refresh it on purpose, in its own commit, with the tables regenerated.
+``--keep FILE`` resolves with FILE's versions for that Python as constraints: a package it pins
+keeps its version, and only a requirement new to setup.cfg gets the newest one that fits, so
+adding an extra moves nothing else (and no table).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from repro.provenance import canonical  # stdlib only: runs on a bare python3
+from repro.provenance import canonical, parse_lock  # stdlib only: runs on a bare python3
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
@@ -40,13 +43,19 @@ def requirements(setup_cfg: str = os.path.join(ROOT, "setup.cfg")) -> dict[str, 
     return out
 
 
-def resolve(reqs: list[str], python: str) -> dict[str, str] | None:
-    """``{name: version}`` that pip installs for ``reqs`` on ``python``; None where it cannot."""
+def resolve(reqs: list[str], python: str, keep: dict[str, str] | None = None) -> dict[str, str] | None:
+    """``{name: version}`` that pip installs for ``reqs`` on ``python``; None where it cannot.
+    ``keep``: ``{name: version}`` pins it must keep (pip constraints)."""
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
+        pins = []
+        if keep:
+            pins = ["-c", os.path.join(tmp, "keep.txt")]
+            with open(pins[1], "w") as f:
+                f.write("".join(f"{name}=={version}\n" for name, version in sorted(keep.items())))
         cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
                "--target", os.path.join(tmp, "target"), "--only-binary=:all:", "--python-version", python,
-               "--report", report, *reqs]
+               "--report", report, *pins, *reqs]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             return None
@@ -55,13 +64,15 @@ def resolve(reqs: list[str], python: str) -> dict[str, str] | None:
     return {canonical(i["metadata"]["name"]): i["metadata"]["version"] for i in installs}
 
 
-def lock_one(reqs: dict[str, list[str]], python: str) -> tuple[dict[str, str], list[str]]:
-    """The versions for one Python version, and the extras that cannot be installed there."""
-    if resolve(reqs[""], python) is None:
+def lock_one(reqs: dict[str, list[str]], python: str,
+             keep: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """The versions for one Python version, and the extras that cannot be installed there
+    (``keep``: the pins to keep, :func:`resolve`)."""
+    if resolve(reqs[""], python, keep) is None:
         raise SystemExit(f"error: the default install does not resolve on Python {python}")
-    dropped = [e for e in reqs if e and resolve(reqs[""] + reqs[e], python) is None]
+    dropped = [e for e in reqs if e and resolve(reqs[""] + reqs[e], python, keep) is None]
     everything = [r for e, rs in reqs.items() if e not in dropped for r in rs]
-    versions = resolve(everything, python)
+    versions = resolve(everything, python, keep)
     if versions is None:
         raise SystemExit(f"error: the extras {sorted(set(reqs) - set(dropped) - {''})} do not resolve "
                          f"together on Python {python}")
@@ -89,11 +100,19 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "constraints.txt"))
     ap.add_argument("--python", nargs="+", default=list(PYTHONS))
+    ap.add_argument("--keep", metavar="FILE", help="keep this lock's versions; pin only what it lacks")
     args = ap.parse_args(argv)
     reqs = requirements()
+    kept = None
+    if args.keep:
+        try:
+            with open(args.keep) as f:
+                kept = f.read()
+        except OSError as e:
+            raise SystemExit(f"error: --keep {args.keep}: {e.strerror}")
     locks, dropped = {}, {}
     for python in args.python:
-        locks[python], dropped[python] = lock_one(reqs, python)
+        locks[python], dropped[python] = lock_one(reqs, python, parse_lock(kept, python) if kept else None)
         print(f"Python {python}: {len(locks[python])} packages"
               + (f", without {', '.join(dropped[python])}" if dropped[python] else ""))
     with open(args.out, "w") as f:

@@ -278,7 +278,7 @@ class Encoder:
         # rows of the rank-ordered table straight from the lookup: the tokens are checked token lists
         # already (Vocabulary.rows would check them again per chunk), and the sentinel past a text's
         # known words is the table's zero row, never read
-        vectors, lengths = gathersum.encode(tokens, ws.vocabulary.lookup.rows, ws.table, self._coef_for, chunk=self.chunk,
+        vectors, lengths = gathersum.encode(tokens, ws.vocabulary.lookup, ws.table, self._coef_for, chunk=self.chunk,
                                             progress=self.progress, workers=self.workers, desc=desc, long=long)
         if components and self.components_ is not None:
             vectors = remove_components(vectors, self.components_).astype(np.float32)

@@ -25,6 +25,10 @@ without that array, chunk by chunk, so memory stays bounded in the number of tex
    stays in cache while its words' table rows are added to it in rank order, so every sum is
    accumulated in the same order as ``represent``'s.
 
+With numba installed, once a process has encoded enough tokens to pay for loading them
+(:func:`repro.numbakernels.kernels`), steps 1, 2 and 4 are compiled loops instead (:mod:`repro.numbakernels`: the probe straight from the tokens' bytes, and
+each text's ranks sorted and summed four words per pass over its row), with the same bits.
+
 Why this kernel: timed once while building it (100,000 texts of 20 words, 400 d, one thread,
 the shared 2-core CPU under load, so only the ratios matter): a jitted XLA gather-multiply-sum
 per chunk took 1.2-2.8 s, a NumPy take-and-accumulate per position 0.75 s, the sparse product
@@ -56,7 +60,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from repro import longtext
+from repro import longtext, numbakernels
 from repro.longtext import LongTexts
 from repro.progress import bar as progress_bar
 
@@ -166,14 +170,18 @@ def _long_text(tokens, long: LongTexts, table: np.ndarray, coef_for, out: np.nda
     return n
 
 
-def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
+def encode(texts: Sequence[Sequence[str]], lookup, table: np.ndarray, coef_for,
            chunk: int = CHUNK, progress: bool = False, workers: int = 1,
            desc: str = "encode", long: LongTexts | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Text vectors (N, d) float32 and known-word counts n (N,) of token lists, chunk by chunk.
 
-    ``rows(part)`` turns a chunk of token lists into (B, W) rank rows, sorted ascending, and (B,)
-    known-word counts (:meth:`repro.ranklookup.RankLookup.rows`, the encoder's; or
-    :meth:`repro.vocabulary.Vocabulary.rows` with ``order="idf"``: steps 1 and 2 above); the padding past a text's count is never read. ``coef_for(width)`` returns a coefficient table at least ``width`` wide. With ``workers`` > 1
+    ``lookup``: the word space's :class:`repro.ranklookup.RankLookup` (or a lookup with its
+    interface): ``lookup.rows(part)`` turns a chunk of token lists into (B, W) rank rows, sorted
+    ascending, and (B,) known-word counts (steps 1 and 2 above); the padding past a text's count
+    is never read. With numba's loops loaded (:func:`repro.numbakernels.kernels`), the chunk's
+    flat ``lookup.ranks`` are sorted and summed by one compiled loop instead
+    (:func:`repro.numbakernels.sorted_sums`), with the same bits. ``coef_for(width)`` returns a
+    coefficient table at least ``width`` wide. With ``workers`` > 1
     several chunks are in flight at once in threads: NumPy and the sums release the GIL, so two
     threads overlap (benchmarks/results/encode.json). The output is the same for any
     ``workers`` and ``chunk``: each text is computed alone. ``progress``: one bar named ``desc``
@@ -187,19 +195,33 @@ def encode(texts: Sequence[Sequence[str]], rows, table: np.ndarray, coef_for,
     n = len(texts)
     out = np.zeros((n, table.shape[1]), dtype=np.float32)  # zero pages, touched once by the sums
     lengths = np.empty(n, dtype=np.int32)
+    raw = np.fromiter(map(len, texts), np.int64, n)  # tokens per text
+    compiled = None
+    if table.dtype == np.float32 and table.flags.c_contiguous and table.shape[0] > lookup.sentinel:
+        compiled = numbakernels.kernels(int(raw.sum()))
+    table_array = np.asarray(table)  # a memory map as a plain array (no copy), for the compiled loop
 
     def job(start: int) -> int:
         part = texts[start:start + chunk]
-        far = []
-        if long is not None:
-            far = np.flatnonzero(np.fromiter(map(len, part), np.int64, len(part)) > long.width).tolist()
+        count = raw[start:start + len(part)]
+        far = np.flatnonzero(count > long.width).tolist() if long is not None else []
         if far:
-            part = list(part)
+            part, count = list(part), count.copy()
             for i in far:
                 part[i] = []  # summed below, alone
-        ranks, n_known = rows(part)
-        weighted_sums(ranks, n_known, coef_for(ranks.shape[1]), table, out[start:start + len(part)], zeroed=True)
-        lengths[start:start + len(part)] = n_known
+            count[far] = 0
+        if compiled is not None:
+            offsets = np.zeros(len(part) + 1, np.int64)
+            np.cumsum(count, out=offsets[1:])
+            flat = lookup.ranks(part, int(offsets[-1]))
+            known = lengths[start:start + len(part)]
+            most = compiled.known_counts(flat, offsets, lookup.sentinel, known)
+            compiled.sorted_sums(flat, offsets, lookup.sentinel, known, coef_for(max(most, 1)), table_array,
+                                 out[start:start + len(part)], int(count.max()) if len(part) else 0)
+        else:
+            ranks, n_known = lookup.rows(part)
+            weighted_sums(ranks, n_known, coef_for(ranks.shape[1]), table, out[start:start + len(part)], zeroed=True)
+            lengths[start:start + len(part)] = n_known
         for i in far:
             lengths[start + i] = _long_text(texts[start + i], long, table, coef_for, out[start + i])
         return len(part)

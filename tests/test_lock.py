@@ -51,3 +51,33 @@ def test_lock_state_names_each_package_that_differs(tmp_path):
     assert state["used"] and state["packages"] == 2
     assert list(state["differ"]) == ["pytest"] and state["differ"]["pytest"]["locked"] == "0.0.1"
     assert lock_state(str(tmp_path / "none")) == {"used": False}
+
+
+def test_keep_resolves_with_the_locks_versions_for_that_python(monkeypatch, tmp_path):
+    """``--keep``: pip gets the kept lock's versions for the Python it resolves for as constraints."""
+    import json
+    import subprocess
+
+    seen = []
+
+    def fake_pip(cmd, **kwargs):
+        pins = cmd[cmd.index("-c") + 1] if "-c" in cmd else None
+        seen.append((cmd[cmd.index("--python-version") + 1], open(pins).read() if pins else None, cmd[-1]))
+        with open(cmd[cmd.index("--report") + 1], "w") as f:
+            json.dump({"install": [{"metadata": {"name": "Numba", "version": "0.68.1"}}]}, f)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(lock.subprocess, "run", fake_pip)
+    kept = 'numpy==2.2.6 ; python_version == "3.10"\nnumpy==2.4.6 ; python_version == "3.11"\ntqdm==4.70.1\n'
+    assert lock.resolve(["numba>=0.60"], "3.10", parse_lock(kept, "3.10")) == {"numba": "0.68.1"}
+    assert lock.resolve(["numba>=0.60"], "3.11") == {"numba": "0.68.1"}
+    assert seen == [("3.10", "numpy==2.2.6\ntqdm==4.70.1\n", "numba>=0.60"), ("3.11", None, "numba>=0.60")]
+    lockfile = tmp_path / "lock.txt"
+    lockfile.write_text(kept)
+    monkeypatch.setattr(lock, "requirements", lambda: {"": ["numba>=0.60"]})
+    seen.clear()
+    assert lock.main(["--out", str(tmp_path / "out.txt"), "--python", "3.11", "--keep", str(lockfile)]) == 0
+    assert {s[1] for s in seen} == {"numpy==2.4.6\ntqdm==4.70.1\n"}
+    assert "numba==0.68.1" in (tmp_path / "out.txt").read_text()
+    with pytest.raises(SystemExit, match="--keep .*no-such-lock.txt: No such file"):
+        lock.main(["--out", str(tmp_path / "out.txt"), "--keep", str(tmp_path / "no-such-lock.txt")])

@@ -139,3 +139,17 @@ def test_second_call_line_joins_the_block(tmp_path):
                                                           "within_target": False}))
     assert report.main([str(results), str(readme)]) == 0
     assert "median **1.20 s** (0.61 s of CPU; target 1 s: MISSED)" in readme.read_text()
+
+
+def test_encoding_rows_name_the_kernels_and_the_numpy_path():
+    case = {"vocab": 7800, "texts": 100000, "length": 20, "dim": 400, "speedup_vs_fse_2": 3.5,
+            "texts_per_s": {"ours": 700000.0, "ours_numpy": 350000.0, "fse_1": 150000.0, "fse_2": 200000.0}}
+    enc = {"cases": {"7800": case}, "rounds": 3, "repeats": 3, "fse": {"fse": "1.0.0"}, "commit": "abc123",
+           "kernels": "numba 0.68.1", "encode_speedup_vs_fse": 3.5, "load_average_before": [0.5],
+           "load_average_after": [0.7], "cpus": 2}
+    text = "\n".join(report.encode_lines(enc))
+    assert "| vocabulary | Encoder.transform, texts/s (numba 0.68.1) | the NumPy path (`REPRO_NUMBA=0`) |" in text
+    assert "| 7,800 words | 700,000 | 350,000 | 150,000 | 200,000 | 3.50x |" in text
+    del case["texts_per_s"]["ours_numpy"], enc["kernels"]  # a file from before the compiled loops
+    text = "\n".join(report.encode_lines(enc))
+    assert "texts/s (numpy) |" in text and "| 7,800 words | 700,000 | - | 150,000 |" in text
