@@ -57,6 +57,20 @@ def test_the_compiled_ranks_are_the_dicts(monkeypatch, extra):
 
 
 @needs_numba
+def test_the_compiled_probe_walks_long_chains(monkeypatch):
+    """A table filled to 3/4 (the smallest power of 2 above the keys): long probe chains, and every
+    hit and miss still the dict's."""
+    monkeypatch.setattr(ranklookup, "table_bits", lambda keys: int(np.ceil(np.log2(keys + 1))))
+    words, rank = vocabulary(3050)
+    lookup = ranklookup.RankLookup(words, rank)
+    bits, slots, _ = lookup.state()
+    assert (slots[:, 0] != 0).mean() > 0.7 and 1 << bits == len(slots)
+    texts = token_lists(words, 300, seed=3) + [[f"miss{i}" for i in range(500)]]
+    monkeypatch.setenv(numbakernels.ENV, "1")
+    np.testing.assert_array_equal(lookup.ranks(texts), [lookup[t] for text in texts for t in text])
+
+
+@needs_numba
 def test_the_compiled_ranks_from_the_cached_read_only_table(monkeypatch, tmp_path):
     from repro import rankcache
 

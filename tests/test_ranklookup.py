@@ -3,8 +3,16 @@
 import numpy as np
 import pytest
 
-from repro import ranklookup
+from repro import numbakernels, ranklookup
 from repro.ranklookup import KEY_BYTES, RankLookup
+
+
+@pytest.fixture(autouse=True, params=["0", "1"], ids=["numpy", "compiled"])
+def probe_path(request, monkeypatch):
+    """Every test on the NumPy probe and on the compiled one (:mod:`repro.numbakernels`; the NumPy
+    one again where numba is not installed)."""
+    monkeypatch.setenv(numbakernels.ENV, request.param)
+    return request.param
 
 
 def fresh(word: str) -> str:
@@ -55,7 +63,9 @@ def test_chunk_lookup_equals_the_dict(vocabulary):
 
 
 def test_every_probe_chain_is_walked(vocabulary, monkeypatch):
-    """All keys at one home slot: one chain of 3,000; hits and misses still exact."""
+    """All keys at one home slot: one chain of 3,000; hits and misses still exact. The NumPy
+    probe's (the compiled one hashes by itself: its chains, tests/test_numbakernels.py)."""
+    monkeypatch.setenv(numbakernels.ENV, "0")
     monkeypatch.setattr(ranklookup, "_home", lambda lo, hi, bits: np.zeros(lo.shape, np.intp))
     words, rank, plain = vocabulary
     lookup = RankLookup(words, rank)
