@@ -48,8 +48,6 @@ ENV = "REPRO_NUMBA"
 #: Tokens a process encodes before the compiled loops load: at 50-100 ns saved per token, their
 #: load of about 0.95 s is paid back after 10-20 million (the 2-core Xeon of the bench).
 MIN_TOKENS = 10_000_000
-#: The most bytes of a token's key (:data:`repro.ranklookup.KEY_BYTES`); longer and empty tokens are odd.
-KEY_BYTES = 16
 #: Texts of at most this many known words are sorted in place by insertion; longer ones by np.sort.
 INSERTION = 32
 
@@ -59,13 +57,15 @@ _asked = 0  # tokens this process has asked kernels() to encode
 _lock = threading.Lock()
 
 
-def probe(buf, count, slots, bits, sentinel, mix, out, odd_at, odd_start, odd_len):
+def probe(buf, count, slots, bits, key_bytes, sentinel, mix, out, odd_at, odd_start, odd_len):
     """Ranks of the ``count`` tokens NUL-joined in ``buf`` (uint8) into ``out`` (count,) int32.
 
-    ``slots``: RankLookup's (2**bits, 3) uint64 table (lo, hi, rank; lo 0 = empty); ``mix``: the
-    hash's three uint64 multipliers. A token of 0 or more than KEY_BYTES bytes is not probed: its
-    index, byte offset and byte length go to ``odd_at``, ``odd_start``, ``odd_len``. Returns the
-    number of such tokens, or -1 when ``buf`` does not hold exactly ``count`` tokens (a NUL in one).
+    ``slots``: RankLookup's (2**bits, 3) uint64 table (lo, hi, rank; lo 0 = empty); ``key_bytes``:
+    the longest key (:data:`repro.ranklookup.KEY_BYTES`, at most 16: lo holds bytes 0-7, hi
+    8-15); ``mix``: the hash's three uint64 multipliers. A token of 0 or more than ``key_bytes``
+    bytes is not probed: its index, byte offset and byte length go to ``odd_at``, ``odd_start``,
+    ``odd_len``. Returns the number of such tokens, or -1 when ``buf`` does not hold exactly
+    ``count`` tokens (a NUL in one).
     """
     size = buf.shape[0]
     mask = (np.int64(1) << np.int64(bits)) - np.int64(1)
@@ -81,7 +81,7 @@ def probe(buf, count, slots, bits, sentinel, mix, out, odd_at, odd_start, odd_le
         while e < size and buf[e] != 0:
             e += 1
         length = e - s
-        if length == 0 or length > KEY_BYTES:
+        if length == 0 or length > key_bytes:
             odd_at[n_odd] = t
             odd_start[n_odd] = s
             odd_len[n_odd] = length

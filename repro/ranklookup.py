@@ -237,7 +237,7 @@ class RankLookup:
         None when ``data`` does not hold exactly ``count`` tokens (a NUL in one)."""
         out = np.empty(count, np.int32)
         odd_at, odd_start, odd_len = (np.empty(count, np.int64) for _ in range(3))
-        n_odd = compiled.probe(np.frombuffer(data, np.uint8), count, self._slots, self._bits, self.sentinel,
+        n_odd = compiled.probe(np.frombuffer(data, np.uint8), count, self._slots, self._bits, KEY_BYTES, self.sentinel,
                                _MIX_ARRAY, out, odd_at, odd_start, odd_len)
         if n_odd < 0:
             return None
