@@ -206,13 +206,10 @@ def kernels(tokens: int) -> SimpleNamespace | None:
     ``REPRO_NUMBA=1``, or once the calls of this process (this one included) have asked for
     :data:`MIN_TOKENS` tokens in all; loaded, they serve every call."""
     global _asked
-    chosen = mode()
-    if chosen == "0":
-        return None
     _asked += max(int(tokens), 0)
-    if _loaded is None and chosen != "1" and _asked < MIN_TOKENS:
-        return None
-    return load()
+    if _asked >= MIN_TOKENS and mode() == "":
+        load()
+    return loaded()
 
 
 def loaded() -> SimpleNamespace | None:

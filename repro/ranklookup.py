@@ -52,8 +52,7 @@ SPARSE_BITS = 21
 #: in its length.
 BLOCK = 1 << 20
 
-_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0xBF58476D1CE4E5B9))
-_MIX_ARRAY = np.array(_MIX, dtype=np.uint64)  # the same, for the compiled probe
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0xBF58476D1CE4E5B9], dtype=np.uint64)  # _home's, the compiled probe's
 _EMPTY = np.uint64(0)  # lo of an empty slot: no key has it, since a key's first byte is not NUL
 _ENCODING = ("utf-8", "surrogatepass")  # every str encodes, and equal bytes mean equal strings
 
@@ -228,7 +227,12 @@ class RankLookup:
         # tokens the table cannot key: a longer token's first 16 bytes may have matched a short
         # word, and the empty token the empty key, so their answers are replaced here
         odd = np.flatnonzero((lengths == 0) | (lengths > KEY_BYTES))
-        for i, s, n in zip(odd.tolist(), starts[odd].tolist(), lengths[odd].tolist()):
+        return self._odd_ranks(out, data, odd, starts[odd], lengths[odd])
+
+    def _odd_ranks(self, out: np.ndarray, data: bytes, at, starts, lengths) -> np.ndarray:
+        """``out`` with the ranks of the tokens the table cannot key (0 or more than KEY_BYTES
+        bytes) from their dict: token ``at[k]`` is ``data[starts[k]:starts[k] + lengths[k]]``."""
+        for i, s, n in zip(at.tolist(), starts.tolist(), lengths.tolist()):
             out[i] = self._other.get(data[s:s + n], self.sentinel)
         return out
 
@@ -238,12 +242,10 @@ class RankLookup:
         out = np.empty(count, np.int32)
         odd_at, odd_start, odd_len = (np.empty(count, np.int64) for _ in range(3))
         n_odd = compiled.probe(np.frombuffer(data, np.uint8), count, self._slots, self._bits, KEY_BYTES, self.sentinel,
-                               _MIX_ARRAY, out, odd_at, odd_start, odd_len)
+                               _MIX, out, odd_at, odd_start, odd_len)
         if n_odd < 0:
             return None
-        for i, s, n in zip(odd_at[:n_odd].tolist(), odd_start[:n_odd].tolist(), odd_len[:n_odd].tolist()):
-            out[i] = self._other.get(data[s:s + n], self.sentinel)
-        return out
+        return self._odd_ranks(out, data, odd_at[:n_odd], odd_start[:n_odd], odd_len[:n_odd])
 
     def _blocked_ranks(self, texts, count: int) -> np.ndarray:
         """:meth:`ranks` of ``count`` tokens, :data:`BLOCK` at a time (the same ranks)."""

@@ -106,7 +106,7 @@ def test_the_probe_refuses_a_buffer_with_another_number_of_tokens():
         out = np.empty(count, np.int32)
         odd = [np.empty(count, np.int64) for _ in range(3)]
         n = k.probe(np.frombuffer(data, np.uint8), count, slots, bits, ranklookup.KEY_BYTES, 2,
-                    ranklookup._MIX_ARRAY, out, *odd)
+                    ranklookup._MIX, out, *odd)
         return n, out.tolist(), [o[:max(n, 0)].tolist() for o in odd]
 
     assert probe(b"ab\0cd\0zz", 3) == (0, [1, 0, 2], [[], [], []])
