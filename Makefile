@@ -69,10 +69,10 @@ endif
 # covariance ran up to 10x slower on 2 busy cores; with one thread the bits also do not depend on
 # the machine's number of cores (docs/REPRODUCIBILITY.md)
 export OPENBLAS_NUM_THREADS ?= 1
-# the kernel pins of repro/kernels.py (NumPy and XLA capped at AVX2), exported to every command;
+# the kernel pins of repro/pins.py (NumPy and XLA capped at AVX2), exported to every command;
 # repro/__init__.py sets the same ones in any process that imports repro. REPRO_NATIVE_KERNELS=1: none
 ifneq ($(REPRO_NATIVE_KERNELS),1)
-KERNEL_PIN = $(shell $(PYTHON3) -c 'import sys, repro.kernels as k; sys.exit(k.main(sys.argv[1:]))' --get $(1))
+KERNEL_PIN = $(shell $(PYTHON3) -c 'import sys, repro.pins as k; sys.exit(k.main(sys.argv[1:]))' --get $(1))
 export NPY_DISABLE_CPU_FEATURES := $(call KERNEL_PIN,NPY_DISABLE_CPU_FEATURES)
 export XLA_FLAGS := $(call KERNEL_PIN,XLA_FLAGS)
 endif
@@ -191,7 +191,7 @@ PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
 .SECONDARY: $(PAIRS)
 
 # ---- weights (paper sections 3 and 5.2) ----------------------------------------------
-# TRAIN_FORM: the training couples' data form (repro/forms.py): auto (the quadratic form while it
+# TRAIN_FORM: the training couples' data form (repro/core/forms.py): auto (the quadratic form while it
 # fits 4 GB, else the gather form), or quadratic, gram, gather. A whole dump's 3M training couples
 # take 5.6 GB as the (packed) quadratic form; when it held whole matrices (10.8 GB) it was twice as
 # fast per epoch as the gather form on a GPU: TRAIN_FORM=quadratic on a GPU box (docs/GPU.md).
@@ -207,7 +207,7 @@ $(DATA)/models/%.npz: $(PAIRS) $(VECTORS) $(FORM_ID) $(call deps,experiments.tra
 
 MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/models/$(s)-$(l).npz))
 
-# the learned family (not in the paper, repro/family.py): the median loss on every fixed word map
+# the learned family (not in the paper, repro/evaluate/family.py): the median loss on every fixed word map
 # (centred, SIF, uSIF, Zipfian-whitened, common component removed, whitened and SIF) under both
 # training distances, kappa by CV over the family's grid; its winner on validation is a row of the tables
 # Each training distance's members are one stage (family-<setting>-<distance>), so make runs the

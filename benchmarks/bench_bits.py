@@ -6,7 +6,7 @@ whose SHA-256 moves (docs/REPRODUCIBILITY.md).
 
 Each variant runs ``python -m experiments.reprocheck hashes --size small`` (both parts: the whole
 chain on gensim's dump, and the stages after word2vec on seeded synthetic vectors) in a fresh
-process with its own environment, and records the kernels in force (repro.kernels.state). The
+process with its own environment, and records the kernels in force (repro.pins.state). The
 table compares every variant with ``pinned`` (the default: NumPy and XLA capped at AVX2).
 OpenBLAS's variables are never set here: the ``openblas-*`` variants are run by one measuring
 command that sets or unsets them itself (docs/REPRODUCIBILITY.md gives it), and the script
@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 from repro.errors import run
-from repro.readmeblock import ReadmeBlock
+from repro.io.readmeblock import ReadmeBlock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "benchmarks", "results", "bits")

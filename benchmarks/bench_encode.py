@@ -6,7 +6,7 @@ For each case, 100,000 texts of 20 words and 400-d unit vectors are written once
 temporary folder: ``vocab.txt`` + ``vectors.npy`` and ``texts.txt``. Every process reads the same
 files, splits the lines into token lists, and times token lists in, vectors out, the lookup of
 every word included, after one untimed warm-up on all the texts (which loads the compiled loops
-of :mod:`repro.numbakernels`, where numba is installed). Rounds are interleaved: ours (2 threads,
+of :mod:`repro.words.numbakernels`, where numba is installed). Rounds are interleaved: ours (2 threads,
 in this process, with ``REPRO_NUMBA=1``: the compiled loops, as in any process once it has
 encoded 10 million tokens), ours on the NumPy path (``REPRO_NUMBA=0``, the same bits; the
 reference for the compiled loops, and what a process runs before), fse with 1 worker, fse with
@@ -40,10 +40,11 @@ import time
 
 import numpy as np
 
-from repro import numbakernels, store
-from repro.encoder import SHIPPED, Encoder
-from repro.provenance import git_commit, hardware, versions
-from repro.docfreq import DocFreq
+from repro.io import store
+from repro.words import numbakernels
+from repro.encode.encoder import SHIPPED, Encoder
+from repro.io.provenance import git_commit, hardware, versions
+from repro.words.docfreq import DocFreq
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -32,7 +32,7 @@ import time
 
 from benchmarks.measure import measured
 from repro.data.wikipedia import wikidump
-from repro.store import write_json
+from repro.io.store import write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

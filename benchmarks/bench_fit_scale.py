@@ -9,8 +9,8 @@ the wikivar setting's shape (each text 10..30 random words, width 30, n_max 30),
 unit-length table, and times, through the project's own code path:
 
 * ``prepare`` (the data form, chosen by ``--form``; "auto" keeps the quadratic form while it
-  fits :data:`repro.forms.QUADRATIC_BUDGET`, else the gather form);
-* :func:`repro.fit.fit`: the kappa search (the 10 kappas x 5 folds of
+  fits :data:`repro.core.forms.QUADRATIC_BUDGET`, else the gather form);
+* :func:`repro.core.fit.fit`: the kappa search (the 10 kappas x 5 folds of
   :data:`repro.settings.KAPPA_GRID`, or ``--grid``) and the final run with the kappa it chose, each
   timed by ``fit`` itself, with ``max_epochs`` at the two values of ``--epochs``: the difference of the two times over
   the difference of the epochs is the time per epoch, compile time cancelled.
@@ -33,12 +33,13 @@ import repro  # noqa: F401, I001 - the kernel pins, before NumPy and XLA load
 import jax
 import numpy as np
 
-from repro import forms, settings
-from repro.fit import fit
-from repro.pairset import PairSet, from_rows
-from repro.provenance import git_commit, hardware
-from repro.store import write_json
-from repro.prepared import prepare
+from repro import settings
+from repro.core import forms
+from repro.core.fit import fit
+from repro.core.pairset import PairSet, from_rows
+from repro.io.provenance import git_commit, hardware
+from repro.io.store import write_json
+from repro.core.prepared import prepare
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -136,7 +137,7 @@ def main(argv=None) -> int:
     host_prepared_mb = peak_host_mb()
 
     search, final = {}, {}
-    for e in epochs:  # through repro.fit, the one way: its own clock times the search and the final run
+    for e in epochs:  # through repro.core.fit, the one way: its own clock times the search and the final run
         result = fit(prepared, "median", grid=grid, folds=5, max_epochs=e)
         search[e], final[e] = result.seconds["kappa_cv"], result.seconds["train"]
         print(f"max_epochs {e}: kappa search {search[e]:.2f} s, final run {final[e]:.2f} s", flush=True)

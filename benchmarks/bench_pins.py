@@ -1,10 +1,10 @@
-"""What the kernel pins cost (repro/kernels.py): a training epoch and a scoring pass, pinned
+"""What the kernel pins cost (repro/pins.py): a training epoch and a scoring pass, pinned
 (NumPy and XLA capped at AVX2) against native (``REPRO_NATIVE_KERNELS=1``).
 
 The pins act when a process starts, so each measurement is a fresh process: pinned and native
 alternate, ``--rounds`` times each (default 3), and each keeps its best. A round times, after a
 warm-up call that compiles: one epoch of Algorithm 1 (quadratic form, median loss, n = 20) and
-the learned weights' distances of every couple (:func:`repro.scoring.pair_distances`).
+the learned weights' distances of every couple (:func:`repro.evaluate.scoring.pair_distances`).
 
     python -m benchmarks.bench_pins [--rounds 3] [--pairs 40000] [--vocab 50000] [--dim 400]
 """
@@ -30,10 +30,10 @@ def one_round(pairs: int, vocab: int, dim: int) -> dict:
     import jax.numpy as jnp
     import numpy as np
 
-    from repro import forms
-    from repro.pairset import from_rows
-    from repro.scoring import pair_distances
-    from repro.train import TrainConfig, make_trainer
+    from repro.core import forms
+    from repro.core.pairset import from_rows
+    from repro.evaluate.scoring import pair_distances
+    from repro.core.train import TrainConfig, make_trainer
 
     rng = np.random.default_rng(0)
     table = rng.normal(size=(vocab, dim)).astype(np.float32)
@@ -64,7 +64,7 @@ def child(variant: str, args) -> dict:
     """One round in a fresh process, pinned or native."""
     env = dict(os.environ, PYTHONPATH=ROOT)
     for k in ("REPRO_NATIVE_KERNELS", "NPY_DISABLE_CPU_FEATURES", "XLA_FLAGS"):
-        env.pop(k, None)  # the pins of repro/kernels.py alone decide
+        env.pop(k, None)  # the pins of repro/pins.py alone decide
     if variant == "native":
         env["REPRO_NATIVE_KERNELS"] = "1"
     cmd = [sys.executable, "-m", "benchmarks.bench_pins", "--child", "--pairs", str(args.pairs), "--vocab", str(args.vocab), "--dim", str(args.dim)]
@@ -83,7 +83,7 @@ def main(argv=None) -> dict:
     args = ap.parse_args(argv)
     if args.child:
         res = one_round(args.pairs, args.vocab, args.dim)
-        from repro.kernels import state
+        from repro.pins import state
 
         res["kernels"] = state()
         print(json.dumps(res))
@@ -93,8 +93,8 @@ def main(argv=None) -> dict:
         for variant in runs:  # alternating
             runs[variant].append(child(variant, args))
     best = {v: {k: min(r[k] for r in rs) for k in ("train_epoch_s", "scoring_s")} for v, rs in runs.items()}
-    from repro.provenance import git_commit, hardware, versions
-    from repro.store import write_json
+    from repro.io.provenance import git_commit, hardware, versions
+    from repro.io.store import write_json
 
     res = {"pairs": args.pairs, "vocab": args.vocab, "dim": args.dim, "n": 20, "rounds": args.rounds,
            "best": best, "runs": {v: [{k: r[k] for k in ("train_epoch_s", "scoring_s")} for r in rs] for v, rs in runs.items()},

@@ -28,8 +28,8 @@ from benchmarks import synthdump
 from benchmarks.bench_extract import xml_bytes
 from benchmarks.bench_scale import synthetic_dump
 from benchmarks.measure import measured
-from repro.provenance import git_commit, hardware
-from repro.store import read_json, write_json
+from repro.io.provenance import git_commit, hardware
+from repro.io.store import read_json, write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

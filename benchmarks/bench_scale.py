@@ -45,8 +45,8 @@ import numpy as np
 from benchmarks import synthdump
 from benchmarks.bench_extract import xml_bytes
 from benchmarks.measure import measured
-from repro.provenance import git_commit, hardware
-from repro.store import write_json
+from repro.io.provenance import git_commit, hardware
+from repro.io.store import write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

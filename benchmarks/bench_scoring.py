@@ -20,9 +20,10 @@ import sys
 import time
 
 from benchmarks import scoring_scale as sc
-from repro import peers, settings
-from repro.provenance import git_commit, hardware
-from repro.store import write_json
+from repro import settings
+from repro.evaluate import peers
+from repro.io.provenance import git_commit, hardware
+from repro.io.store import write_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -35,7 +36,7 @@ def main(argv=None) -> int:
     ap.add_argument("--validation", type=int, default=20_000, help="validation couples a peer's select scores")
     ap.add_argument("--whiten-vocabs", default="275000,550000", help="vocabulary sizes of the whitening rows "
                     "(their table-sized stages projected to --vocab); empty: at --vocab")
-    # the learned family's row (repro/family.py) is 14 rank rows on mapped tables, not measured here
+    # the learned family's row (repro/evaluate/family.py) is 14 rank rows on mapped tables, not measured here
     ap.add_argument("--methods", default=",".join(m for m in settings.METHODS if m not in settings.FAMILY))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--work", default=os.path.join(ROOT, "data", "scale", "scoring"))

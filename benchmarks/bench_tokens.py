@@ -19,7 +19,7 @@ vectors out, tokenisation included, in interleaved rounds after one untimed warm
 
 Checks: with every weight 1 and the vectors as stored the paper's model is the plain mean of the
 token vectors, which ``embed`` computes, so the first 1,000 vectors of both must agree to float32
-rounding; and the token ids of the space's tokenizer (pre-split for speed, :func:`repro.tokenspace.presplit`)
+rounding; and the token ids of the space's tokenizer (pre-split for speed, :func:`repro.spaces.tokenspace.presplit`)
 must equal those of the file's tokenizer on every text. Writes benchmarks/results/tokens.json:
 ``token_encode_speedup_vs_wordllama`` (WordLlama's median over ours; target :data:`TARGET`).
 """
@@ -34,9 +34,10 @@ import sys
 import time
 import warnings
 
-from repro import store, tokenspace
-from repro.encoder import Encoder
-from repro.provenance import git_commit, hardware, versions
+from repro.io import store
+from repro.spaces import tokenspace
+from repro.encode.encoder import Encoder
+from repro.io.provenance import git_commit, hardware, versions
 
 import numpy as np
 

@@ -23,11 +23,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from repro.pairset import PairSet, from_rows
-from repro.store import write_json
-from repro.provenance import git_commit, hardware
-from repro import forms
-from repro.train import TrainConfig, make_trainer
+from repro.core.pairset import PairSet, from_rows
+from repro.io.store import write_json
+from repro.io.provenance import git_commit, hardware
+from repro.core import forms
+from repro.core.train import TrainConfig, make_trainer
 
 
 def numpy_epoch(w, table, a, b, batches, n, kappa, lam, eta, nr):

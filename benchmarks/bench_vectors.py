@@ -8,11 +8,11 @@ A GloVe-style text file (no header) of ``--words`` words and ``--dim`` values is
 characters each, as GloVe prints them (400,000 x 300: 1.08 GB, the size of ``glove.6B.300d.txt``).
 Then, in this process:
 
-* **text**: :func:`repro.textvectors.read_text_vectors` (pandas' C parser) and gensim's
+* **text**: :func:`repro.io.vectorfiles.read_text_vectors` (pandas' C parser) and gensim's
   ``KeyedVectors.load_word2vec_format(no_header=True)``, in interleaved rounds; their words and
   matrices must be identical, bit for bit;
-* **folder**: the folder of ``repro vectors`` written once (:func:`repro.store.save_vectors`), then
-  :func:`repro.vectors.load_word_vectors` on it with ``normalize=False`` (the memory-mapped
+* **folder**: the folder of ``repro vectors`` written once (:func:`repro.io.store.save_vectors`), then
+  :func:`repro.spaces.vectors.load_word_vectors` on it with ``normalize=False`` (the memory-mapped
   matrix) and by default (unit length, what the encoder loads), and the whole
   ``Encoder.pretrained`` on it with a df file of 50,000 words (idf ranks and lookup table too;
   imports warm), each ``--repeats`` times; the page cache is warm (the folder was just written);
@@ -36,12 +36,12 @@ import warnings
 
 import numpy as np
 
-from repro import store
-from repro.docfreq import DocFreq
-from repro.encoder import Encoder
-from repro.provenance import git_commit, hardware, versions
-from repro.textvectors import read_text_vectors
-from repro.vectors import load_word_vectors
+from repro.io import store
+from repro.words.docfreq import DocFreq
+from repro.encode.encoder import Encoder
+from repro.io.provenance import git_commit, hardware, versions
+from repro.io.vectorfiles import read_text_vectors
+from repro.spaces.vectors import load_word_vectors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -5,7 +5,7 @@ Runs under the side environment ``.bench-venv-fse`` (fse 1.0.0 built by the reci
 
     .bench-venv-fse/bin/python benchmarks/fse_average.py DIR --workers 2 --repeats 3
 
-DIR holds ``vocab.txt`` and ``vectors.npy`` (repro.store's word-vector format) and ``texts.txt``
+DIR holds ``vocab.txt`` and ``vectors.npy`` (repro.io.store's word-vector format) and ``texts.txt``
 (one text per line, tokens separated by spaces). Prints one JSON line: the seconds of every
 timed ``Average.train`` call over all texts (token lists in, sentence vectors out, the lookup of
 every word included), after one untimed warm-up call; writes the first ``--check`` vectors to

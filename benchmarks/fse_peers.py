@@ -5,7 +5,7 @@ project's: it imports neither repro nor jax.
 
     .bench-venv-fse/bin/python benchmarks/fse_peers.py DIR
 
-DIR holds ``vocab.txt`` and ``vectors.npy`` (repro.store's word-vector format), ``counts.npy``
+DIR holds ``vocab.txt`` and ``vectors.npy`` (repro.io.store's word-vector format), ``counts.npy``
 (one word count per vocabulary word), ``train.txt`` and ``test.txt`` (one text per line, tokens
 separated by spaces). Writes DIR/fse-sif.npy and DIR/fse-usif.npy: the test texts' vectors after
 training each model on the training texts (SIF: alpha 1e-3, 1 component; uSIF: 5 components,

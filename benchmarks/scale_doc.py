@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from repro.store import write_text
+from repro.io.store import write_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -346,7 +346,7 @@ def _scoring(scoring: dict | None, gpu_scoring: dict | None) -> list[str]:
     peak = max(scoring["rows"].values(), key=lambda r: r["peak_rss_mb"])
     out = ["## Scoring at the paper's vocabulary", "",
            f"`make scale-scoring` (`benchmarks/bench_scoring.py`): every row of Table 1 scored as `experiments.score` "
-           f"scores it, through `repro.encodings.couple_scores` (the peers chosen by `repro.peers.select`), at a "
+           f"scores it, through `repro.evaluate.scoring.couple_scores` (the peers chosen by `repro.evaluate.peers.select`), at a "
            f"synthetic {scoring['vocab']:,} x {scoring['dim']} float32 table ({scoring['table_gb']} GB, memory-mapped), "
            f"each row in a fresh process on {scoring['couples']:,} couples ({scoring['couples_shape']}: a subset of the "
            f"paper's {PAPER['scored_couples'] / 1e6:.1f}M per column, the rate then projected) and a peer's selection on "

@@ -3,9 +3,9 @@
 The pieces of :mod:`benchmarks.bench_scoring`. Every row of Table 1 (:data:`repro.settings.METHODS`:
 the eight baselines of section 5.1, the learned weights of section 3, the peers SIF, uSIF and the
 Zipfian and uniform whitening, and the learned weights with common components removed) is scored
-here exactly as ``experiments.score`` scores it: an :class:`repro.encodings.Encoding` per row (the
-peers' chosen by :func:`repro.peers.select` on validation couples), both metrics of
-:data:`repro.settings.TABLE_METRICS` at once by :func:`repro.encodings.couple_scores`, the one
+here exactly as ``experiments.score`` scores it: an :class:`repro.evaluate.scoring.Encoding` per row (the
+peers' chosen by :func:`repro.evaluate.peers.select` on validation couples), both metrics of
+:data:`repro.settings.TABLE_METRICS` at once by :func:`repro.evaluate.scoring.couple_scores`, the one
 scoring surface. Only the inputs are synthetic, since the cost does not depend on their values:
 
 * the table: ``vocab`` x ``dim`` float32 unit rows of a seeded normal, written block by block to a
@@ -18,11 +18,11 @@ scoring surface. Only the inputs are synthetic, since the cost does not depend o
   positive curve, one per idf rank (``n_max`` = 30).
 
 :func:`measure_row` times one row's stages apart, so that those that grow with the table are named:
-``table_s`` (the checks of :class:`repro.encodings.Table`: every value finite), ``device_s`` (the
+``table_s`` (the checks of :class:`repro.evaluate.scoring.Table`: every value finite), ``device_s`` (the
 table's copy to the JAX device, for the rows JAX computes), ``setup_s`` (a peer's
-:func:`repro.peers.select`: its word weights, the whitening's moments and transformed tables, the
+:func:`repro.evaluate.peers.select`: its word weights, the whitening's moments and transformed tables, the
 common components on the distinct training texts, the validation couples under every grid entry)
-and ``warmup_s`` (the first chunk of :data:`repro.encodings.CHUNK` couples alone: the compile of the JAX
+and ``warmup_s`` (the first chunk of :data:`repro.evaluate.scoring.CHUNK` couples alone: the compile of the JAX
 rows, a fixed cost) and ``score_s`` (``couples`` couples scored under each chosen encoding).
 """
 
@@ -36,14 +36,16 @@ import repro  # noqa: F401, I001 - the kernel pins, before NumPy loads
 
 import numpy as np
 
-from repro import baselines, encodings, peers, settings
-from repro.pairset import PairSet, from_rows
+from repro import settings
+from repro.core import baselines, pairset
+from repro.evaluate import peers, scoring
+from repro.core.pairset import PairSet, from_rows
 
 PAPER_VOCAB = 2_200_000
 PAPER_DIM = 400
 SETTING = "wikivar"
 BLOCK = 65_536  # rows of the table written at a time
-TRAIN_COUPLES = peers.COMPONENT_TEXTS // 2  # their distinct texts: the most the components are fitted on
+TRAIN_COUPLES = pairset.COMPONENT_TEXTS // 2  # their distinct texts: the most the components are fitted on
 
 
 def write_table(path: str, vocab: int, dim: int, seed: int = 0) -> np.ndarray:
@@ -94,15 +96,15 @@ def learned_weights(n_max: int) -> np.ndarray:
 
 def row_encodings(method, table, counts, idf, train, validation) -> tuple[list, dict]:
     """The passes that score ``method``'s couples, as ``experiments.score`` makes them
-    (:func:`repro.peers.passes`: [(encoding, component sets, [(metric, set index)])]; the peers
+    (:func:`repro.evaluate.peers.passes`: [(encoding, component sets, [(metric, set index)])]; the peers
     chosen per metric on ``validation``, one pass per word weighting chosen), and facts for the
     projection: ``grid_weightings`` (word weightings a peer's select scores the validation couples
     under) and the chosen hyperparameters."""
     cfg = settings.setting(SETTING)
     weights = learned_weights(cfg.n_max)
     if method in settings.LEARNED + settings.BASELINES:
-        enc = (encodings.Encoding("rank", weights) if method in settings.LEARNED
-               else encodings.Encoding(method, idf if method in baselines.IDF_METHODS else None))
+        enc = (scoring.Encoding("rank", weights) if method in settings.LEARNED
+               else scoring.Encoding(method, idf if method in baselines.IDF_METHODS else None))
         return [(enc, [enc.components], [(m, 0) for m in settings.TABLE_METRICS])], {"grid_weightings": 0}
     name, w = ("learned", weights) if method in settings.BEYOND else (method, None)
     picked = peers.select(name, table, counts, train, validation, w, metrics=settings.TABLE_METRICS)
@@ -126,17 +128,17 @@ def measure_row(method: str, table_path: str, vocab: int, n: int, validation_n: 
     counts, idf = corpus(vocab)
     train, validation, pairs = (couples(k, vocab, seed + i) for i, k in enumerate((TRAIN_COUPLES, validation_n, n)))
     out = {"method": method, "vocab": vocab, "dim": int(host.shape[1]), "couples": n, "validation_couples": validation_n}
-    out["table_s"], table = _timed(lambda: encodings.Table(host))
+    out["table_s"], table = _timed(lambda: scoring.Table(host))
     on_device = method in settings.LEARNED + settings.BEYOND + ("sif", "usif")
     out["device_s"] = _timed(lambda: jax.block_until_ready(table.device))[0] if on_device else 0.0
     out["setup_s"], (encs, facts) = _timed(lambda: row_encodings(method, table, counts, idf, train, validation))
     out.update(facts, scorings=len(encs))
 
     def score(p):
-        return [encodings.couple_scores(e, table, p, components=sets, metrics=[m for m, _ in picks])
+        return [scoring.couple_scores(e, table, p, components=sets, metrics=[m for m, _ in picks])
                 for e, sets, picks in encs]
     # one chunk first: the compile (JAX rows) and first touches, a fixed cost apart from the rate
-    out["warmup_s"] = _timed(lambda: score(pairs.take(slice(0, encodings.CHUNK))))[0]
+    out["warmup_s"] = _timed(lambda: score(pairs.take(slice(0, scoring.CHUNK))))[0]
     out["score_s"] = _timed(lambda: score(pairs))[0]
     out["couples_per_s"] = n * len(encs) / out["score_s"]
     out["backend"] = jax.default_backend()

@@ -6,8 +6,8 @@ import os
 import sys
 
 from repro.errors import run
-from repro.readmeblock import ReadmeBlock, readme_markers
-from repro.store import read_json, read_json_if_any
+from repro.io.readmeblock import ReadmeBlock, readme_markers
+from repro.io.store import read_json, read_json_if_any
 
 START, END = readme_markers("bench")
 
@@ -50,7 +50,7 @@ def vectors_lines(vec: dict) -> list[str]:
             f"`{str(vec.get('commit', '?'))[:12]}`):", "",
             "| source | reader | seconds | vs gensim |", "|---|---|---:|---:|",
             f"| text | gensim `KeyedVectors.load_word2vec_format` | {text['gensim_median_s']:.2f} | 1.0x |",
-            f"| text | `repro.textvectors.read_text_vectors` (pandas' C parser) | {text['ours_median_s']:.2f} | "
+            f"| text | `repro.io.vectorfiles.read_text_vectors` (pandas' C parser) | {text['ours_median_s']:.2f} | "
             f"{speedup:.1f}x |",
             f"| folder of `repro vectors` | `load_word_vectors(..., normalize=False)`, memory-mapped | "
             f"{folder['raw_median_s']:.3f} | |",
@@ -81,7 +81,7 @@ def gpu_lines(gpu: dict) -> list[str]:
     return [f"The same epoch on an {gpu.get('accelerator', gpu['device'])} (`make bench-gpu`, commit "
             f"`{str(gpu.get('commit', '?'))[:12]}`, JAX {gpu['jax']}; the NumPy reference on its "
             f"{gpu.get('cpu', 'CPU')}, {gpu['cpus']} cores; repro's deterministic compile options, "
-            "repro/jitting.py):", ""] + train_lines(gpu)
+            "repro/core/jitting.py):", ""] + train_lines(gpu)
 
 
 def first_call_lines(first: dict) -> list[str]:
@@ -100,7 +100,7 @@ def neighbours_lines(nb: dict) -> list[str]:
     mem = nb["peak_memory"]
     return [f"Exact neighbours: the top {nb['k']} by the cosine of {nb['queries']:,} queries among {nb['items']:,} "
             f"items, {nb['dim']}-d float32 (benchmarks/bench_neighbours.py, commit `{str(nb.get('commit', '?'))[:12]}`): "
-            f"`repro.neighbours.top_k` {nb['ours_s']:.1f} s, the NumPy brute force (normalise, matmul and "
+            f"`repro.encode.neighbours.top_k` {nb['ours_s']:.1f} s, the NumPy brute force (normalise, matmul and "
             f"argpartition, {nb['baseline_block']:,} queries at a time) {nb['baseline_s']:.1f} s: "
             f"`neighbours_speedup_vs_numpy` = {nb['neighbours_speedup_vs_numpy']:.2f}; the same ids for "
             f"{nb['same_ids_share']:.2%} of the queries (float32 against exact float64 scores); peak memory "
@@ -140,7 +140,7 @@ def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None 
              f"The quadratic form is built once per run in {train['quad_precompute_s']:.2f} s (the Gram form in "
              f"{train['gram_precompute_s']:.2f} s), so its first epoch with the build is "
              f"{train['quad_speedup_first_epoch']:.1f}x the NumPy epoch, and a run of "
-             f"{break_even(train, 'quad')} or more epochs is faster than in the gather form; `repro.fit.fit` shares "
+             f"{break_even(train, 'quad')} or more epochs is faster than in the gather form; `repro.core.fit.fit` shares "
              "one build across every kappa, every fold and the final run.", ""]
     if gpu:
         lines += gpu_lines(gpu)

@@ -47,7 +47,7 @@ from repro.data.parallel import pool_map, worker_pool
 from repro.data.wikipedia import wikidump
 from repro.data.wikipedia.ovos import read_ovos
 from repro.data.wikipedia.wikitext import article_paragraphs
-from repro.store import atomic_file
+from repro.io.store import atomic_file
 
 PAGES_PER_STREAM = 100  # as Wikipedia's multistream dumps
 RARE = 3  # words occurring at most this often in the default corpus may be renamed

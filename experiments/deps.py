@@ -1,6 +1,6 @@
 """The project's source files that a module imports, directly or not, itself included.
 
-    python3 experiments/deps.py experiments.train_weights   ->  experiments/__init__.py ... repro/train.py
+    python3 experiments/deps.py experiments.train_weights   ->  experiments/__init__.py ... repro/core/train.py
     python3 experiments/deps.py --table    ->  one word per module: MODULE=FILE,FILE,...
 
 Used by the Makefile, so that every product depends on exactly the code that makes it: it reads

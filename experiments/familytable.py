@@ -1,4 +1,4 @@
-"""The learned family's own table (not in the paper): every member of :mod:`repro.family` in every
+"""The learned family's own table (not in the paper): every member of :mod:`repro.evaluate.family` in every
 column of a table, under both metrics, against the best peer.
 
 Each member's split error on the test couples takes its threshold from the validation couples,
@@ -10,11 +10,12 @@ split error, as in the tables' verdicts) uses the same 2,000 resamples of the co
 
 from __future__ import annotations
 
-from repro import report, settings, tokenfamily
-from repro.readmeblock import readme_markers, short_commit
+from repro import settings
+from repro.evaluate import family, report
+from repro.io.readmeblock import readme_markers, short_commit
 
-#: Every member's score name: the word family's, then those on WordLlama's token space (repro.tokenfamily).
-NAMES = tuple(settings.family_method(k) for k in tokenfamily.keys())
+#: Every member's score name: the word family's, then those on WordLlama's token space (repro.evaluate.tokentables).
+NAMES = tuple(settings.family_method(k) for k in family.keys())
 
 
 def evaluate(files: dict, metric: str) -> dict:
@@ -44,9 +45,9 @@ def markdown(results: dict, chosen: dict, validation: dict, titles: dict) -> str
     lines = ["| Learned weights (median loss) | " + " | ".join(
         f"{titles[s]}: validation | test | vs best peer" for s in cols) + " |",
         "|---|" + "---:|---:|---:|" * len(cols)]
-    for key in tokenfamily.keys():
+    for key in family.keys():
         name = settings.family_method(key)
-        lines.append(f"| {tokenfamily.member(key).label} | " + " | ".join(
+        lines.append(f"| {family.member(key).label} | " + " | ".join(
             _cell(results[s][name], validation[s][key], chosen[s] == key) for s in cols) + " |")
     return ("\n".join(lines) + "\n\nBest peer (lowest test split error): "
             + report.best_peers(results, titles, NAMES[0]) + ".\n")
@@ -80,12 +81,12 @@ def kappa_lines(kappas: dict) -> list[str]:
         for key, m in members.items():
             mark = (f" † (searched on to {', '.join(f'{k:g}' for k in m['extended'])})" if m.get("extended") else "") + \
                 (" ~" if m.get("flat") else "")
-            parts.append(f"{tokenfamily.short_name(key)}/{'1 - cos' if key.endswith('-cosine') else 'Euclidean'} {m['kappa']:g}{mark}")
+            parts.append(f"{family.short_name(key)}/{'1 - cos' if key.endswith('-cosine') else 'Euclidean'} {m['kappa']:g}{mark}")
         how = ("by 5-fold CV over the family's grid" if sources == {"cv"} else
                "each member's the wikivar family's, as the tweets' median models take the wikivar model's"
                if sources == {"model"} else "from " + ", ".join(sorted(sources)))
         lines += ["", f"Kappa of the {title} family, {how}: " + "; ".join(parts) + "."
-                  + (" †: the grid's edge won, and the search went on beyond it (repro.crossval.beyond_edge)."
+                  + (" †: the grid's edge won, and the search went on beyond it (repro.core.crossval.beyond_edge)."
                      if any(m.get("extended") for m in members.values()) else "")
                   + (" ~: flat, every kappa's mean held-out error within the winner's fold spread (kappa undetermined)."
                      if any(m.get("flat") for m in members.values()) else "")]
@@ -95,7 +96,7 @@ def kappa_lines(kappas: dict) -> list[str]:
 def kappas(layout, settings_: list) -> dict:
     """{setting: {member key: {"kappa", "source", "extended", "flat"}}} of the families of
     ``settings_`` (their model files under ``layout``), for :func:`kappa_lines`."""
-    from repro import store
+    from repro.io import store
     import os
 
     from experiments import tokenrows
@@ -103,8 +104,8 @@ def kappas(layout, settings_: list) -> dict:
     out = {}
     for s in settings_:
         members = {}
-        for key in tokenfamily.keys():
-            path = tokenrows.family_path(layout, s, key) if key.startswith(tokenfamily.PREFIX) else layout.family(s, key)
+        for key in family.keys():
+            path = tokenrows.family_path(layout, s, key) if key.startswith(family.TOKEN_PREFIX) else layout.family(s, key)
             if not os.path.exists(path):
                 continue
             summary = store.load_model(path).summary()

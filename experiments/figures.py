@@ -19,9 +19,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from repro import report, settings, store  # noqa: E402
+from repro import settings  # noqa: E402
+from repro.evaluate import report
+from repro.io import store
 from repro.errors import run  # noqa: E402
-from repro.layout import Layout  # noqa: E402
+from repro.io.layout import Layout  # noqa: E402
 
 
 def save(fig, results: str, name: str) -> list[str]:

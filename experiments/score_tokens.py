@@ -2,17 +2,17 @@
 
     python -m experiments.score_tokens --data data --setting wikivar --out data/tokens/scores/wikivar.npz
 
-The couples are read as text on the token space (:func:`repro.tokenfamily.couples`), and every row is
-scored by the one surface of the tables (:mod:`repro.encodings`) under both metrics:
+The couples are read as text on the token space (:func:`repro.evaluate.tokentables.couples`), and every row is
+scored by the one surface of the tables (:mod:`repro.evaluate.scoring`) under both metrics:
 
 * the row "WordLlama" (a peer): its own mean pooling of the tokens (the raw token vectors' mean);
 * every member of the token family (:mod:`experiments.train_tokenfamily`), its weights on its map of
   the token vectors, fitted on the corpus's token counts and the training couples only;
-* every configuration of the peer family on the token space (:data:`repro.tokenfamily.PEER_CONFIGS`),
+* every configuration of the peer family on the token space (:data:`repro.evaluate.tokentables.PEER_CONFIGS`),
   its components fitted on the distinct training texts.
 
 The JSON beside the scores holds each member's and each configuration's validation split error per
-metric (the configurations' from :func:`repro.peerfamily.search`, as the word grid's), by which
+metric (the configurations' from :func:`repro.evaluate.peerfamily.search`, as the word grid's), by which
 :func:`experiments.tokenrows.merge` chooses the families' rows in the tables.
 """
 
@@ -26,10 +26,12 @@ import numpy as np
 
 from experiments import tokenrows
 from experiments.files import load_split, load_words
-from repro import encodings, family, peerfamily, settings, store, tokenfamily
-from repro import metrics as protocol
+from repro import settings
+from repro.evaluate import family, peerfamily, scoring, tokentables
+from repro.io import store
+from repro.core import metrics as protocol
 from repro.errors import run
-from repro.layout import Layout
+from repro.io.layout import Layout
 
 
 def validation_error(scores, labels) -> float:
@@ -41,34 +43,34 @@ def score(table, counts, couples: dict, member_weights: dict) -> tuple[dict, dic
     """({score key: (P,) scores}, choices) of every token row on the token couples ``couples``
     {split: PairSet} (``train`` for the maps and components, ``validation``, ``test``);
     ``member_weights`` {member key: (n_max,) weights}."""
-    table = encodings.as_table(table)
+    table = scoring.as_table(table)
     train, validation = couples["train"], couples["validation"]
     splits = {s: couples[s] for s in ("validation", "test")}
     out, seconds = {}, {}
     errors = {"family": {m: {} for m in settings.TABLE_METRICS}, "peers": {m: {} for m in settings.TABLE_METRICS}}
 
-    def put(method: str, enc: encodings.Encoding) -> None:
+    def put(method: str, enc: scoring.Encoding) -> None:
         for split, pairs in splits.items():
-            both = encodings.couple_scores(enc, table, pairs, metrics=settings.TABLE_METRICS)[0]
+            both = scoring.couple_scores(enc, table, pairs, metrics=settings.TABLE_METRICS)[0]
             for j, metric in enumerate(settings.TABLE_METRICS):
                 out[settings.score_key(split, method, metric)] = both[j]
 
     t0 = time.perf_counter()
-    maps = peerfamily.word_maps(tokenfamily.PEER_CONFIGS, table.host, counts)
-    errors["peers"] = peerfamily.search(table, counts, train, validation, tokenfamily.PEER_CONFIGS,
+    maps = peerfamily.word_maps(tokentables.PEER_CONFIGS, table.host, counts)
+    errors["peers"] = peerfamily.search(table, counts, train, validation, tokentables.PEER_CONFIGS,
                                         metrics=settings.TABLE_METRICS, maps=maps)
-    for config in tokenfamily.PEER_CONFIGS:
-        put(tokenfamily.peer_method(config), peerfamily.encoding(config, table, counts, train, maps))
+    for config in tokentables.PEER_CONFIGS:
+        put(tokentables.peer_method(config), peerfamily.encoding(config, table, counts, train, maps))
     for metric in settings.TABLE_METRICS:  # the row "WordLlama": its own mean pooling
         for split in splits:
             out[settings.score_key(split, "wordllama", metric)] = \
-                out[settings.score_key(split, tokenfamily.peer_method(tokenfamily.ROW_CONFIG), metric)]
+                out[settings.score_key(split, tokentables.peer_method(tokentables.ROW_CONFIG), metric)]
     seconds["peers"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    word_maps = {name: family.member_map(name, table.host, counts, train) for name in tokenfamily.MAPS}
-    for m in tokenfamily.members():
+    word_maps = {name: family.member_map(name, table.host, counts, train) for name in family.TOKEN_MAPS}
+    for m in family.members("tokens"):
         method = settings.family_method(m.key)
-        put(method, encodings.Encoding("rank", member_weights[m.key], transform=word_maps[m.name]))
+        put(method, scoring.Encoding("rank", member_weights[m.key], transform=word_maps[m.name]))
         for metric in settings.TABLE_METRICS:
             errors["family"][metric][m.key] = validation_error(out[settings.score_key("validation", method, metric)],
                                                                validation.label)
@@ -81,7 +83,7 @@ def main(argv=None):
     ap.add_argument("--data", required=True)
     ap.add_argument("--setting", required=True, choices=settings.PAIR_SETTINGS)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--space", default=tokenfamily.SOURCE,
+    ap.add_argument("--space", default=tokentables.SOURCE,
                     help="the token space: wordllama (the wheel's), or a folder with a tokenizer.json and its matrix")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
@@ -91,7 +93,7 @@ def main(argv=None):
     pairs = {s: load_split(args.data, args.setting, s) for s in settings.SPLITS}
     couples = {s: tokenrows.token_couples(vocab, p, words) for s, p in pairs.items()}
     weights = {m.key: store.load_model(tokenrows.family_path(layout, args.setting, m.key)).weights
-               for m in tokenfamily.members()}
+               for m in family.members("tokens")}
     out, meta = score(table, counts, couples, weights)
     for split in ("validation", "test"):
         out[f"{split}_label"] = pairs[split].label
@@ -101,7 +103,7 @@ def main(argv=None):
     meta["seconds"]["all"] = time.perf_counter() - t0
     store.save_scores(args.out, out, meta)
     print(f"{args.setting}: scored WordLlama's rows ({len(tokenrows.METHODS)} rows, "
-          f"{len(tokenfamily.PEER_CONFIGS)} peer configurations) on "
+          f"{len(tokentables.PEER_CONFIGS)} peer configurations) on "
           + ", ".join(f"{n:,} {s}" for s, n in meta["pairs"].items()) + " couples")
 
 

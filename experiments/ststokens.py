@@ -2,7 +2,7 @@
 
 Not in the paper (issue 34). WordLlama (``wordllama==0.4.0.post1``, MIT; the extra ``tokens``) ships
 a 32,000 x 256 token matrix trained for mean pooling and its Llama tokenizer
-(:mod:`repro.tokenspace` reads both from the wheel). A sentence is its token ids (the tokenizer's,
+(:mod:`repro.spaces.tokenspace` reads both from the wheel). A sentence is its token ids (the tokenizer's,
 no special tokens, the unknown token dropped); the table is the raw matrix (not unit length, as
 WordLlama's ``embed`` uses it); df and token counts are counted on the train and dev sentences
 (a sentence is a document), so the idf order, Zipfian whitening's p(t) and the learned family's
@@ -11,7 +11,7 @@ maps come from train and dev only. Rows, each scored by the cosine of its two ve
 
 * **WordLlama** (a peer): its own mean pooling of the tokens, the mean of their rows;
 * **Zipfian-whitened mean** of the token vectors (p(t) from the train and dev token counts);
-* **the learned family on the token space**: the weights learned by :func:`repro.stsprotocol.family_on_dev` for
+* **the learned family on the token space**: the weights learned by :func:`repro.evaluate.sts.protocol.family_on_dev` for
   each map of :data:`MAPS` (the raw token vectors, Zipfian-whitened ones) under both training
   distances, on the STS-B train couples at the learned row's (lo, hi) (chosen on dev) with the
   shipped kappa; the member of the best dev Pearson is the row.
@@ -24,33 +24,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro import encodings, family, stsprotocol, stssetup, transforms
+from repro.evaluate import family, scoring
+from repro.evaluate.sts import protocol, setups
+from repro.spaces import transforms
 
-SOURCE = stssetup.TOKENS
+SOURCE = setups.TOKENS
 MAPS = ("plain", "zipf")
 ROWS = {"mean": "WordLlama (peer: its own mean pooling of its tokens)",
         "zipf": "Zipfian-whitened mean of WordLlama's token vectors",
         "learned_best": "Weights learned on STS-B train on WordLlama's token space, best transform (dev)"}
-#: What the record of each member of the learned family holds (:func:`repro.stsprotocol.family_on_dev`).
+#: What the record of each member of the learned family holds (:func:`repro.evaluate.sts.protocol.family_on_dev`).
 MEMBER_RECORD = ("member", "dev_pearson", "epochs")
 
 
-def rows(x: stssetup.Setup, train_couples, kappa: float, seed: int) -> tuple[dict, dict]:
-    """Every row's encoding on the token setup ``x`` (:func:`repro.stssetup.token_setup`) and the
-    learned family's choice on dev (the train couples ``train_couples``, :func:`repro.stssetup.token_couples`).
+def rows(x: setups.Setup, train_couples, kappa: float, seed: int) -> tuple[dict, dict]:
+    """Every row's encoding on the token setup ``x`` (:func:`repro.evaluate.sts.setups.token_setup`) and the
+    learned family's choice on dev (the train couples ``train_couples``, :func:`repro.evaluate.sts.setups.token_couples`).
     Returns ({row: encoding}, record)."""
     p = transforms.probabilities(np.maximum(x.counts, 0))
-    out = {"mean": encodings.Encoding("word", np.ones(len(x.vocab))),
-           "zipf": encodings.Encoding("mean", transform=transforms.zipf_whitening(x.table.host, p, "whiten"))}
-    best = stsprotocol.family_on_dev(x, train_couples, kappa, seed, names=MAPS, keys=MEMBER_RECORD)
+    out = {"mean": scoring.Encoding("word", np.ones(len(x.vocab))),
+           "zipf": scoring.Encoding("mean", transform=transforms.zipf_whitening(x.table.host, p, "whiten"))}
+    best = protocol.family_on_dev(x, train_couples, kappa, seed, names=MAPS, keys=MEMBER_RECORD)
     out["learned_best"] = best.encoding
     return out, {"member": best.member.key, "tried": best.tried}
 
 
-def evaluate(encs: dict, x: stssetup.Setup, seed: int) -> dict:
+def evaluate(encs: dict, x: setups.Setup, seed: int) -> dict:
     """Per row: dev and test Pearson, test Spearman, the test Pearson's interval and the paired
-    difference ``vs_mean`` from WordLlama's own pooling (:func:`repro.stsprotocol.score_rows`)."""
-    return stsprotocol.score_rows(encs, x, seed, references=("mean",))
+    difference ``vs_mean`` from WordLlama's own pooling (:func:`repro.evaluate.sts.protocol.score_rows`)."""
+    return protocol.score_rows(encs, x, seed, references=("mean",))
 
 
 HEAD = ("Through a static token space (not in the paper): WordLlama's 32,000 x 256 token matrix and its Llama "

@@ -25,13 +25,16 @@ from typing import NamedTuple
 import pandas as pd
 
 from experiments import familytable, figures, tokenrows
-from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
-from repro import metrics, report, settings, store
+from repro.io.readmeblock import ReadmeBlock, readme_markers, short_commit
+from repro import settings
+from repro.core import metrics
+from repro.evaluate import family, report
+from repro.io import store
 from repro.errors import run
-from repro.layout import Layout
-from repro.kernels import state as kernel_state
-from repro.provenance import git_commit, hardware, lock_state, versions
-from repro.store import read_json, read_json_if_any as _optional_json, write_json, write_text
+from repro.io.layout import Layout
+from repro.pins import state as kernel_state
+from repro.io.provenance import git_commit, hardware, lock_state, versions
+from repro.io.store import read_json, read_json_if_any as _optional_json, write_json, write_text
 
 
 class Spec(NamedTuple):
@@ -235,8 +238,8 @@ def _twitter_setting_lines(title: str, tw: dict) -> list[str]:
 
 def _units_note(results: dict) -> str:
     """The bootstrap units of each column's related test couples and their effective number,
-    (sum n)^2 / sum n^2 (:func:`repro.metrics.effective_clusters`); columns below
-    :data:`repro.metrics.MIN_CLUSTERS` are named as not ranked."""
+    (sum n)^2 / sum n^2 (:func:`repro.core.metrics.effective_clusters`); columns below
+    :data:`repro.core.metrics.MIN_CLUSTERS` are named as not ranked."""
     units = {s: next(iter(rows.values()))["boot_units"] for s, rows in results.items()}
     few = [settings.SETTINGS[s].title for s, rows in results.items() if not report.rankable(rows)]
 
@@ -269,7 +272,7 @@ def _peer_lines(prov: dict) -> list[str]:
     if family_choices:
         grids = sorted({c["grid"] for c in family_choices.values()})
         lines.append(f"Peers, best configuration (validation), chosen among {' or '.join(map(str, grids))} "
-                     "configurations (word weighting x word map x common components, repro/peerfamily.py): "
+                     "configurations (word weighting x word map x common components, repro/evaluate/peerfamily.py): "
                      + "; ".join(f"{settings.SETTINGS[s].title}: " + "; ".join(
                          f"{metric}: {c[metric]['label']}" for metric in settings.TABLE_METRICS if metric in c)
                                  for s, c in family_choices.items()) + ".")
@@ -279,13 +282,12 @@ def _peer_lines(prov: dict) -> list[str]:
 def _family_lines(prov: dict) -> list[str]:
     """One line: the member of the learned family each column chose on validation, per metric
     (the row "learned weights, best transform (validation)")."""
-    from repro import tokenfamily
 
     choices = prov.get("family_choices") or {}
     if not choices:
         return []
     parts = [f"{settings.SETTINGS[s].title}: " + "; ".join(
-        f"{metric}: weights learned {tokenfamily.member(c['member']).label}" for metric, c in by.items())
+        f"{metric}: weights learned {family.member(c['member']).label}" for metric, c in by.items())
         for s, by in choices.items()]
     return ["Learned weights, best transform (validation), the family member chosen: " + "; ".join(parts)
             + " (every member: the family table after this one).", ""]

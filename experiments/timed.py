@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from repro.store import write_json
+from repro.io.store import write_json
 
 
 def main(argv=None) -> int:

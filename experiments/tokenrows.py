@@ -4,7 +4,7 @@ the token space a stage reads, and how the tables take the rows in.
 Three stages make them (the Makefile's ``tokens-df``, ``tokenfamily-<setting>`` and
 ``tokenscores-<setting>``): :mod:`experiments.token_df` counts df and token counts over the
 corpus's paragraphs, :mod:`experiments.train_tokenfamily` fits the learned family's members on the
-token space (:mod:`repro.tokenfamily`), :mod:`experiments.score_tokens` scores the row "WordLlama",
+token space (:mod:`repro.evaluate.tokentables`), :mod:`experiments.score_tokens` scores the row "WordLlama",
 the members and the peer family's token configurations on the validation and test couples. The
 tables then read a column's score file and its source's token score file as one (:func:`load_scores`),
 and :func:`merge` puts the token members among the learned family's candidates and the token
@@ -22,14 +22,16 @@ import os
 
 import numpy as np
 
-from repro import peerfamily, settings, store, tokenfamily
+from repro import settings
+from repro.evaluate import family, peerfamily, tokentables
+from repro.io import store
 from repro.errors import InputError
-from repro.layout import Layout
+from repro.io.layout import Layout
 
 #: The score-file methods of the token rows: the row "WordLlama" and every member of the token family.
-METHODS = tuple(settings.TOKEN_PEERS) + tuple(tokenfamily.member_methods())
+METHODS = tuple(settings.TOKEN_PEERS) + tuple(tokentables.member_methods())
 #: The score-file methods of the peer family's token configurations.
-PEER_METHODS = tuple(tokenfamily.peer_method(c) for c in tokenfamily.PEER_CONFIGS)
+PEER_METHODS = tuple(tokentables.peer_method(c) for c in tokentables.PEER_CONFIGS)
 #: The key of a token configuration among the peer family's choices (word configurations have theirs).
 CONFIG_PREFIX = "wordllama:"
 
@@ -50,27 +52,27 @@ def scores_path(layout: Layout, setting: str) -> str:
     return layout.path("tokens", "scores", f"{setting}.npz")
 
 
-def space_setup(data: str, source=tokenfamily.SOURCE):
+def space_setup(data: str, source=tokentables.SOURCE):
     """(token vocabulary, (V, d) float32 raw token table, (V,) token counts) of the token space
     ``source`` with the df and counts of ``<data>/tokens/df.npz``, checked to name its tokens."""
     path = df_path(Layout(data))
-    names, table, space = tokenfamily.load(source)
+    names, table, space = tokentables.load(source)
     words, df, n_docs, counts = store.load_word_df(path, counts=True)
     if list(words) != list(names) or counts is None:
         raise InputError(path, f"not the df and counts of every token of {tokenspace_name(source)} "
                                "(make it again: python -m experiments.token_df)")
-    return tokenfamily.vocabulary(space, df, n_docs), table, counts
+    return tokentables.vocabulary(space, df, n_docs), table, counts
 
 
 def tokenspace_name(source) -> str:
-    from repro import tokenspace
+    from repro.spaces import tokenspace
 
     return tokenspace.describe(source)
 
 
 def token_couples(vocab, pairs, words):
-    """The couples ``pairs`` (word ids over ``words``) on the token space (:func:`repro.tokenfamily.couples`)."""
-    return tokenfamily.couples(vocab, pairs, words)
+    """The couples ``pairs`` (word ids over ``words``) on the token space (:func:`repro.evaluate.tokentables.couples`)."""
+    return tokentables.couples(vocab, pairs, words)
 
 
 # ---- the tables ---------------------------------------------------------------------------------
@@ -106,9 +108,9 @@ def load_meta(layout: Layout, setting: str) -> dict:
 def merge(z: dict, meta: dict, token_meta: dict) -> tuple[dict, dict]:
     """The score arrays ``z`` and the score file's JSON ``meta`` with the token rows in both families:
     per metric, the learned family's row ``learned_best`` chosen on the validation couples among the
-    word members and the token members (:func:`repro.tokenfamily.choose`), and the peer family's row
+    word members and the token members (:func:`repro.evaluate.family.choose`), and the peer family's row
     ``peer_best`` among the word configurations and the token ones (the same rule as
-    :func:`repro.peerfamily.choose`, the word grid first); the chosen candidate's scores become the
+    :func:`repro.evaluate.peerfamily.choose`, the word grid first); the chosen candidate's scores become the
     row's. ``token_meta``: the token score file's JSON. Returns new (z, meta)."""
     z, meta = dict(z), {**meta, "family": dict(meta["family"]), "peers": dict(meta["peers"])}
     fam, peers = meta["family"], meta["peers"]
@@ -118,19 +120,19 @@ def merge(z: dict, meta: dict, token_meta: dict) -> tuple[dict, dict]:
     word_errors = best["validation_split_error"]
     token_errors = {m: {CONFIG_PREFIX + k: e for k, e in token_meta["peers"][m].items()} for m in settings.TABLE_METRICS}
     best["validation_split_error"] = {m: {**word_errors[m], **token_errors[m]} for m in settings.TABLE_METRICS}
-    best["grid"] = int(best["grid"]) + len(tokenfamily.PEER_CONFIGS)
-    order = [c.key for c in peerfamily.grid()] + [CONFIG_PREFIX + c.key for c in tokenfamily.PEER_CONFIGS]
+    best["grid"] = int(best["grid"]) + len(tokentables.PEER_CONFIGS)
+    order = [c.key for c in peerfamily.grid()] + [CONFIG_PREFIX + c.key for c in tokentables.PEER_CONFIGS]
     chosen = {}
     for metric in settings.TABLE_METRICS:
-        key, err = tokenfamily.choose(fam["validation_split_error"][metric])
+        key, err = family.choose(fam["validation_split_error"][metric])
         chosen[metric] = {"member": key, "validation_split_error": err}
         _alias(z, "learned_best", settings.family_method(key), metric)
-        key, err = tokenfamily.choose(best["validation_split_error"][metric], order)
+        key, err = family.choose(best["validation_split_error"][metric], order)
         if key.startswith(CONFIG_PREFIX):
             config = peerfamily.from_key(key[len(CONFIG_PREFIX):])
-            best[metric] = {"params": {**config.as_dict(), "space": tokenfamily.SOURCE}, "config": key,
-                            "label": tokenfamily.peer_label(config), "validation_split_error_search": err}
-            _alias(z, "peer_best", tokenfamily.peer_method(config), metric)
+            best[metric] = {"params": {**config.as_dict(), "space": tokentables.SOURCE}, "config": key,
+                            "label": tokentables.peer_label(config), "validation_split_error_search": err}
+            _alias(z, "peer_best", tokentables.peer_method(config), metric)
     fam["chosen"] = chosen
     peers["peer_best"] = best
     return z, meta

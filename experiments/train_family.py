@@ -2,10 +2,10 @@
 
     python -m experiments.train_family --data data --setting wikivar
 
-For each word map of :mod:`repro.family` (fitted on the corpus's word counts and the setting's
+For each word map of :mod:`repro.evaluate.family` (fitted on the corpus's word counts and the setting's
 training texts only) and each training distance, the paper's median loss is fitted by
-:func:`repro.fit.fit` on the mapped table: kappa by five-fold cross-validation over the family's
-grid (:data:`repro.family.KAPPA_GRID`), folds of whole clusters where the setting has them, or,
+:func:`repro.core.fit.fit` on the mapped table: kappa by five-fold cross-validation over the family's
+grid (:data:`repro.evaluate.family.KAPPA_GRID`), folds of whole clusters where the setting has them, or,
 with ``--kappa-from SETTING``, the same member's kappa from that setting's family (the tweets take
 the ``wikivar`` family's, as their median models take the ``wikivar`` model's kappa). Every
 member's record goes to ``<data>/family/<setting>/<map>-<distance>.npz``, then the summary.
@@ -24,9 +24,11 @@ import sys
 
 from experiments.files import load_corpus, load_split
 from experiments.train_weights import fold_groups, parse_grid
-from repro import family, settings, store
+from repro import settings
+from repro.evaluate import family
+from repro.io import store
 from repro.errors import InputError, run
-from repro.layout import Layout
+from repro.io.layout import Layout
 
 
 def add_fit_options(ap: argparse.ArgumentParser, grid, which: str = "family") -> None:
@@ -45,7 +47,7 @@ def add_fit_options(ap: argparse.ArgumentParser, grid, which: str = "family") ->
 
 
 def kappa_from(args, path_of, which: str = "family"):
-    """``kappa(member)`` of :func:`repro.family.fits`: (None, None), the search, without
+    """``kappa(member)`` of :func:`repro.evaluate.family.fits`: (None, None), the search, without
     ``--kappa-from``; else the kappa of the same member's model in that setting's family, its file
     ``path_of(setting, key)`` (an InputError naming it where it is missing)."""
     def kappa(member):
@@ -72,7 +74,7 @@ def parser() -> argparse.ArgumentParser:
 
 def merge(layout: Layout, setting: str) -> dict:
     """The summary of every member, from the parts of each training distance, members in
-    :func:`repro.family.members` order (the order of one run of them all). InputError naming a
+    :func:`repro.evaluate.family.members` order (the order of one run of them all). InputError naming a
     missing part, or a part of other settings."""
     parts = {}
     for d in family.DISTANCES:

@@ -2,12 +2,12 @@
 
     python -m experiments.train_weights --data data --setting wiki20 --loss median --out data/models/wiki20-median.npz
 
-The training split is prepared once (its data form built once), then :func:`repro.fit.fit`
+The training split is prepared once (its data form built once), then :func:`repro.core.fit.fit`
 runs: for the median loss kappa comes from five-fold cross-validation with a grid search on
 the training split (all folds and kappas in batched runs), unless ``--kappa`` gives it or
 ``--kappa-from`` takes it from another model's file; then Algorithm 1 trains the weights on
 the whole training split. The model file holds the run's record
-(:class:`repro.modelrecord.ModelRecord`): its loss, where kappa came from, the search. When the
+(:class:`repro.core.modelrecord.ModelRecord`): its loss, where kappa came from, the search. When the
 setting's folder has a ``groups.npz`` with a ``train`` array (the cluster of every training
 couple) and at least as many clusters of related couples as folds, the cross-validation
 folds keep whole clusters, and the model file says so (``cv_folds``: "grouped" or "couples").
@@ -23,12 +23,14 @@ import sys
 import numpy as np
 
 from experiments.files import load_corpus, load_split
-from repro import forms, losses, settings, store
+from repro import settings
+from repro.core import forms, losses
+from repro.io import store
 from repro.errors import InputError, run
-from repro.fit import fit
-from repro.layout import Layout
-from repro.modelrecord import check_kappa
-from repro.prepared import prepare
+from repro.core.fit import fit
+from repro.io.layout import Layout
+from repro.core.modelrecord import check_kappa
+from repro.core.prepared import prepare
 
 
 def parse_grid(text: str) -> list[float]:
@@ -83,7 +85,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-epochs", type=int, default=100)
     ap.add_argument("--batch-related", type=int, default=50)
     ap.add_argument("--form", default="auto", choices=forms.FORMS,
-                    help="the couples' data form (repro/forms.py; default auto: the quadratic form while it "
+                    help="the couples' data form (repro/core/forms.py; default auto: the quadratic form while it "
                          f"fits {forms.QUADRATIC_BUDGET / 1e9:g} GB, else the gather form)")
     return ap
 

@@ -113,7 +113,7 @@ def check_groups(groups, labels) -> np.ndarray:
 
 
 def check_pairs(pairs, name: str = "pairs", vocab_size: int | None = None) -> None:
-    """The five arrays of a :class:`repro.pairset.PairSet` are consistent (shapes, lengths within
+    """The five arrays of a :class:`repro.core.pairset.PairSet` are consistent (shapes, lengths within
     the width, labels 0 or 1, and with ``vocab_size`` word indices in range)."""
     a, b, la, lb, y = (np.asarray(x) for x in pairs)
     if a.ndim != 2 or b.shape != a.shape:

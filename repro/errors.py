@@ -4,7 +4,7 @@ Bad input raises :class:`InputError` (a ``ValueError``) whose text is ``"<file>:
 :func:`run` is the only place that turns an error into output: every command of
 ``python -m repro`` (:mod:`repro.cli`), every data stage and every experiment script runs its
 ``main`` through it, so all of them print ``error: <file>: <cause>`` on one line and exit with
-status 1, and none leaves a partial output (writers are atomic, :mod:`repro.store`).
+status 1, and none leaves a partial output (writers are atomic, :mod:`repro.io.store`).
 
 This module imports nothing of the project, so any module may use it.
 """

@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 #: The paper's number of weights for texts of up to 30 words (section 3.3; the variable-length
-#: settings' n_max): :class:`repro.encoder.Encoder`'s and ``repro train``'s default.
+#: settings' n_max): :class:`repro.encode.encoder.Encoder`'s and ``repro train``'s default.
 N_MAX = 30
 
 
@@ -75,13 +75,13 @@ TABLE_SETTINGS = {t: tuple(s.name for s in SETTINGS.values() if s.table == t) fo
 
 SPLITS = ("train", "validation", "test")
 #: The losses of section 3: "contrastive" (eq. 5) and "median" (eq. 8, with its kappa); every
-#: check of a loss name (:func:`repro.modelrecord.check_kappa`) reads them from here.
+#: check of a loss name (:func:`repro.core.modelrecord.check_kappa`) reads them from here.
 LOSSES = ("contrastive", "median")
 
 #: The median loss's kappa (eq. 8) is chosen from this grid by five-fold cross-validation on the
 #: training split (paper, section 5.2: "cross-validation and grid search"; 10, 20, ..., 5120,
 #: which holds the original code's 160). The one default of kappa: every caller of
-#: :func:`repro.fit.fit` takes it from here.
+#: :func:`repro.core.fit.fit` takes it from here.
 KAPPA_GRID = tuple(10.0 * 2.0**k for k in range(10))
 
 
@@ -116,24 +116,24 @@ LABELS = {
     "learned_best": "Learned weights, best transform (validation; not in the paper)",
 }
 METHODS = tuple(LABELS)
-BASELINES = METHODS[:8]  # section 5.1, computed by repro.baselines
+BASELINES = METHODS[:8]  # section 5.1, computed by repro.core.baselines
 LEARNED = tuple(f"learned_{loss}" for loss in LOSSES)  # sections 3 and 5.2
-PEERS = ("sif", "usif", "zipf", "uwhiten")  # what users compare with (repro.peers), not in the paper
-#: Peers on a static token space (repro.tokenfamily, experiments/score_tokens.py): WordLlama's own mean pooling.
+PEERS = ("sif", "usif", "zipf", "uwhiten")  # what users compare with (repro.evaluate.peers), not in the paper
+#: Peers on a static token space (repro.evaluate.tokentables, experiments/score_tokens.py): WordLlama's own mean pooling.
 TOKEN_PEERS = ("wordllama",)
-#: The peer family's row (repro.peerfamily): per column and metric, the configuration (word weighting,
+#: The peer family's row (repro.evaluate.peerfamily): per column and metric, the configuration (word weighting,
 #: word map, common components) of the lowest validation split error, searched as widely as ours.
 PEER_FAMILY = ("peer_best",)
 #: The rows ours are compared with: the peers, one by one and as a family.
 RIVALS = PEERS + TOKEN_PEERS + PEER_FAMILY
 BEYOND = ("learned_median_cc",)  # the learned weights with the peers' common-component removal
-#: The learned family's row (repro.family): per column and metric, the member (a fixed word map and
+#: The learned family's row (repro.evaluate.family): per column and metric, the member (a fixed word map and
 #: a training distance) of the lowest validation split error.
 FAMILY = ("learned_best",)
 #: The rows that are ours (the paper's learned weights and what this project adds to them): each
 #: is compared with the best peer.
 OURS = LEARNED + BEYOND + FAMILY
-#: The tables' metrics (:mod:`repro.textmetric`): ``euclidean``, the paper's protocol (minus the
+#: The tables' metrics (:mod:`repro.core.textmetric`): ``euclidean``, the paper's protocol (minus the
 #: Euclidean distance for every row, except tf-idf, which the paper scores by the cosine: its
 #: :data:`OWN_METRIC`), and ``cosine`` for every row. Every row is scored under both.
 TABLE_METRICS = ("euclidean", "cosine")
@@ -152,7 +152,7 @@ def family_method(member: str) -> str:
 
 
 def score_key(split: str, method: str, metric: str) -> str:
-    """The key of a score file (:func:`repro.store.save_scores`) holding ``method``'s scores of the
+    """The key of a score file (:func:`repro.io.store.save_scores`) holding ``method``'s scores of the
     ``split`` couples under ``metric``."""
     return f"{split}_{method}@{metric}"
 

@@ -1,12 +1,13 @@
 """Whether this machine runs the XLA code the committed results were made with: the code class
-(:func:`repro.kernels.code_class`) recorded in results/repro-checksums.json. Bytes trained by
+(:func:`repro.pins.code_class`) recorded in results/repro-checksums.json. Bytes trained by
 JAX/XLA are compared with committed bytes only within that class; elsewhere to a tolerance
 (docs/REPRODUCIBILITY.md)."""
 
 from __future__ import annotations
 
 from experiments.reprocheck import CHECKSUMS
-from repro import kernels, store
+from repro import pins
+from repro.io import store
 
 
 def committed_class() -> str | None:
@@ -16,4 +17,4 @@ def committed_class() -> str | None:
 
 def same_class() -> bool:
     """Whether XLA compiles here as it did for the committed results."""
-    return kernels.code_class() == committed_class()
+    return pins.code_class() == committed_class()

@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 
-import repro  # noqa: F401 - the kernel pins (repro/kernels.py), before any test imports NumPy
+import repro  # noqa: F401 - the kernel pins (repro/pins.py), before any test imports NumPy
 import pytest
 
 import compilecache
@@ -56,17 +56,17 @@ def own_cache_folder(monkeypatch, tmp_path_factory):
     """Every test's caches (``REPRO_MAP_CACHE``: mapped spaces, idf ranks, a token space's wordfreq
     counts) in a folder of its own: a test never reads what another wrote, and never writes beside
     installed vectors (WordLlama's wheel) what a faked frequency list gave."""
-    from repro import rankcache
+    from repro.io import cachefolder
 
-    monkeypatch.setenv(rankcache.ENV, str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv(cachefolder.ENV, str(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture
 def cache_beside_the_vectors(monkeypatch):
     """No cache folder named by the environment: the encoder's caches sit beside the vectors."""
-    from repro import mapcache
+    from repro.io import cachefolder
 
-    monkeypatch.delenv(mapcache.ENV, raising=False)
+    monkeypatch.delenv(cachefolder.ENV, raising=False)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.pairset import PairSet
+from repro.core.pairset import PairSet
 
 
 def signal_pairs(n_pairs: int = 2000, width: int = 10, informative: int = 3, vocab: int = 400,

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from repro import baselines as bl
-from repro.pairset import PairSet
+from repro.core import baselines as bl
+from repro.core.pairset import PairSet
 
 EMBEDDING_METHODS = bl.METHODS[1:]  # every method but tf-idf: the ones that make text vectors
 

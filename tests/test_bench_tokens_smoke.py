@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from repro import tokenspace
+from repro.spaces import tokenspace
 
 pytestmark = pytest.mark.skipif(not tokenspace.installed(), reason="extra tokens (the WordLlama wheel) not installed")
 

@@ -1,5 +1,5 @@
 """The stratified cluster bootstrap of the split error and the paired bootstrap of a difference
-(repro.metrics; not in the paper): exact enumeration of tiny cases, the units, and coverage on a
+(repro.core.metrics; not in the paper): exact enumeration of tiny cases, the units, and coverage on a
 generative model of clustered errors whose population split error is known."""
 
 import itertools
@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from repro import metrics
+from repro.core import metrics
 
 
 def test_units_related_by_cluster_unrelated_one_each():

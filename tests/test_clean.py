@@ -1,11 +1,11 @@
-"""Cleaning rules: the paper's text rules of repro.text (number rule, characters), markup and paragraph split of repro.data.wikipedia.wikitext."""
+"""Cleaning rules: the paper's text rules of repro.words.text (number rule, characters), markup and paragraph split of repro.data.wikipedia.wikitext."""
 
 import random
 
 import pytest
 
 from repro.data.wikipedia.wikitext import MIN_TOKENS, article_paragraphs, plain_paragraphs, split_paragraphs, strip_markup
-from repro.text import NUMBER_RE, clean, replace_numbers
+from repro.words.text import NUMBER_RE, clean, replace_numbers
 
 
 @pytest.mark.parametrize(

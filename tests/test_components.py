@@ -1,4 +1,4 @@
-"""Common components (:mod:`repro.components`, NumPy only): an encoder that removes them loads,
+"""Common components (:mod:`repro.spaces.components`, NumPy only): an encoder that removes them loads,
 encodes and scores texts, short and long, without importing JAX."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from repro import store
-from repro.components import remove_components
-from repro.encoder import Encoder
-from repro.longtext import SHORT_WORDS
+from repro.io import store
+from repro.spaces.components import remove_components
+from repro.encode.encoder import Encoder
+from repro.encode.longtext import SHORT_WORDS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHILD = textwrap.dedent("""
     import json, sys
     import numpy as np
-    from repro.encoder import Encoder
+    from repro.encode.encoder import Encoder
     enc = Encoder.load(sys.argv[1])
     with open(sys.argv[2]) as f:
         a, b = json.load(f)
@@ -77,7 +77,7 @@ def test_an_encoder_with_components_encodes_without_jax(tmp_path):
 
 
 def test_the_components_of_several_k_from_one_svd_are_each_ones_own_bits():
-    from repro.components import fit_components, fit_components_each
+    from repro.spaces.components import fit_components, fit_components_each
 
     x = np.random.default_rng(3).normal(size=(40, 6)) + 0.5
     for scales in ("one", "share", "share_squared"):

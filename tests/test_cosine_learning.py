@@ -9,13 +9,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from repro import forms
-from repro import losses as L
-from repro.crossval import select_kappa
-from repro.fit import fit
-from repro.pairset import PairSet
-from repro.prepared import prepare
-from repro.train import TrainConfig, batch_loss, train
+from repro.core import forms
+from repro.core import losses as L
+from repro.core.crossval import select_kappa
+from repro.core.fit import fit
+from repro.core.pairset import PairSet
+from repro.core.prepared import prepare
+from repro.core.train import TrainConfig, batch_loss, train
 
 from synthetic import random_pairs, signal_pairs
 

@@ -1,10 +1,11 @@
-"""Cross-validation folds of whole clusters (repro.crossval.fold_indices with groups), the tie
+"""Cross-validation folds of whole clusters (repro.core.crossval.fold_indices with groups), the tie
 rule of the kappa search, and where train_weights finds the training couples' clusters."""
 
 import numpy as np
 import pytest
 
-from repro import crossval, store
+from repro.core import crossval
+from repro.io import store
 
 
 def old_fold_indices(labels, folds, seed):

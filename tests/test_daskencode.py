@@ -1,4 +1,4 @@
-"""The Dask recipe (repro.daskencode): a Parquet data set of texts encoded with map_partitions on
+"""The Dask recipe (repro.encode.daskencode): a Parquet data set of texts encoded with map_partitions on
 Dask's local scheduler, one encoder per worker built from its file, the vectors of Encoder.transform."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pytest
 dd = pytest.importorskip("dask.dataframe", reason="the dask extra is not installed (pip install -e '.[dask]'; "
                                                   "make test installs it)")
 
-from repro import daskencode, store  # noqa: E402
-from repro.encoder import Encoder  # noqa: E402
+from repro.encode import daskencode  # noqa: E402
+from repro.io import store
+from repro.encode.encoder import Encoder  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(60)]
 

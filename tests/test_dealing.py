@@ -1,4 +1,4 @@
-"""repro.dealing: the one cluster-to-bucket dealer of both corpora's splits and kappa's folds.
+"""repro.core.clusters: the one cluster-to-bucket dealer of both corpora's splits and kappa's folds.
 
 Each rule is checked by hand on small cases, and each caller against the function it replaced
 (copied below as it stood before the dealer, at f4f52ed) on random inputs: every bucket, every
@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro import crossval
+from repro.core import crossval
 from repro.data import couples
 from repro.data.tweets import tweetpairs
-from repro.dealing import RULES, deal
+from repro.core.clusters import RULES, deal
 
 
 # ---------------------------------------------------------------------------------------

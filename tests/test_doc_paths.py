@@ -1,7 +1,7 @@
 """Every project path that README.md and docs/*.md name exists: files (``repro/...py``,
 ``experiments/...py``, ``benchmarks/...py``) and dotted names (``repro.x.y``, down to a module's
 top-level name), so a moved or renamed module cannot leave a stale statement behind. Generated
-blocks (``<!-- NAME:start -->`` ... ``<!-- NAME:end -->``, :mod:`repro.readmeblock`) are left out:
+blocks (``<!-- NAME:start -->`` ... ``<!-- NAME:end -->``, :mod:`repro.io.readmeblock`) are left out:
 they record what a script wrote at the commit they name."""
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ def test_the_check_finds_stale_names(tmp_path):
     (tmp_path / "repro" / "__init__.py").write_text("")
     (tmp_path / "repro" / "data" / "__init__.py").write_text("")
     (tmp_path / "repro" / "store.py").write_text("import os\nX = 1\n\ndef load(p):\n    pass\n")
-    assert missing("repro.store", str(tmp_path)) is None and missing("repro.store.load", str(tmp_path)) is None
-    assert missing("repro.store.X", str(tmp_path)) is None and missing("repro.data", str(tmp_path)) is None
-    assert missing("repro.store.save", str(tmp_path)) == "repro.store has no save"
+    assert missing("repro.io.store", str(tmp_path)) is None and missing("repro.io.store.load", str(tmp_path)) is None
+    assert missing("repro.io.store.X", str(tmp_path)) is None and missing("repro.data", str(tmp_path)) is None
+    assert missing("repro.io.store.save", str(tmp_path)) == "repro.io.store has no save"
     assert missing("repro.wikidump", str(tmp_path)) == "no module or name repro.wikidump"
     assert missing("repro.data.wikidump", str(tmp_path)) == "no module or name repro.data.wikidump"
     text = "a <!-- b:start --> repro.old <!-- b:end --> c <!-- d:start -->x<!-- d:end -->"

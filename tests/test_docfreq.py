@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from repro.errors import run
-from repro import store
+from repro.io import store
 from repro.data.wikipedia import paragraphdf
-from repro.docfreq import idf
+from repro.words.docfreq import idf
 
 LINES = [
     "a1\tthe cat sat on the mat",

@@ -8,7 +8,7 @@ import numpy as np
 
 from repro.errors import run
 from repro.data.wikipedia import embeddings
-from repro.store import load_vectors
+from repro.io.store import load_vectors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

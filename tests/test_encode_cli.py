@@ -10,9 +10,11 @@ import sys
 import numpy as np
 import pytest
 
-from repro import cli, metrics, store
-from repro.encoder import Encoder
-from repro.docfreq import DocFreq
+from repro import cli
+from repro.core import metrics
+from repro.io import store
+from repro.encode.encoder import Encoder
+from repro.words.docfreq import DocFreq
 
 import compilecache
 
@@ -80,7 +82,7 @@ def test_train_then_encode_similarity_evaluate(files, capsys):
     assert cli.main(["evaluate", "--couples", str(files / "couples.tsv"), "--model", model]) == 0
     result = json.loads(capsys.readouterr().out)
     labels = np.array([int(line.split("\t")[2]) for line in (files / "couples.tsv").read_text().splitlines()])
-    from repro import metrics
+    from repro.core import metrics
 
     err, _ = metrics.split_error(got, labels, got, labels)
     assert result["couples"] == 80 and abs(result["split_error"] - err) < 1e-12 and result["split_error"] < 0.4  # chance: 0.5
@@ -273,8 +275,8 @@ def test_every_scoring_path_removes_the_common_components(files, tmp_path, capsy
     """An encoder saved after fit_components: similarity, evaluate and the commands encode,
     similarity and evaluate all score the vectors that transform gives (the components removed),
     not the plain model's."""
-    from repro import metrics
-    from repro.textmetric import vector_scores
+    from repro.core import metrics
+    from repro.core.textmetric import vector_scores
 
     corpus = (files / "corpus.txt").read_text().splitlines()
     enc = Encoder.pretrained(str(files / "vec.txt"), corpus=corpus, metric=metric)

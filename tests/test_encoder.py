@@ -1,4 +1,4 @@
-"""repro.encoder.Encoder and its kernel repro.gathersum, on tiny vocabularies."""
+"""repro.encode.encoder.Encoder and its kernel repro.encode.weightedsums, on tiny vocabularies."""
 
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ import warnings
 import numpy as np
 import pytest
 
-from repro import gathersum, store
-from repro.components import fit_components, remove_components
+from repro.encode import weightedsums
+from repro.io import store
+from repro.spaces.components import fit_components, remove_components
 from repro.errors import InputError
-from repro.vectors import normalise
-from repro.encoder import SHIPPED, EmptyTextWarning, Encoder
-from repro.model import represent
-from repro.ranklookup import RankLookup
-from repro.vocabulary import Vocabulary
-from repro.docfreq import DocFreq
+from repro.spaces.vectors import normalise
+from repro.encode.encoder import SHIPPED, EmptyTextWarning, Encoder
+from repro.core.model import represent
+from repro.words.ranklookup import RankLookup
+from repro.words.vocabulary import Vocabulary
+from repro.words.docfreq import DocFreq
 
 WORDS = [f"w{i}" for i in range(40)]
 
@@ -207,11 +208,11 @@ def test_kernel_pieces():
     ranks, n = lookup.rows([["a", "x", "b"], [], ["c"]])
     np.testing.assert_array_equal(ranks, [[0, 2], [3, 3], [1, 3]])
     np.testing.assert_array_equal(n, [2, 0, 1])
-    coef = gathersum.coefficient_table([4.0, 2.0], 3)
+    coef = weightedsums.coefficient_table([4.0, 2.0], 3)
     np.testing.assert_allclose(coef[1], [4.0, 0, 0])
     np.testing.assert_allclose(coef[2], [2.0, 1.0, 0])
     table = np.array([[1.0, 0], [0, 1.0], [1, 1], [0, 0]], np.float32)
-    got = gathersum.weighted_sums(ranks, n, coef, table)
+    got = weightedsums.weighted_sums(ranks, n, coef, table)
     np.testing.assert_allclose(got, [[3.0, 1.0], [0, 0], [0, 4.0]])  # 2 (1, 0) + 1 (1, 1); 4 (0, 1)
 
 

@@ -1,4 +1,4 @@
-"""Encoder's options beyond the paper (issue 23; repro/wordmap.py): word weights, whitening,
+"""Encoder's options beyond the paper (issue 23; repro/spaces/wordmap.py): word weights, whitening,
 common components, frequency sources and learning under the cosine, on tiny tables.
 
 Each is checked against a float64 reference of t = (1/n) sum_j z_j s(w_j) P(e_(j) - mu) written
@@ -16,18 +16,20 @@ import pytest
 import scipy.linalg
 
 from codeclass import same_class
-from repro import cli, frequencies, store
-from repro.docfreq import DocFreq
-from repro.encoder import Encoder
+from repro import cli
+from repro.io import store
+from repro.words import wordfrequencies
+from repro.words.docfreq import DocFreq
+from repro.encode.encoder import Encoder
 from repro.errors import InputError
-from repro.model import represent
-from repro.vocabulary import Vocabulary
+from repro.core.model import represent
+from repro.words.vocabulary import Vocabulary
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = [f"w{i}" for i in range(40)]
-A = 1e-3  # SIF's a (repro.wordmap.SIF_A)
+A = 1e-3  # SIF's a (repro.spaces.wordmap.SIF_A)
 # the words w30..w39 are never in the corpus (count 1, df 1): the df warning is expected
-pytestmark = pytest.mark.filterwarnings("ignore::repro.encoder.SparseDfWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::repro.encode.encoder.SparseDfWarning")
 
 
 @pytest.fixture(scope="module")
@@ -195,8 +197,8 @@ def test_training_on_the_mapped_table_is_training_on_its_quadratic_form(matrix, 
     mapped vectors."""
     import jax.numpy as jnp
 
-    from repro.fit import fit
-    from repro.prepared import prepare
+    from repro.core.fit import fit
+    from repro.core.prepared import prepare
 
     couples, labels = couples_of(11)
     enc = Encoder((WORDS, matrix), corpus=corpus, n_max=4, word_weights="sif", whiten="zipf")
@@ -284,7 +286,7 @@ def test_usif_length_and_components_come_from_the_training_couples_only(matrix, 
 def test_components_follow_sif_and_usif_conventions(matrix, corpus):
     """components=k: k components of the distinct training texts, removed whole (SIF), or each
     scaled by its share of the squared singular values under uSIF."""
-    from repro.components import fit_components, remove_components
+    from repro.spaces.components import fit_components, remove_components
 
     train, labels = couples_of(31)
     for ww, scales in ((None, "one"), ("sif", "one"), ("usif", "share")):
@@ -349,7 +351,7 @@ def test_frequencies_from_wordfreq(matrix, monkeypatch, tmp_path):
     monkeypatch.undo()
     pytest.importorskip("wordfreq")
     enc = Encoder((words, matrix), df=freq, weights=[1.0], word_weights="sif", frequencies="wordfreq:en")
-    counts = frequencies.word_counts("wordfreq:en", words)
+    counts = wordfrequencies.word_counts("wordfreq:en", words)
     assert enc.word_space.counts.tolist() == counts.tolist() and counts[0] > counts[1] > counts[2] > counts[3] == 21
     p = counts / counts.sum()
     np.testing.assert_allclose(enc.word_map_.scale, A / (A + p), rtol=1e-12)
@@ -387,7 +389,7 @@ def test_the_cli_options_end_to_end(matrix, corpus, tmp_path, capsys):
     assert cli.main(["evaluate", "--couples", str(tmp_path / "train.tsv"), "--model", out]) == 0
     result = json.loads(capsys.readouterr().out)
     s = lib.similarity([a for a, _ in couples], [b for _, b in couples])
-    from repro import metrics
+    from repro.core import metrics
 
     assert result["split_error"] == metrics.split_error(s, np.asarray(labels), s, np.asarray(labels))[0]
     # errors name the option
@@ -406,10 +408,11 @@ def test_the_cli_options_end_to_end(matrix, corpus, tmp_path, capsys):
 
 def test_word_components_are_the_family_cc_map_bit_for_bit(matrix, corpus, tmp_path):
     """``word_components=1`` (the shipped options of the family's ``cc``) fits the common
-    component of the word vectors as :func:`repro.family.member_map` does, on the distinct texts
+    component of the word vectors as :func:`repro.evaluate.family.member_map` does, on the distinct texts
     of the couples fitted on: the same map, bit for bit; before fitting, on ``corpus``'s texts;
     saved and loaded with the encoder; with given weights and no corpus, an error naming corpus."""
-    from repro import family, transforms
+    from repro.evaluate import family
+    from repro.spaces import transforms
 
     couples, labels = couples_of(13)
     plain = Encoder((WORDS, matrix), corpus=corpus, n_max=4)

@@ -1,5 +1,5 @@
-"""Encoder files (repro/encoderfile.py, issue 33 item 3): a file written by the code before the
-word space and the files moved out of repro/encoder.py loads, encodes and scores as it did, bit
+"""Encoder files (repro/encode/encoderfile.py, issue 33 item 3): a file written by the code before the
+word space and the files moved out of repro/encode/encoder.py loads, encodes and scores as it did, bit
 for bit, and saving it again writes the same arrays and description."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from codeclass import same_class
-from repro import encoderfile
-from repro.encoder import Encoder
+from repro.encode import encoderfile
+from repro.encode.encoder import Encoder
 from repro.errors import InputError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -26,7 +26,7 @@ OUT = os.path.join(ROOT, "tests", "data", "encoder-f4f52ed-out.npz")
 #: and its outputs, written by :func:`write_cc_case` the same way (its module's functions run on that repro).
 CC_CASE = os.path.join(ROOT, "tests", "data", "encoder-2d3f1bc-cc.npz")
 CC_OUT = os.path.join(ROOT, "tests", "data", "encoder-2d3f1bc-cc-out.npz")
-pytestmark = pytest.mark.filterwarnings("ignore::repro.encoder.SparseDfWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::repro.encode.encoder.SparseDfWarning")
 
 
 def case_inputs():

@@ -1,4 +1,4 @@
-"""repro.encodings, the one scoring surface: every kind of row by hand or against its reference,
+"""repro.evaluate.scoring, the one scoring surface: every kind of row by hand or against its reference,
 both metrics, components, chunks."""
 
 from __future__ import annotations
@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro import baselines, encodings
-from repro.components import NO_COMPONENTS, fit_components, remove_components
-from repro.encodings import Encoding
-from repro.model import represent
-from repro.pairset import PairSet
-from repro.textmetric import vector_scores
+from repro.core import baselines
+from repro.evaluate import scoring
+from repro.spaces.components import NO_COMPONENTS, fit_components, remove_components
+from repro.evaluate.scoring import Encoding
+from repro.core.model import represent
+from repro.core.pairset import PairSet
+from repro.core.textmetric import vector_scores
 
 
 def _case(seed=0, vocab=40, dim=6, n=50, width=7):
@@ -33,7 +34,7 @@ def _case(seed=0, vocab=40, dim=6, n=50, width=7):
 def test_word_weighted_mean_by_hand():
     table = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]], np.float32)
     tokens, lengths = np.array([[0, 1, 1], [2, 0, 0], [0, 0, 0]]), np.array([3, 1, 0])
-    v = encodings.text_vectors(Encoding("word", np.array([2.0, 1.0, 0.5])), table, tokens, lengths)
+    v = scoring.text_vectors(Encoding("word", np.array([2.0, 1.0, 0.5])), table, tokens, lengths)
     np.testing.assert_allclose(v, [[2 / 3, 4 / 3], [1.5, 2.0], [0.0, 0.0]], rtol=1e-6)
     assert v.dtype == np.float64
 
@@ -41,7 +42,7 @@ def test_word_weighted_mean_by_hand():
 def test_rank_encoding_is_represent():
     table, _, pairs = _case()
     w = np.linspace(1.0, 0.1, 5).astype(np.float32)
-    v = encodings.text_vectors(Encoding("rank", w), table, pairs.a, pairs.len_a, chunk=16)
+    v = scoring.text_vectors(Encoding("rank", w), table, pairs.a, pairs.len_a, chunk=16)
     np.testing.assert_array_equal(v, np.asarray(represent(w, table, pairs.a, pairs.len_a, allow_empty=True), np.float64))
 
 
@@ -49,7 +50,7 @@ def test_rank_encoding_is_represent():
 def test_every_baseline_under_both_metrics_equals_its_vectors(method):
     table, idf, pairs = _case(seed=1)
     enc = Encoding(method, idf if method in baselines.IDF_METHODS else None)
-    s = encodings.couple_scores(enc, table, pairs, chunk=16)  # (1, 2, P), chunks padded
+    s = scoring.couple_scores(enc, table, pairs, chunk=16)  # (1, 2, P), chunks padded
     assert s.shape == (1, 2, pairs.size)
     if method == "tfidf":
         va = baselines.tfidf_vectors(pairs.a, pairs.len_a, idf).toarray()
@@ -68,41 +69,41 @@ def test_components_sets_and_chunks():
     table, _, pairs = _case(seed=2)
     w = np.full(table.shape[0], 0.5)
     enc = Encoding("word", w)
-    texts = encodings.text_vectors(enc, table, pairs.a, pairs.len_a)
+    texts = scoring.text_vectors(enc, table, pairs.a, pairs.len_a)
     sets = [NO_COMPONENTS, fit_components(texts, 1), fit_components(texts, 2, "share")]
-    s = encodings.couple_scores(enc, table, pairs, components=sets, chunk=7)
+    s = scoring.couple_scores(enc, table, pairs, components=sets, chunk=7)
     for i, comps in enumerate(sets):
         ra = remove_components(texts, comps)
-        rb = remove_components(encodings.text_vectors(enc, table, pairs.b, pairs.len_b), comps)
+        rb = remove_components(scoring.text_vectors(enc, table, pairs.b, pairs.len_b), comps)
         np.testing.assert_allclose(s[i, 0], vector_scores(ra, rb, "euclidean"), rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(s[i, 1], vector_scores(ra, rb, "cosine"), rtol=1e-6, atol=1e-7)
     # one set on the encoding itself is the same as passing it
-    np.testing.assert_allclose(encodings.scores(enc._replace(components=sets[1]), table, pairs, "cosine"), s[1, 1],
+    np.testing.assert_allclose(scoring.scores(enc._replace(components=sets[1]), table, pairs, "cosine"), s[1, 1],
                                rtol=1e-6, atol=1e-7)
 
 
 def test_bad_input_named():
     table, idf, pairs = _case(seed=3)
     with pytest.raises(ValueError, match="kind"):
-        encodings.couple_scores(Encoding("bm25"), table, pairs)
+        scoring.couple_scores(Encoding("bm25"), table, pairs)
     with pytest.raises(ValueError, match="weights"):
-        encodings.couple_scores(Encoding("word", np.ones(3)), table, pairs)
+        scoring.couple_scores(Encoding("word", np.ones(3)), table, pairs)
     with pytest.raises(ValueError, match="metric"):
-        encodings.couple_scores(Encoding("mean"), table, pairs, metrics=("manhattan",))
+        scoring.couple_scores(Encoding("mean"), table, pairs, metrics=("manhattan",))
     with pytest.raises(ValueError, match="tf-idf"):
-        encodings.couple_scores(Encoding("tfidf", idf, fit_components(np.eye(3, 2), 1)), table, pairs)
+        scoring.couple_scores(Encoding("tfidf", idf, fit_components(np.eye(3, 2), 1)), table, pairs)
 
 
 def test_the_table_is_checked_once_per_entry_point(monkeypatch):
     table, _, pairs = _case(seed=4)
     calls = []
-    real = encodings.check_table
-    monkeypatch.setattr(encodings, "check_table", lambda t, *a, **k: calls.append(1) or real(t, *a, **k))
-    encodings.couple_scores(Encoding("word", np.ones(table.shape[0])), table, pairs, chunk=5)
+    real = scoring.check_table
+    monkeypatch.setattr(scoring, "check_table", lambda t, *a, **k: calls.append(1) or real(t, *a, **k))
+    scoring.couple_scores(Encoding("word", np.ones(table.shape[0])), table, pairs, chunk=5)
     assert len(calls) == 1
-    wrapped = encodings.Table(table)
-    encodings.couple_scores(Encoding("mean"), wrapped, pairs, chunk=5)
-    encodings.text_vectors(Encoding("mean"), wrapped, pairs.a, pairs.len_a, chunk=5)
+    wrapped = scoring.Table(table)
+    scoring.couple_scores(Encoding("mean"), wrapped, pairs, chunk=5)
+    scoring.text_vectors(Encoding("mean"), wrapped, pairs.a, pairs.len_a, chunk=5)
     assert len(calls) == 2  # a Table is checked when made, not again
 
 
@@ -112,7 +113,7 @@ def test_the_tables_path_through_peers_select_is_short(monkeypatch):
     table (at 8129641 it went peers -> baselines -> checks -> baselines -> peers ... : 36 visits)."""
     import sys
 
-    from repro import peers
+    from repro.evaluate import peers
 
     table, idf, val = _case(seed=5, n=30)
     train = _case(seed=6, n=40)[2]
@@ -126,20 +127,20 @@ def test_the_tables_path_through_peers_select_is_short(monkeypatch):
             return
         found = False
         for v in list(frame.f_locals.values()):
-            if isinstance(v, encodings.Table):
+            if isinstance(v, scoring.Table):
                 held.add(id(v))
             found = found or id(v) in held
         if found and (not visits or visits[-1] != mod):
             visits.append(mod)
 
     checks = []
-    real = encodings.check_table
-    monkeypatch.setattr(encodings, "check_table", lambda t, *a, **k: checks.append(1) or real(t, *a, **k))
+    real = scoring.check_table
+    monkeypatch.setattr(scoring, "check_table", lambda t, *a, **k: checks.append(1) or real(t, *a, **k))
     sys.setprofile(follow)
     try:
         peers.select("sif", table, counts, train, val)
     finally:
         sys.setprofile(None)
     returns = sum(m in visits[:i] for i, m in enumerate(visits))
-    assert visits[0] == "repro.peers" and len(visits) <= 6 and returns <= 2, visits
+    assert visits[0] == "repro.evaluate.peers" and len(visits) <= 6 and returns <= 2, visits
     assert len(checks) == 1

@@ -1,4 +1,4 @@
-"""The learned family (repro/family.py): each member's word map against its definition, the
+"""The learned family (repro/evaluate/family.py): each member's word map against its definition, the
 validation choice, and the training stage reading the training couples only."""
 
 from __future__ import annotations
@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro import encodings, family, peers, transforms, wordmap
+from repro.core import pairset
+from repro.evaluate import family, scoring
+from repro.spaces import transforms, wordmap
 from tests.synthetic import signal_pairs
 
 
@@ -28,10 +30,10 @@ def test_every_member_once_per_distance_and_keys_round_trip():
 
 
 def test_maps_are_the_encoders_word_maps(setup):
-    """Every member but cc is its parts of :mod:`repro.transforms` (the word weights and the
+    """Every member but cc is its parts of :mod:`repro.spaces.transforms` (the word weights and the
     whitening), uSIF's length the mean length of the distinct training texts."""
     table, counts, pairs = setup
-    length = float(np.mean(peers.training_texts(pairs)[1]))
+    length = float(np.mean(pairset.training_texts(pairs)[1]))
     p = transforms.probabilities(counts)
     scales = {None: None, "sif": transforms.sif_weights(counts, 1e-3), "usif": transforms.usif_weights(counts, length)}
     whitened = {None: transforms.IDENTITY, "centre": transforms.zipf_whitening(table, p, "centre"),
@@ -52,12 +54,12 @@ def test_common_component_map_equals_removing_it_from_every_text_vector(setup):
     projection on c removed; c the first singular vector of the training texts' plain means."""
     table, counts, pairs = setup
     t = family.member_map("cc", table, counts, pairs)
-    tokens, lengths = peers.training_texts(pairs)
+    tokens, lengths = pairset.training_texts(pairs)
     means = np.array([np.asarray(table[tokens[i, :n]], np.float64).mean(axis=0) for i, n in enumerate(lengths)])
     c = np.linalg.svd(means, full_matrices=False)[2][0]
     w = np.random.default_rng(6).uniform(0.2, 2.0, 10)
-    plain = encodings.text_vectors(encodings.Encoding("rank", w), table, pairs.a, pairs.len_a)
-    mapped = encodings.text_vectors(encodings.Encoding("rank", w, transform=t), table, pairs.a, pairs.len_a)
+    plain = scoring.text_vectors(scoring.Encoding("rank", w), table, pairs.a, pairs.len_a)
+    mapped = scoring.text_vectors(scoring.Encoding("rank", w, transform=t), table, pairs.a, pairs.len_a)
     np.testing.assert_allclose(mapped, plain - np.outer(plain @ c, c), atol=2e-5)
     assert abs(float(np.linalg.norm(c)) - 1.0) < 1e-9
 
@@ -79,12 +81,13 @@ def test_choice_is_the_lowest_validation_error_ties_to_the_earlier_member():
 
 
 def test_a_family_run_checks_the_full_table_once_and_maps_it_once_per_map(setup, monkeypatch):
-    """Issue 33 item 6: the table is checked once (where it enters :func:`repro.family.fits`) and
+    """Issue 33 item 6: the table is checked once (where it enters :func:`repro.evaluate.family.fits`) and
     passed down as checked; each map makes one mapped table (none for the identity) and each
-    member one device copy (:func:`repro.prepared.prepare`), for every member of the family."""
+    member one device copy (:func:`repro.core.prepared.prepare`), for every member of the family."""
     import jax.numpy as jnp
 
-    from repro import checks, prepared
+    from repro import checks
+    from repro.core import prepared
 
     table, counts, pairs = setup
     checked, applied, copied = [], [], []
@@ -103,7 +106,7 @@ def test_a_family_run_checks_the_full_table_once_and_maps_it_once_per_map(setup,
             copied.append(x)
         return real_asarray(x, *args, **kwargs)
 
-    for module in (checks, prepared, encodings):
+    for module in (checks, prepared, scoring):
         monkeypatch.setattr(module, "check_table", check)
     monkeypatch.setattr(transforms, "apply", apply)
     monkeypatch.setattr(prepared.jnp, "asarray", asarray)

@@ -59,7 +59,7 @@ def test_the_inductive_fse_protocol_lands_on_the_published_sif_setup():
 def test_the_peer_family_searches_at_least_as_widely_as_ours_in_every_table():
     """Every committed table's row "Peers, best configuration" was chosen among at least as many
     configurations as the learned family's members."""
-    from repro import family
+    from repro.evaluate import family
 
     learned = family.budgets()["learned"]
     for number in (1, 2):

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from codeclass import same_class
-from repro import gathersum, store
-from repro.encoder import PRETRAINED
+from repro.encode import weightedsums
+from repro.io import store
+from repro.encode.encoder import PRETRAINED
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -20,9 +21,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @pytest.mark.parametrize("model", sorted(PRETRAINED))
 def test_the_shipped_table_is_jaxs_table_of_the_shipped_weights_bit_for_bit(model):
     w, _ = store.load_weights(PRETRAINED[model])
-    held = gathersum.precomputed_table(w, 2 * w.size)
+    held = weightedsums.precomputed_table(w, 2 * w.size)
     assert held is not None, f"the coefficient table of the {model} model (repro/weights/) is stale: run make weights"
-    computed = gathersum.coefficient_table(w, 2 * w.size, precomputed=None)
+    computed = weightedsums.coefficient_table(w, 2 * w.size, precomputed=None)
     assert held.dtype == np.float32
     if same_class():  # JAX's table, made where XLA compiles as here (tests/codeclass.py)
         assert held.tobytes() == computed.tobytes()
@@ -34,12 +35,12 @@ def test_a_table_is_used_only_for_its_own_weights_and_width(tmp_path):
     w = np.array([0.9, 0.5, 0.25], np.float32)
     path = str(tmp_path / "coefficients.npz")
     store.write_npz(path, weights=w, table=np.full((7, 6), 3.0, np.float32))  # a marker, not a real table
-    assert gathersum.precomputed_table(w, 6, path)[0, 0] == 3.0
-    assert gathersum.coefficient_table(w, 6, precomputed=path)[0, 0] == 3.0
-    assert gathersum.precomputed_table(w, 5, path) is None  # another width
-    assert gathersum.precomputed_table(w + np.float32(1e-7), 6, path) is None  # other bits
-    assert gathersum.precomputed_table(w, 6, str(tmp_path / "none.npz")) is None
-    real = gathersum.coefficient_table(w, 6, precomputed=str(tmp_path / "none.npz"))
+    assert weightedsums.precomputed_table(w, 6, path)[0, 0] == 3.0
+    assert weightedsums.coefficient_table(w, 6, precomputed=path)[0, 0] == 3.0
+    assert weightedsums.precomputed_table(w, 5, path) is None  # another width
+    assert weightedsums.precomputed_table(w + np.float32(1e-7), 6, path) is None  # other bits
+    assert weightedsums.precomputed_table(w, 6, str(tmp_path / "none.npz")) is None
+    real = weightedsums.coefficient_table(w, 6, precomputed=str(tmp_path / "none.npz"))
     np.testing.assert_allclose(real[1, :1], [0.9], rtol=1e-6)  # n = 1: z_1 = w_1
     np.testing.assert_allclose(real[3, :3], np.array([0.9, 0.5, 0.25]) / 3, rtol=1e-5)  # n = n_max: w itself / n
 
@@ -62,8 +63,8 @@ def test_repro_encode_with_the_shipped_weights_imports_no_jax(tmp_path, model):
                           env=dict(os.environ, PYTHONPATH=ROOT))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "False"
-    from repro.encoder import Encoder
+    from repro.encode.encoder import Encoder
 
     enc = Encoder.pretrained(str(tmp_path / "vec"), str(tmp_path / "df.npz"), model=model)
-    enc._coef = gathersum.coefficient_table(enc.weights_, 2 * enc.n_max, precomputed=None)  # JAX's own table
+    enc._coef = weightedsums.coefficient_table(enc.weights_, 2 * enc.n_max, precomputed=None)  # JAX's own table
     assert np.load(out).tobytes() == enc.transform(["alpha beta", "gamma delta alpha"]).tobytes()

@@ -1,4 +1,4 @@
-"""repro.fit: kappa by cross-validation or given, then Algorithm 1, on couples prepared once."""
+"""repro.core.fit: kappa by cross-validation or given, then Algorithm 1, on couples prepared once."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from repro import crossval, forms
-from repro.fit import fit, fitting_batch
-from repro.prepared import prepare
-from repro.train import TrainConfig, train
+from repro.core import crossval, forms
+from repro.core.fit import fit, fitting_batch
+from repro.core.prepared import prepare
+from repro.core.train import TrainConfig, train
 
 from synthetic import signal_pairs
 
@@ -76,7 +76,7 @@ def test_batches_shrink_to_what_a_small_set_allows():
 
 
 def test_fit_is_the_one_way_through_training():
-    """Only repro.fit chains the kappa search and Algorithm 1; the callers go through it."""
+    """Only repro.core.fit chains the kappa search and Algorithm 1; the callers go through it."""
     callers = {}
     for part in ("repro", "experiments", "benchmarks"):
         for folder, _, files in os.walk(os.path.join(ROOT, part)):
@@ -85,10 +85,10 @@ def test_fit_is_the_one_way_through_training():
                     path = os.path.relpath(os.path.join(folder, f), ROOT)
                     callers[path] = open(os.path.join(ROOT, path), encoding="utf-8").read()
     search = sorted(p for p, text in callers.items() if re.search(r"\bselect_kappa\(", text))
-    assert search == ["repro/crossval.py", "repro/fit.py"]
+    assert search == ["repro/core/crossval.py", "repro/core/fit.py"]
     final = sorted(p for p, text in callers.items() if re.search(r"(?<![\w.])(?<!def )train\(prepared", text))
-    assert final == ["repro/fit.py"]
-    for path in ("repro/encoder.py", "experiments/train_weights.py"):
+    assert final == ["repro/core/fit.py"]
+    for path in ("repro/encode/encoder.py", "experiments/train_weights.py"):
         assert re.search(r"\bfit\(prepared", callers[path]), path
     assert "enc.fit(" in callers["repro/commands/learn.py"]
 

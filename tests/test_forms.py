@@ -1,14 +1,14 @@
-"""repro.forms: every data form gives the gather form's distances, losses and gradients; repro.forms.build chooses."""
+"""repro.core.forms: every data form gives the gather form's distances, losses and gradients; repro.core.forms.build chooses."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from repro import forms
-from repro.pairset import PairSet
-from repro.prepared import prepare
-from repro.train import TrainConfig, batch_loss, train
+from repro.core import forms
+from repro.core.pairset import PairSet
+from repro.core.prepared import prepare
+from repro.core.train import TrainConfig, batch_loss, train
 
 from synthetic import random_pairs, signal_pairs
 

@@ -1,4 +1,4 @@
-"""Word frequencies without a corpus (repro.frequencies): fse's induced counts from a frequency
+"""Word frequencies without a corpus (repro.words.wordfrequencies): fse's induced counts from a frequency
 dict, the source names, and the one-line errors naming ``frequencies``."""
 
 from __future__ import annotations
@@ -8,13 +8,14 @@ import sys
 import numpy as np
 import pytest
 
-from repro import frequencies, peers
+from repro.evaluate import peers
+from repro.words import wordfrequencies
 from repro.errors import InputError
 
 
 def test_induced_counts_are_fses_integers_with_21_for_a_missing_word():
     freq = {"the": 0.05, "cat": 1e-5}
-    counts = frequencies.induced_counts(["cat", "the", "zyzzyva"], freq)
+    counts = wordfrequencies.induced_counts(["cat", "the", "zyzzyva"], freq)
     assert counts.tolist() == [int(1e-5 * (2 ** 31 - 1)), int(0.05 * (2 ** 31 - 1)), 21]
     assert counts.tolist() == [21474, 107374182, 21]
     p = peers.probabilities(counts)
@@ -22,23 +23,23 @@ def test_induced_counts_are_fses_integers_with_21_for_a_missing_word():
 
 
 def test_word_counts_by_source(monkeypatch):
-    monkeypatch.setattr(frequencies, "frequency_dict", lambda lang: {"en": {"a": 0.5}}[lang])
-    assert frequencies.word_counts("wordfreq:en", ["a", "b"]).tolist() == [int(0.5 * (2 ** 31 - 1)), 21]
-    assert frequencies.word_counts("corpus", ["a", "b"], np.array([3, 4])).tolist() == [3, 4]
+    monkeypatch.setattr(wordfrequencies, "frequency_dict", lambda lang: {"en": {"a": 0.5}}[lang])
+    assert wordfrequencies.word_counts("wordfreq:en", ["a", "b"]).tolist() == [int(0.5 * (2 ** 31 - 1)), 21]
+    assert wordfrequencies.word_counts("corpus", ["a", "b"], np.array([3, 4])).tolist() == [3, 4]
     with pytest.raises(InputError, match="^frequencies: 'corpus' needs a corpus"):
-        frequencies.word_counts("corpus", ["a", "b"])
+        wordfrequencies.word_counts("corpus", ["a", "b"])
     with pytest.raises(InputError, match=r"^frequencies: \(3,\) corpus counts for 2 words"):
-        frequencies.word_counts("corpus", ["a", "b"], np.array([1, 2, 3]))
+        wordfrequencies.word_counts("corpus", ["a", "b"], np.array([1, 2, 3]))
     for bad in ("wordfreq", "wordfreq:", "fse:en", ""):
         with pytest.raises(InputError, match="^frequencies: expected 'corpus' or 'wordfreq:<language>'"):
-            frequencies.parse_source(bad)
-    assert frequencies.parse_source("wordfreq:de") == ("wordfreq", "de")
+            wordfrequencies.parse_source(bad)
+    assert wordfrequencies.parse_source("wordfreq:de") == ("wordfreq", "de")
 
 
 def test_a_missing_package_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "wordfreq", None)  # import wordfreq raises ImportError
     with pytest.raises(InputError) as err:
-        frequencies.word_counts("wordfreq:en", ["a"])
+        wordfrequencies.word_counts("wordfreq:en", ["a"])
     assert str(err.value).startswith("frequencies: 'wordfreq:en' needs the wordfreq package: pip install "
                                      "'repro-deboom2016[freq]'")
     assert "\n" not in str(err.value)
@@ -46,8 +47,8 @@ def test_a_missing_package_names_the_extra(monkeypatch):
 
 def test_the_real_list_when_installed():
     pytest.importorskip("wordfreq")
-    counts = frequencies.word_counts("wordfreq:en", ["the", "of", "qwzxqwzx"])
+    counts = wordfrequencies.word_counts("wordfreq:en", ["the", "of", "qwzxqwzx"])
     assert counts[0] > counts[1] > counts[2] == 21
     assert 0.04 < counts[0] / (2 ** 31 - 1) < 0.07  # "the": about 5% of English words
     with pytest.raises(InputError, match="^frequencies: wordfreq has no word list for language 'xx'"):
-        frequencies.word_counts("wordfreq:xx", ["the"])
+        wordfrequencies.word_counts("wordfreq:xx", ["the"])

@@ -1,4 +1,4 @@
-"""repro.jitting: every jitted function of the core is compiled with the deterministic options."""
+"""repro.core.jitting: every jitted function of the core is compiled with the deterministic options."""
 
 import ast
 import pathlib
@@ -6,7 +6,7 @@ import pathlib
 import jax.numpy as jnp
 import pytest
 
-from repro import jitting
+from repro.core import jitting
 
 REPRO = pathlib.Path(__file__).resolve().parents[1] / "repro"
 
@@ -21,7 +21,7 @@ def test_no_module_of_the_core_calls_jax_jit_itself():
                 offenders.append(f"{path.relative_to(REPRO.parent)}:{node.lineno}")
             if isinstance(node, ast.ImportFrom) and node.module == "jax" and any(a.name == "jit" for a in node.names):
                 offenders.append(f"{path.relative_to(REPRO.parent)}:{node.lineno}")
-    assert not offenders, f"use repro.jitting.jit: {offenders}"
+    assert not offenders, f"use repro.core.jitting.jit: {offenders}"
 
 
 def test_the_options_reach_the_compiler(monkeypatch):

@@ -1,4 +1,4 @@
-"""The kernel pins (repro/kernels.py): NumPy and XLA capped at AVX2 in every process that imports
+"""The kernel pins (repro/pins.py): NumPy and XLA capped at AVX2 in every process that imports
 repro and in every make command; REPRO_NATIVE_KERNELS=1 turns them off."""
 
 from __future__ import annotations
@@ -10,22 +10,22 @@ import sys
 
 import pytest
 
-from repro import kernels
+from repro import pins
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AVX512 = "avx512f" in open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else False
 
 
 def test_the_pins_cap_numpy_and_xla_at_avx2():
-    assert kernels.pins({}) == {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+    assert pins.pins({}) == {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
                                 "XLA_FLAGS": "--xla_cpu_max_isa=AVX2"}
 
 
 def test_native_kernels_turn_the_pins_off_and_set_values_are_kept():
-    assert kernels.pins({"REPRO_NATIVE_KERNELS": "1"}) == {}
-    kept = kernels.pins({"XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2", "NPY_DISABLE_CPU_FEATURES": "X86_V3"})
+    assert pins.pins({"REPRO_NATIVE_KERNELS": "1"}) == {}
+    kept = pins.pins({"XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2", "NPY_DISABLE_CPU_FEATURES": "X86_V3"})
     assert kept == {"NPY_DISABLE_CPU_FEATURES": "X86_V3", "XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2"}
-    other = kernels.pins({"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
+    other = pins.pins({"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
     assert other["XLA_FLAGS"] == "--xla_force_host_platform_device_count=2 --xla_cpu_max_isa=AVX2"
 
 
@@ -33,7 +33,7 @@ def in_fresh_process(env_extra: dict) -> dict:
     """The kernels state of a fresh process that imports repro, then NumPy and JAX."""
     env = {k: v for k, v in os.environ.items() if k not in ("NPY_DISABLE_CPU_FEATURES", "XLA_FLAGS", "REPRO_NATIVE_KERNELS")}
     env.update(env_extra, PYTHONPATH=ROOT)
-    code = ("import json, repro, numpy, jax; from repro.kernels import state; s = state(); s.pop('blas', None); "
+    code = ("import json, repro, numpy, jax; from repro.pins import state; s = state(); s.pop('blas', None); "
             "print(json.dumps(s))")
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -58,13 +58,13 @@ def test_the_makefile_exports_the_same_pins_and_none_when_native():
         return {line.split(" := ", 1)[0]: line.split(" := ", 1)[1] for line in db.splitlines()
                 if line.startswith(("NPY_DISABLE_CPU_FEATURES :=", "XLA_FLAGS :="))}
 
-    assert exported() == kernels.pins(env)
+    assert exported() == pins.pins(env)
     assert exported("REPRO_NATIVE_KERNELS=1") == {}
 
 
 def test_the_state_names_the_openblas_kernel():
     pytest.importorskip("threadpoolctl")
-    blas = kernels.state()["blas"]
+    blas = pins.state()["blas"]
     assert blas and all(b["internal_api"] == "openblas" and b["architecture"] for b in blas)
 
 
@@ -74,13 +74,13 @@ PIN = "X86_V4 AVX512_ICL AVX512_SPR"
 
 
 def test_the_warning_names_the_unpinned_features_only_where_numpy_came_first_and_runs_them():
-    message = kernels.unpinned_warning(True, ["SSE42", "X86_V3", "X86_V4", "AVX512_ICL"], PIN)
+    message = pins.unpinned_warning(True, ["SSE42", "X86_V3", "X86_V4", "AVX512_ICL"], PIN)
     assert message == ("NumPy was imported before repro: its kernel pin does not apply, and NumPy runs X86_V4 "
                        "AVX512_ICL kernels, so results may differ in the last bits from the committed ones (import "
                        "repro first, or run through make)")
-    assert kernels.unpinned_warning(False, ["X86_V3", "X86_V4"], PIN) is None  # the pin applied
-    assert kernels.unpinned_warning(True, ["SSE42", "X86_V3"], PIN) is None  # a CPU without AVX-512: nothing moves
-    assert kernels.unpinned_warning(True, ["X86_V4"], None) is None  # no pin asked for (native kernels)
+    assert pins.unpinned_warning(False, ["X86_V3", "X86_V4"], PIN) is None  # the pin applied
+    assert pins.unpinned_warning(True, ["SSE42", "X86_V3"], PIN) is None  # a CPU without AVX-512: nothing moves
+    assert pins.unpinned_warning(True, ["X86_V4"], None) is None  # no pin asked for (native kernels)
 
 
 def run_code(code: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
@@ -90,7 +90,7 @@ def run_code(code: str, env_extra: dict | None = None) -> subprocess.CompletedPr
     return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
 
 
-STATE = "from repro.kernels import state; s = state(); print(s['numpy_pinned'], 'X86_V4' in s['numpy_dispatch_on'])"
+STATE = "from repro.pins import state; s = state(); print(s['numpy_pinned'], 'X86_V4' in s['numpy_dispatch_on'])"
 
 
 def test_a_notebook_that_imports_numpy_first_gets_no_warning_and_provenance_records_it():
@@ -103,14 +103,14 @@ def test_a_notebook_that_imports_numpy_first_gets_no_warning_and_provenance_reco
 
 @pytest.mark.skipif(not AVX512, reason="the pin only changes NumPy's kernels on an AVX-512 CPU")
 def test_an_experiment_warns_where_numpy_came_first_and_not_otherwise():
-    late = run_code("import numpy, experiments, json; from repro.kernels import numpy_dispatch_on; "
+    late = run_code("import numpy, experiments, json; from repro.pins import numpy_dispatch_on; "
                     "print(json.dumps(numpy_dispatch_on()))")
-    above = [f for f in json.loads(late.stdout) if f in kernels.numpy_features().split()]
+    above = [f for f in json.loads(late.stdout) if f in pins.numpy_features().split()]
     assert "X86_V4" in above or "AVX512F" in above
     assert late.stderr == ("warning: NumPy was imported before repro: its kernel pin does not apply, and NumPy runs "
                            f"{' '.join(above)} kernels, so results may differ in the last bits from the committed "
                            "ones (import repro first, or run through make)\n")
     assert run_code("import repro, numpy, experiments").stderr == ""
     # the Makefile exports the pin, so a make target's NumPy is pinned whatever it imports first
-    assert run_code("import numpy, experiments", {"NPY_DISABLE_CPU_FEATURES": kernels.numpy_features()}).stderr == ""
+    assert run_code("import numpy, experiments", {"NPY_DISABLE_CPU_FEATURES": pins.numpy_features()}).stderr == ""
     assert run_code("import numpy, experiments", {"REPRO_NATIVE_KERNELS": "1"}).stderr == ""

@@ -67,9 +67,12 @@ def test_the_commands_that_cli_loads_by_name_lie_below_it():
 
 
 @pytest.mark.parametrize("module, line, broken", [
-    ("repro/model.py", "import repro.data.wikipedia.wikitext", "repro.model -> repro.data.wikipedia.wikitext"),
+    ("repro/core/model.py", "import repro.data.wikipedia.wikitext", "repro.core.model -> repro.data.wikipedia.wikitext"),
     ("repro/data/wikipedia/wikitext.py", "import experiments.files", "repro.data.wikipedia.wikitext -> experiments.files"),
-    ("repro/store.py", "from repro import cli", "repro.store -> repro.cli"),
+    ("repro/io/store.py", "from repro import cli", "repro.io.store -> repro.cli"),
+    ("repro/core/model.py", "from repro.io import store", "repro.core.model -> repro.io.store"),
+    ("repro/words/text.py", "import repro.spaces.vectors", "repro.words.text -> repro.spaces.vectors"),
+    ("repro/evaluate/family.py", "import repro.encode.encoder", "repro.evaluate.family -> repro.encode.encoder"),
 ])
 def test_an_upward_import_breaks_the_contract(tmp_path, module, line, broken):
     for part in ("repro", "experiments"):

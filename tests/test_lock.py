@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from experiments import lock
-from repro.provenance import LOCKFILE, canonical, lock_state, parse_lock
+from repro.io.provenance import LOCKFILE, canonical, lock_state, parse_lock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

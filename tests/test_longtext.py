@@ -1,5 +1,5 @@
 """Long texts (issue 35, item 1): the model's vector in memory and time linear in the length, NumPy
-only (repro.longtext), checked against a float64 brute force of the paper's formula, the JAX
+only (repro.encode.longtext), checked against a float64 brute force of the paper's formula, the JAX
 table's sums where both run, and the memory bound of a 1,000,000-word text and a 5,000,000-word
 line given to ``repro encode``; and the longest text that learning takes (``FIT_MAX_WORDS``)."""
 
@@ -14,9 +14,11 @@ import textwrap
 import numpy as np
 import pytest
 
-from repro import cli, gathersum, longtext, store
-from repro.encoder import Encoder
-from repro.ranklookup import RankLookup
+from repro import cli
+from repro.encode import longtext, weightedsums
+from repro.io import store
+from repro.encode.encoder import Encoder
+from repro.words.ranklookup import RankLookup
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -75,7 +77,7 @@ def test_interpolated_is_the_formula_by_hand():
 
 
 def test_interpolated_agrees_with_the_jax_model():
-    from repro.model import EPS, interpolated_weights
+    from repro.core.model import EPS, interpolated_weights
 
     assert longtext.EPS == EPS
     w = np.random.default_rng(3).uniform(-1, 2, 30).astype(np.float32)
@@ -116,7 +118,7 @@ def test_blocked_lookup_gives_the_same_ranks(monkeypatch):
     lookup = RankLookup(WORDS[:50], np.arange(50)[::-1])
     texts = [["ba", "zz", "bc"], [], ["bd"] * 5, ["bb", "a" * 30, "ba"]]
     whole = lookup.ranks(texts)
-    monkeypatch.setattr("repro.ranklookup.BLOCK", 2)
+    monkeypatch.setattr("repro.words.ranklookup.BLOCK", 2)
     assert lookup.ranks(texts).tolist() == whole.tolist()
     assert whole.tolist() == [49, 50, 47] + [46] * 5 + [48, 50, 49]
 
@@ -128,8 +130,8 @@ def test_a_long_text_agrees_with_the_table_and_the_formula(enc, n):
     tokens = list(np.random.default_rng(n).choice(WORDS, n))
     got = enc.transform([tokens])[0]
     rows = rank_rows(enc, tokens)
-    table = gathersum.coefficient_table(enc.weights_, rows.size, precomputed=None)
-    old = gathersum.weighted_sums(rows[None, :], np.array([rows.size], np.int32), table, enc.word_space.table)[0]
+    table = weightedsums.coefficient_table(enc.weights_, rows.size, precomputed=None)
+    old = weightedsums.weighted_sums(rows[None, :], np.array([rows.size], np.int32), table, enc.word_space.table)[0]
     exact = brute_force(enc.weights_, enc.word_space.table.astype(np.float64), rows)
     scale = np.abs(exact).max()
     np.testing.assert_allclose(old, exact, atol=1e-5 * scale)  # float32 positions and sums
@@ -145,8 +147,8 @@ def test_short_texts_keep_the_table_and_its_bits(enc):
     padded = short[3] + ["unknownword"] * 5000  # 5,059 tokens, 59 known
     got = enc.transform(short + [padded])
     ranks, lengths = enc.vocabulary.rows(short, order="idf")
-    table = gathersum.coefficient_table(enc.weights_, 60, precomputed=None)
-    want = gathersum.weighted_sums(ranks, lengths, table, enc.word_space.table)
+    table = weightedsums.coefficient_table(enc.weights_, 60, precomputed=None)
+    want = weightedsums.weighted_sums(ranks, lengths, table, enc.word_space.table)
     assert got[:5].tobytes() == want.tobytes()
     assert got[5].tobytes() == want[3].tobytes()
 
@@ -211,7 +213,7 @@ def test_a_million_word_text_in_bounded_memory_against_the_formula(tmp_path):
     code = PEAK + textwrap.dedent("""
         import sys
         import numpy as np
-        from repro.encoder import Encoder
+        from repro.encode.encoder import Encoder
         enc = Encoder.pretrained(sys.argv[1], sys.argv[2], model="paper")
         text = open(sys.argv[3]).read()
         enc.transform(["ba bb"])
@@ -249,7 +251,7 @@ def test_a_million_word_text_in_bounded_memory_against_the_formula(tmp_path):
 
 
 def longtext_weights() -> str:
-    from repro.encoder import SHIPPED
+    from repro.encode.encoder import SHIPPED
 
     return SHIPPED
 

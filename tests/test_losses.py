@@ -3,7 +3,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from repro import losses as L
+from repro.core import losses as L
 
 
 def softplus(x):

@@ -95,7 +95,7 @@ def test_every_product_depends_on_the_code_of_its_command():
 def test_forms_and_metrics_reach_the_weights():
     """The audit's case: touching the data forms or metrics.py must re-run the kappa search."""
     files = set(deps.files("experiments.train_weights"))
-    assert {"repro/forms.py", "repro/metrics.py", "repro/crossval.py", "repro/fit.py"} <= files
+    assert {"repro/core/forms.py", "repro/core/metrics.py", "repro/core/crossval.py", "repro/core/fit.py"} <= files
 
 
 def test_each_table2_column_gets_its_own_tweets_options():

@@ -1,4 +1,4 @@
-"""The encoder's mapped space cached beside the vectors (issue 35, item 2; repro.mapcache): the same
+"""The encoder's mapped space cached beside the vectors (issue 35, item 2; repro.spaces.cachedspace): the same
 bits as computing it, never a stale entry, written atomically, on one BLAS thread."""
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ import os
 import numpy as np
 import pytest
 
-from repro import cli, mapcache, store, transforms, wordmap
-from repro.encoder import Encoder
+from repro import cli
+from repro.io import cachefolder, store
+from repro.spaces import cachedspace, transforms, wordmap
+from repro.encode.encoder import Encoder
 
 WORDS = [f"w{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(300)]
 TEXTS = ["wab wac wad", "wba wbb wzz", "waa", "wcc wcd wce wcf wcg"]
@@ -45,7 +47,7 @@ def test_the_cached_space_is_the_computed_space_bit_for_bit(tmp_path, monkeypatc
         uncomputable(m, (wordmap, "word_map"), (transforms, "apply"))
         second = Encoder.pretrained(vec, df, model="best")
     assert isinstance(second.word_space.table, np.memmap)  # read back, memory-mapped
-    m.setenv(mapcache.ENV, "0")
+    m.setenv(cachefolder.ENV, "0")
     fresh = Encoder.pretrained(vec, df, model="best")  # no cache at all
     assert cache_entries(cache) == names
     for enc in (second, fresh):
@@ -70,7 +72,7 @@ def test_a_stale_entry_is_never_used(tmp_path, monkeypatch, what, cache_entries)
         write_df(tmp_path / "df.npz", seed=5)  # the same counts, another idf order
     new = Encoder.pretrained(vec, df, model="best")
     assert len([n for n in cache_entries(vec + ".mapped") if n.startswith("table-")]) == 2
-    monkeypatch.setenv(mapcache.ENV, "0")
+    monkeypatch.setenv(cachefolder.ENV, "0")
     want = Encoder.pretrained(vec, df, model="best")
     assert np.asarray(new.word_space.table).tobytes() == want.word_space.table.tobytes() != np.asarray(old.word_space.table).tobytes()
     assert new.transform(TEXTS).tobytes() == want.transform(TEXTS).tobytes()
@@ -100,13 +102,13 @@ def test_a_saved_encoder_reads_its_mapped_table_from_the_cache(tmp_path, monkeyp
 
 def test_the_cache_folder_moves_turns_off_or_cannot_be_written(tmp_path, monkeypatch, cache_entries):
     vec, df = write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz")
-    monkeypatch.setenv(mapcache.ENV, str(tmp_path / "elsewhere"))
+    monkeypatch.setenv(cachefolder.ENV, str(tmp_path / "elsewhere"))
     want = Encoder.pretrained(vec, df, model="best")
     assert len(cache_entries(tmp_path / "elsewhere")) == 2 and not os.path.exists(vec + ".mapped")
     (tmp_path / "a-file").write_text("not a folder")
-    monkeypatch.setenv(mapcache.ENV, str(tmp_path / "a-file"))  # cannot hold entries: no cache, no error
+    monkeypatch.setenv(cachefolder.ENV, str(tmp_path / "a-file"))  # cannot hold entries: no cache, no error
     assert Encoder.pretrained(vec, df, model="best").transform(TEXTS).tobytes() == want.transform(TEXTS).tobytes()
-    monkeypatch.setenv(mapcache.ENV, "0")
+    monkeypatch.setenv(cachefolder.ENV, "0")
     Encoder.pretrained(vec, df, model="best")
     assert not os.path.exists(vec + ".mapped")
     assert [n for n in os.listdir(tmp_path / "elsewhere") if n.startswith(".tmp")] == []  # no temporary left
@@ -122,7 +124,7 @@ def test_in_memory_vectors_and_the_papers_model_cache_nothing(tmp_path):
 
 
 def test_only_the_most_recent_entries_are_kept(tmp_path, monkeypatch, cache_entries):
-    monkeypatch.setattr(mapcache, "KEEP", 2)
+    monkeypatch.setattr(cachedspace, "KEEP", 2)
     vec = write_vectors(tmp_path / "vec")
     for seed in range(4):
         Encoder.pretrained(vec, write_df(tmp_path / f"df{seed}.npz", counts_seed=10 + seed), model="best")
@@ -141,9 +143,9 @@ def test_the_map_runs_on_one_blas_thread(tmp_path, monkeypatch):
         return moments(*a, **k)
 
     monkeypatch.setattr(transforms, "weighted_moments", spy)
-    monkeypatch.setenv(mapcache.ENV, "0")
+    monkeypatch.setenv(cachefolder.ENV, "0")
     Encoder.pretrained(write_vectors(tmp_path / "vec"), write_df(tmp_path / "df.npz"), model="best")
-    assert seen == [{mapcache.THREADS}] and mapcache.THREADS == 1
+    assert seen == [{cachedspace.THREADS}] and cachedspace.THREADS == 1
 
 
 def test_repro_similarity_a_second_time_reads_the_cache(tmp_path, capsys, monkeypatch, cache_entries, uncomputable):

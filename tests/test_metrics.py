@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from repro import metrics
+from repro.core import metrics
 
 
 def brute_split_error(vs, vy, ts, ty):

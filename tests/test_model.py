@@ -3,7 +3,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from repro import model
+from repro.core import model
 
 
 def test_init_weights_is_half():
@@ -119,7 +119,7 @@ def test_represent_gradient_matches_finite_differences():
 
 COLUMN_SUMS_CHILD = """
 import numpy as np, jax, jax.numpy as jnp
-from repro import model
+from repro.core import model
 rng = np.random.default_rng(7)
 for v, d, width, n_max in ((500, 50, 60, 30), (300, 400, 20, 20), (50, 16, 3, 5)):
     table = jnp.asarray(rng.normal(size=(v, d)).astype(np.float32))

@@ -1,4 +1,4 @@
-"""repro.modelrecord: one record of a model, written by train_weights and Encoder.fit, read back
+"""repro.core.modelrecord: one record of a model, written by train_weights and Encoder.fit, read back
 the same by every reader (the model loader, the tables' summary, ship_weights, Encoder.load), and
 check_kappa, the one rule of a loss, its kappa and the kappa's source."""
 
@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 from experiments import ship_weights, train_weights
-from repro import settings, store
-from repro.encoder import Encoder
+from repro import settings
+from repro.io import store
+from repro.encode.encoder import Encoder
 from repro.errors import run
-from repro.modelrecord import KAPPA_SOURCES, ModelRecord, check_kappa
+from repro.core.modelrecord import KAPPA_SOURCES, ModelRecord, check_kappa
 
 from synthetic import signal_pairs
 
@@ -180,7 +181,7 @@ def test_an_encoder_file_written_before_the_record_still_loads():
 def test_a_search_is_flat_where_its_means_lie_within_the_fold_spread():
     """CVRecord.flat: the spread of the mean held-out errors over the kappas against the standard
     deviation of the winner's fold errors (by hand)."""
-    from repro.modelrecord import CVRecord
+    from repro.core.modelrecord import CVRecord
     folds = np.array([0.10, 0.12, 0.14])  # mean 0.12, standard deviation 0.02
     flat = CVRecord(np.array([10.0, 40.0]), np.stack([folds, folds + 0.015]), np.ones((2, 3), int), "grouped")
     steep = CVRecord(np.array([10.0, 40.0]), np.stack([folds, folds + 0.025]), np.ones((2, 3), int), "grouped")

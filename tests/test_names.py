@@ -136,7 +136,7 @@ def test_a_name_bound_in_two_modules_is_found():
 
 def test_each_listed_name_is_defined_in_one_module():
     trees = project_modules()
-    assert len(trees) > 100 and "repro.fit" in trees and "experiments.score" in trees
+    assert len(trees) > 100 and "repro.core.fit" in trees and "experiments.score" in trees
     assert duplicates(trees, ONCE) == {}
     # and each still exists once, so that the list names real things
     assert all(sum(name in module_level_names(t) for t in trees.values()) == 1 for name in ONCE)
@@ -144,9 +144,9 @@ def test_each_listed_name_is_defined_in_one_module():
 
 def test_a_private_name_of_another_module_is_found():
     source = """
-        import repro.model
-        from repro import baselines
-        from repro.scoring import _distances, padded_chunks
+        import repro.core.model
+        from repro.core import baselines
+        from repro.evaluate.scoring import _distances, padded_chunks
         from numpy._core import __cpu_features__
         from ._sibling import ok
         from . import _hidden
@@ -162,7 +162,7 @@ def test_a_private_name_of_another_module_is_found():
 
         def use(lookup, enc, t):
             t = t._replace(a=1)._asdict()
-            return (repro.model._represent, baselines._row_dot, lookup._other, enc._own,
+            return (repro.core.model._represent, baselines._row_dot, lookup._other, enc._own,
                     baselines.__name__, _helper())
 
         def _helper():
@@ -170,14 +170,14 @@ def test_a_private_name_of_another_module_is_found():
         """
     found = private_uses("repro.data.mine", _parse(source))
     assert [f.split(": ", 1)[1] for f in found] == [
-        "from repro.scoring import _distances", "from repro.data import _hidden",
-        "repro.model._represent", "baselines._row_dot", "lookup._other"]
+        "from repro.evaluate.scoring import _distances", "from repro.data import _hidden",
+        "repro.core.model._represent", "baselines._row_dot", "lookup._other"]
     assert found[0].startswith("repro.data.mine:4: ")
 
 
 def test_a_module_attribute_is_another_module_s_even_under_a_name_bound_here():
     source = """
-        from repro import train
+        from repro.core import train
 
         def _check_config():
             pass
@@ -185,7 +185,7 @@ def test_a_module_attribute_is_another_module_s_even_under_a_name_bound_here():
         def run():
             return train._check_config, _check_config
         """
-    assert [f.split(": ", 1)[1] for f in private_uses("repro.crossval", _parse(source))] == ["train._check_config"]
+    assert [f.split(": ", 1)[1] for f in private_uses("repro.core.crossval", _parse(source))] == ["train._check_config"]
 
 
 def test_no_private_name_is_used_across_modules():
@@ -212,10 +212,12 @@ def test_a_list_of_metrics_is_found():
 def test_the_metrics_are_listed_in_one_place():
     """The metrics are :data:`repro.settings.TABLE_METRICS`; the losses' training distances add the
     original code's squared Euclidean distance to them (kappa = 160 was tuned on it)."""
-    from repro import family, losses, settings, textmetric
+    from repro import settings
+    from repro.core import losses, textmetric
+    from repro.evaluate import family
     from repro.commands import options
 
-    assert metric_lists(project_modules()) == [f"repro.losses:{_line('repro/losses.py', 'DISTANCES = (')}",
+    assert metric_lists(project_modules()) == [f"repro.core.losses:{_line('repro/core/losses.py', 'DISTANCES = (')}",
                                                f"repro.settings:{_line('repro/settings.py', 'TABLE_METRICS = (')}"]
     assert textmetric.METRICS is family.DISTANCES is settings.TABLE_METRICS
     assert set(settings.TABLE_METRICS) < set(losses.DISTANCES)

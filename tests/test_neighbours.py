@@ -1,4 +1,4 @@
-"""repro.neighbours.top_k and Encoder.neighbours: exact top k against a brute force over the full
+"""repro.encode.neighbours.top_k and Encoder.neighbours: exact top k against a brute force over the full
 score matrix (every couple scored, then sorted), with ties, blocks smaller than the corpus, near
 ties below float32's rounding, memory maps and bad input (issue 35, item 3)."""
 
@@ -9,13 +9,13 @@ import warnings
 import numpy as np
 import pytest
 
-from repro.encoder import Encoder
+from repro.encode.encoder import Encoder
 from repro.errors import InputError
-from repro import neighbours
-from repro.neighbours import top_k
+from repro.encode import neighbours
+from repro.encode.neighbours import top_k
 
 add = neighbours.Pool.add
-from repro.textmetric import vector_scores
+from repro.core.textmetric import vector_scores
 
 
 def brute_force(queries, corpus, k, metric):

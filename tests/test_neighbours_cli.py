@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from repro import cli
-from repro.dedup import groups
-from repro.encoder import Encoder
+from repro.encode.dedup import groups
+from repro.encode.encoder import Encoder
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
 TEXTS = ["alpha beta gamma", "beta delta", "epsilon zeta eta alpha", "theta beta", "Alpha beta gamma!",

@@ -1,4 +1,4 @@
-"""The compiled lookup and sums (repro.numbakernels): the NumPy path's ranks and bits, by every route.
+"""The compiled lookup and sums (repro.words.numbakernels): the NumPy path's ranks and bits, by every route.
 
 Each test compares the compiled loops with the NumPy and SciPy path (``REPRO_NUMBA=0``), or with
 a Python dict and a hand-built sum; the child-process test compiles them for numba's generic
@@ -14,9 +14,10 @@ import sys
 import numpy as np
 import pytest
 
-from repro import gathersum, numbakernels, ranklookup
-from repro.docfreq import DocFreq
-from repro.encoder import Encoder
+from repro.encode import weightedsums
+from repro.words import numbakernels, ranklookup
+from repro.words.docfreq import DocFreq
+from repro.encode.encoder import Encoder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 needs_numba = pytest.mark.skipif(numbakernels.load() is None, reason="numba is not installed (the extra fast)")
@@ -72,14 +73,14 @@ def test_the_compiled_probe_walks_long_chains(monkeypatch):
 
 @needs_numba
 def test_the_compiled_ranks_from_the_cached_read_only_table(monkeypatch, tmp_path):
-    from repro import rankcache
+    from repro.words import cachedranks
 
     words, rank = vocabulary(300)
     built = ranklookup.RankLookup(words, rank)
     bits, slots, other = built.state()
     np.save(tmp_path / "slots.npy", slots)
     held = np.load(tmp_path / "slots.npy", mmap_mode="r")  # as rankcache reads it
-    assert rankcache is not None and not held.flags.writeable
+    assert cachedranks is not None and not held.flags.writeable
     lookup = ranklookup.RankLookup.from_state(words, rank, bits, held, other)
     texts = token_lists(words, 200, seed=1)
     monkeypatch.setenv(numbakernels.ENV, "1")
@@ -123,7 +124,7 @@ def test_the_sorted_sums_are_the_row_order_products_bits():
     v, d = 50, 37
     table = np.zeros((v + 1, d), np.float32)
     table[:v] = rng.standard_normal((v, d)).astype(np.float32)
-    coef = gathersum.coefficient_table(rng.uniform(0.1, 3.0, 30).astype(np.float32), 90, precomputed=None)
+    coef = weightedsums.coefficient_table(rng.uniform(0.1, 3.0, 30).astype(np.float32), 90, precomputed=None)
     counts = rng.integers(0, 90, 200)  # over and under the insertion sort's limit, and empty texts
     flat = rng.integers(0, v + 1, int(counts.sum())).astype(np.int32)  # v: unknown
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -143,7 +144,7 @@ def test_the_sorted_sums_are_the_row_order_products_bits():
             n = known.size
             np.testing.assert_allclose(out[b], (coef[n, :n, None].astype(np.float64) * table[known]).sum(0),
                                        rtol=1e-5, atol=1e-5)
-    np.testing.assert_array_equal(out, gathersum.weighted_sums(ranks, lengths, coef, table))
+    np.testing.assert_array_equal(out, weightedsums.weighted_sums(ranks, lengths, coef, table))
 
 
 @pytest.fixture
@@ -191,13 +192,13 @@ sys.path.insert(0, {root!r}); sys.path.insert(0, {tests!r})
 warnings.simplefilter("ignore")
 from test_numbakernels import vocabulary, token_lists
 import numpy as np
-from repro.docfreq import DocFreq
-from repro.encoder import Encoder
+from repro.words.docfreq import DocFreq
+from repro.encode.encoder import Encoder
 words, _ = vocabulary(3000)
 m = np.random.default_rng(2).standard_normal((len(words), 33)).astype(np.float32)
 texts = token_lists(words, 3000, seed=4)
 enc = Encoder.pretrained((words, m), DocFreq.from_corpus(texts[:1000]), normalize=False, model="paper", chunk=500)
-from repro import numbakernels
+from repro.words import numbakernels
 assert numbakernels.loaded() is not None
 print(hashlib.sha256(enc.transform(texts).tobytes()).hexdigest())
 """

@@ -6,12 +6,12 @@ import os
 import numpy as np
 import pytest
 
-from repro import othervectors as ov
-from repro import vectors
-from repro.vectors import normalise
-from repro.docfreq import DocFreq, idf as idf_from_df
-from repro.pairset import PairSet
-from repro.store import save_vectors
+from repro.evaluate import othervectorscolumn as ov
+from repro.spaces import vectors
+from repro.spaces.vectors import normalise
+from repro.words.docfreq import DocFreq, idf as idf_from_df
+from repro.core.pairset import PairSet
+from repro.io.store import save_vectors
 
 WORDS = ["the", "cat", "dog"]
 RAW = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]], dtype=np.float32)

@@ -15,17 +15,17 @@ from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
 from repro.data.wikipedia import wikipairs as pairs
-from repro import store
+from repro.io import store
 from repro.data import couples
-from repro.store import load_pairs as load
-from repro.docfreq import idf
-from repro.vocabulary import Vocabulary, idf_order_rank
+from repro.io.store import load_pairs as load
+from repro.words.docfreq import idf
+from repro.words.vocabulary import Vocabulary, idf_order_rank
 
 
 
 def sort_text(ids, rank: np.ndarray) -> np.ndarray:
     """Word indices of one text in descending-idf order (word-string tie-break), one text at a
-    time: the brute-force order that repro.text.pack_texts must give."""
+    time: the brute-force order that repro.words.text.pack_texts must give."""
     ids = np.asarray(ids, dtype=np.int64)
     return ids[np.argsort(rank[ids], kind="stable")]
 

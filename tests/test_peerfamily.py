@@ -1,4 +1,4 @@
-"""repro.peerfamily: the peer family's grid, its fast search against the one scoring surface, and
+"""repro.evaluate.peerfamily: the peer family's grid, its fast search against the one scoring surface, and
 both families' budgets in one registry."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro import encodings, family, metrics, peerfamily
-from repro.pairset import PairSet
+from repro.core import metrics
+from repro.evaluate import family, peerfamily, scoring
+from repro.core.pairset import PairSet
 
 
 def _case(seed=0, vocab=50, dim=10, n_train=60, n_val=40, width=8):
@@ -69,13 +70,13 @@ def test_the_averager_is_the_mean_of_each_texts_known_rows():
                                     peerfamily.Config("sif", 1e-4, "uwhiten", 2)])
 def test_the_fast_scores_are_the_scoring_surfaces(config):
     """Each configuration's scores by the linear shortcut equal those of its encoding through
-    repro.encodings (the word weights, the map as a transform, components by SVD) to float32 rounding."""
+    repro.evaluate.scoring (the word weights, the map as a transform, components by SVD) to float32 rounding."""
     table, counts, train, validation = _case(seed=1)
     fast = {(c, m): s for c, m, s in peerfamily.config_scores(table, counts, train, validation, [config])}
     enc = peerfamily.encoding(config, table, counts, train)
     assert enc.components.vectors.shape[0] == config.components
     for m in ("euclidean", "cosine"):
-        slow = encodings.scores(enc, table, validation, m)
+        slow = scoring.scores(enc, table, validation, m)
         np.testing.assert_allclose(fast[config, m], slow, rtol=2e-5, atol=2e-5)
 
 
@@ -86,7 +87,7 @@ def test_search_takes_each_configurations_validation_split_error_and_choose_the_
     assert set(errors) == {"euclidean", "cosine"}
     assert set(errors["cosine"]) == {c.key for c in configs}
     for c in (configs[0], configs[17], configs[-1]):  # by the one surface, brute force
-        s = encodings.scores(peerfamily.encoding(c, table, counts, train), table, validation, "cosine")
+        s = scoring.scores(peerfamily.encoding(c, table, counts, train), table, validation, "cosine")
         assert errors["cosine"][c.key] == pytest.approx(metrics.split(s, validation.label, s, validation.label).error,
                                                         abs=1.5 / validation.size)
     config, err = peerfamily.choose(errors["cosine"], configs)
@@ -111,7 +112,7 @@ def test_sif_and_zipf_choices_read_off_the_family_search_are_peers_selects():
     """The single peers whose grids the family holds take their choice from the family's search:
     the same entries peers.select picks on its own, and the same fitted encodings."""
     from experiments.score import from_search
-    from repro import peers
+    from repro.evaluate import peers
 
     table, counts, train, validation = _case(seed=5, n_val=60)
     errors = peerfamily.search(table, counts, train, validation, family.PEER_CONFIGS)
@@ -120,7 +121,7 @@ def test_sif_and_zipf_choices_read_off_the_family_search_are_peers_selects():
         for metric in ("euclidean", "cosine"):
             assert fast[metric][1] == slow[metric][1]
             assert fast[metric][2] == pytest.approx(slow[metric][2], abs=1.5 / validation.size)
-            np.testing.assert_array_equal(encodings.scores(fast[metric][0], table, validation, metric),
-                                          encodings.scores(slow[metric][0], table, validation, metric))
+            np.testing.assert_array_equal(scoring.scores(fast[metric][0], table, validation, metric),
+                                          scoring.scores(slow[metric][0], table, validation, metric))
     assert from_search("usif", errors, table, counts, train) is None  # uSIF's own 5 components: not in the family
     assert peerfamily.from_peer("uwhiten", {"mode": "centre", "components": 0}) is None

@@ -1,4 +1,4 @@
-"""repro.peers: SIF and uSIF by hand on a tiny case, and against fse 1.0.0 where it is installed."""
+"""repro.evaluate.peers: SIF and uSIF by hand on a tiny case, and against fse 1.0.0 where it is installed."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from repro import encodings, peers
-from repro.components import fit_components, remove_components
-from repro.pairset import PairSet
+from repro.core import pairset
+from repro.evaluate import peers, scoring
+from repro.spaces.components import fit_components, remove_components
+from repro.core.pairset import PairSet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FSE_PYTHON = os.path.join(ROOT, ".bench-venv-fse", "bin", "python")
@@ -82,7 +83,7 @@ def _case(seed=0, vocab=60, dim=12, n_train=80, n_test=20):
                     reason="fse 1.0.0 lives in the side environment .bench-venv-fse, which `make bench` builds; "
                            "it is not installed here")
 def test_sif_and_usif_equal_fse(tmp_path):
-    from repro import store
+    from repro.io import store
 
     words, table, counts, train, (test_tokens, test_lengths) = _case()
     store.save_vectors(str(tmp_path), words, table)
@@ -101,13 +102,13 @@ def test_sif_and_usif_equal_fse(tmp_path):
     # fse 1.0.0 removes uSIF's components by the square of their share: the documented option
     usif = peers.fit_peer("usif", table, counts, train, components=5, length=fse_length, usif_scales="share_squared")
     for name, peer in (("sif", sif), ("usif", usif)):
-        ours = encodings.text_vectors(peer, table, test_tokens, test_lengths)
+        ours = scoring.text_vectors(peer, table, test_tokens, test_lengths)
         theirs = np.load(tmp_path / f"fse-{name}.npy")
         np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
 def test_select_takes_the_lowest_validation_error_under_each_metric_and_never_the_test():
-    from repro import metrics
+    from repro.core import metrics
 
     words, table, counts, train, (tok, lengths) = _case(seed=3, n_test=40)
     rng = np.random.default_rng(4)
@@ -117,7 +118,7 @@ def test_select_takes_the_lowest_validation_error_under_each_metric_and_never_th
     for metric, (enc, params, err) in picked.items():
         errors = []
         for p in peers.GRIDS["sif"]:
-            s = encodings.scores(peers.fit_peer("sif", table, counts, train, **p), table, validation, metric)
+            s = scoring.scores(peers.fit_peer("sif", table, counts, train, **p), table, validation, metric)
             errors.append(metrics.split(s, validation.label, s, validation.label).error)
         assert err == min(errors) and params == peers.GRIDS["sif"][int(np.argmin(errors))]
         assert enc.components.vectors.shape[0] == params["components"]
@@ -141,21 +142,21 @@ def test_passes_share_a_weighting_and_give_each_metric_its_own_bits():
         got = peers.passes(picked)
         assert [[i for _, i in picks] for _, _, picks in got] == shape, name
         for enc, sets, picks in got:
-            s = encodings.couple_scores(enc, table, pairs, components=sets, metrics=[m for m, _ in picks])
+            s = scoring.couple_scores(enc, table, pairs, components=sets, metrics=[m for m, _ in picks])
             for j, (metric, i) in enumerate(picks):  # the same bits as scoring the metric's own choice alone
-                alone = encodings.scores(picked[metric][0], table, pairs, metric)
+                alone = scoring.scores(picked[metric][0], table, pairs, metric)
                 assert s[i, j].tobytes() == alone.tobytes(), (name, metric)
 
 
 def test_learned_weights_with_common_components_removed():
-    from repro.model import represent
+    from repro.core.model import represent
 
     words, table, counts, train, (tok, lengths) = _case(seed=5)
     w = np.linspace(1.0, 0.2, 8).astype(np.float32)
     enc = peers.fit_peer("learned", table, None, train, weights=w, components=2)
-    plain = encodings.text_vectors(enc, table, tok, lengths, components=False)
+    plain = scoring.text_vectors(enc, table, tok, lengths, components=False)
     np.testing.assert_allclose(plain, np.asarray(represent(w, table, tok, lengths)), rtol=1e-6)
-    out = encodings.text_vectors(enc, table, tok, lengths)
+    out = scoring.text_vectors(enc, table, tok, lengths)
     np.testing.assert_allclose(out @ enc.components.vectors.T, 0.0, atol=1e-5)  # nothing left along them
     texts = np.concatenate([train.a, train.b]), np.concatenate([train.len_a, train.len_b])
     ref = fit_components(np.asarray(represent(w, table, *texts), np.float64), 2)
@@ -169,11 +170,11 @@ def test_components_are_fitted_on_each_distinct_text_once():
     hub = PairSet(np.repeat(train.a[:1], 40, axis=0), train.b[:40], np.repeat(train.len_a[:1], 40), train.len_b[:40],
                   np.zeros(40, np.int8))
     with_hub = PairSet(*(np.concatenate([x, y]) for x, y in zip(train, hub)))
-    tokens, lengths = peers.training_texts(with_hub)
+    tokens, lengths = pairset.training_texts(with_hub)
     assert lengths.size == 60  # 30 + 30 texts; the hub and the 40 b's were all there already
     padded = train.a.copy()
     padded[0, train.len_a[0]:] = 7  # padding past a text's length does not make it another text
-    assert peers.distinct_texts(np.concatenate([train.a, padded]), np.concatenate([train.len_a] * 2))[1].size == 30
+    assert pairset.distinct_texts(np.concatenate([train.a, padded]), np.concatenate([train.len_a] * 2))[1].size == 30
     a = peers.fit_peer("sif", table, counts, with_hub, components=1)
     b = peers.fit_peer("sif", table, counts, train, components=1)
     np.testing.assert_allclose(a.components.vectors, b.components.vectors, atol=1e-12)
@@ -187,18 +188,18 @@ def test_scores_in_small_chunks_are_the_whole_computation():
     for name in ("sif", "usif", "learned"):
         w = np.linspace(1.0, 0.2, 8).astype(np.float32) if name == "learned" else None
         for metric, (enc, _, _) in peers.select(name, table, counts, train, validation, w).items():
-            s = encodings.scores(enc, table, validation, metric)
-            np.testing.assert_allclose(encodings.scores(enc, table, validation, metric, chunk=4), s,
+            s = scoring.scores(enc, table, validation, metric)
+            np.testing.assert_allclose(scoring.scores(enc, table, validation, metric, chunk=4), s,
                                        rtol=1e-6, atol=1e-7)
 
 
 def test_components_come_from_a_seeded_sample_beyond_the_limit(monkeypatch):
     words, table, counts, train, _ = _case(seed=8, n_train=400)
     full = peers.fit_peer("sif", table, counts, train, components=1)
-    monkeypatch.setattr(peers, "COMPONENT_TEXTS", 150)
-    tokens, lengths = peers.training_texts(train)
+    monkeypatch.setattr(pairset, "COMPONENT_TEXTS", 150)
+    tokens, lengths = pairset.training_texts(train)
     assert lengths.size == 150
-    again = peers.training_texts(train)
+    again = pairset.training_texts(train)
     assert (again[0] == tokens).all()  # seeded: the same sample every time
     every = np.concatenate([train.a, train.b])
     assert all((row == every).all(axis=1).any() for row in tokens)  # training texts, nothing else

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from experiments import ship_weights
-from repro import cli, store
-from repro.docfreq import DocFreq
-from repro.encoder import PRETRAINED, SHIPPED, SHIPPED_BEST, Encoder
+from repro import cli
+from repro.io import store
+from repro.words.docfreq import DocFreq
+from repro.encode.encoder import PRETRAINED, SHIPPED, SHIPPED_BEST, Encoder
 from repro.errors import InputError
-from repro.modelrecord import ModelRecord
+from repro.core.modelrecord import ModelRecord
 
 WORDS = [f"w{i}" for i in range(40)]
 
@@ -169,7 +170,7 @@ def test_the_readme_names_the_shipped_winner():
     import json
     import re
 
-    from repro import family
+    from repro.evaluate import family
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, "repro", "weights", "wikivar-best.json"), encoding="utf-8") as f:

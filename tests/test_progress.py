@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from repro import progress
-from repro.encoder import Encoder
+from repro.encode.encoder import Encoder
 
 WORDS = [f"w{i}" for i in range(30)]
 

@@ -1,5 +1,5 @@
 """The vocabulary's idf ranks and word -> rank lookup cached beside the vectors (issue 35, item 2;
-repro.rankcache): the same bits as computing them, never a stale entry, a damaged entry computed again."""
+repro.words.cachedranks): the same bits as computing them, never a stale entry, a damaged entry computed again."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import os
 import numpy as np
 import pytest
 
-from repro import mapcache, rankcache, ranklookup, store, vocabulary
-from repro.encoder import Encoder
-from repro.vocabulary import Vocabulary
+from repro.io import cachefolder, store
+from repro.words import cachedranks, ranklookup, vocabulary
+from repro.encode.encoder import Encoder
+from repro.words.vocabulary import Vocabulary
 
 # short words, words longer than the table's keys (16 bytes), non-ASCII words
 WORDS = ([f"w{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(300)]
@@ -21,7 +22,7 @@ TOKENS = [["wab", "wac", "zzz"], ["averyveryverylongword3", "averyveryverylongwo
 
 @pytest.fixture(autouse=True)
 def every_size(monkeypatch, cache_beside_the_vectors):
-    monkeypatch.setattr(rankcache, "MIN_WORDS", 0)
+    monkeypatch.setattr(cachedranks, "MIN_WORDS", 0)
 
 
 def df_of(seed: int, n: int = len(WORDS)) -> np.ndarray:
@@ -83,9 +84,9 @@ def test_a_stale_entry_is_never_used(tmp_path, what, cache_entries):
 
 def test_the_key_tells_words_with_nul_apart():
     idf = np.ones(2)
-    assert rankcache.key(["a\0b", "c"], idf) != rankcache.key(["a", "b\0c"], idf)
-    assert rankcache.key(["ab", "c"], idf) != rankcache.key(["a", "bc"], idf)
-    assert rankcache.key(["ab", "c"], idf) == rankcache.key(["ab", "c"], idf.copy())
+    assert cachedranks.key(["a\0b", "c"], idf) != cachedranks.key(["a", "b\0c"], idf)
+    assert cachedranks.key(["ab", "c"], idf) != cachedranks.key(["a", "bc"], idf)
+    assert cachedranks.key(["ab", "c"], idf) == cachedranks.key(["ab", "c"], idf.copy())
 
 
 @pytest.mark.parametrize("part", ["lookup-", "rank-"])
@@ -112,7 +113,7 @@ def test_repeated_words_are_refused_and_write_nothing(tmp_path, cache_entries):
 
 
 def test_small_vocabularies_are_not_cached(tmp_path, monkeypatch, cache_entries):
-    monkeypatch.setattr(rankcache, "MIN_WORDS", len(WORDS) + 1)
+    monkeypatch.setattr(cachedranks, "MIN_WORDS", len(WORDS) + 1)
     folder = str(tmp_path / "cache")
     Vocabulary(WORDS, df_of(1), 100, cache=folder)
     assert cache_entries(folder) == []
@@ -134,7 +135,7 @@ def test_an_encoder_reads_its_vocabulary_from_beside_the_vectors(tmp_path, monke
         second = Encoder.pretrained(vec, df)
         got = second.transform(texts)
         scores = second.similarity(texts, texts[::-1])
-    monkeypatch.setenv(mapcache.ENV, "0")
+    monkeypatch.setenv(cachefolder.ENV, "0")
     fresh = Encoder.pretrained(vec, df)
     assert second.vocabulary.rank.tobytes() == fresh.vocabulary.rank.tobytes()
     assert got.tobytes() == fresh.transform(texts).tobytes() == first.transform(texts).tobytes()

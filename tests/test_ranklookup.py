@@ -1,15 +1,15 @@
-"""repro.ranklookup.RankLookup: the chunk lookup against a plain dict, on awkward words."""
+"""repro.words.ranklookup.RankLookup: the chunk lookup against a plain dict, on awkward words."""
 
 import numpy as np
 import pytest
 
-from repro import numbakernels, ranklookup
-from repro.ranklookup import KEY_BYTES, RankLookup
+from repro.words import numbakernels, ranklookup
+from repro.words.ranklookup import KEY_BYTES, RankLookup
 
 
 @pytest.fixture(autouse=True, params=["0", "1"], ids=["numpy", "compiled"])
 def probe_path(request, monkeypatch):
-    """Every test on the NumPy probe and on the compiled one (:mod:`repro.numbakernels`; the NumPy
+    """Every test on the NumPy probe and on the compiled one (:mod:`repro.words.numbakernels`; the NumPy
     one again where numba is not installed)."""
     monkeypatch.setenv(numbakernels.ENV, request.param)
     return request.param

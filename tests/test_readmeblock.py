@@ -1,11 +1,11 @@
-"""repro.readmeblock: the one writer of the generated blocks of README.md and docs/*.md."""
+"""repro.io.readmeblock: the one writer of the generated blocks of README.md and docs/*.md."""
 
 from __future__ import annotations
 
 import pytest
 
 from repro.errors import InputError
-from repro.readmeblock import ReadmeBlock, readme_markers, short_commit
+from repro.io.readmeblock import ReadmeBlock, readme_markers, short_commit
 
 
 def test_markers_and_commit():

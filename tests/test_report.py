@@ -1,10 +1,12 @@
-"""repro.report.evaluate's bootstrap keys: the cluster interval and the paired bootstrap of every
+"""repro.evaluate.report.evaluate's bootstrap keys: the cluster interval and the paired bootstrap of every
 row against the reference."""
 
 import numpy as np
 import pytest
 
-from repro import metrics, report, settings
+from repro import settings
+from repro.core import metrics
+from repro.evaluate import report
 
 
 def scores_of(groups: bool):

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from experiments import reprocheck
-from repro import kernels, store
+from repro import pins
+from repro.io import store
 
 
 KEPT: dict = {}
@@ -29,7 +30,7 @@ def test_every_promised_stage_has_the_committed_checksums(reduced):
     """Bit for bit where this machine's OpenBLAS kernel and XLA code class are the committed ones;
     the corpus, df and couples of both parts (and the synthetic vectors) on any machine."""
     committed = store.read_json(reprocheck.CHECKSUMS)
-    skip = reprocheck.unpromised(committed["provenance"]["kernels"], kernels.state())
+    skip = reprocheck.unpromised(committed["provenance"]["kernels"], pins.state())
     for part in reprocheck.PARTS:
         assert list(reduced[part]) == list(reprocheck.STAGES)
         assert {"paragraphs", "docfreq", "pairs"}.isdisjoint(skip[part])
@@ -63,7 +64,7 @@ def test_a_stage_that_is_not_promised_is_reported_by_how_far_it_is(reduced, tmp_
     notes: list = []
     assert reprocheck.check("reduced", ("synthetic",), None, str(sums), notes, str(ref)) == []
     assert f"synthetic (reduced): weights: max |difference| 0.25 ({key}) (not promised bit for bit: XLA code class " \
-        f"{kernels.code_class()} here, xla:elsewhere ynn:none committed)" in notes
+        f"{pins.code_class()} here, xla:elsewhere ynn:none committed)" in notes
     assert any(n.startswith("synthetic (reduced): tables: equal to the printed digits (not promised") for n in notes)
     assert any(n.startswith("synthetic (reduced): scores: the same SHA-256 (not promised") for n in notes)
 
@@ -98,7 +99,7 @@ def test_a_check_names_every_promised_stage_that_differs(tmp_path, monkeypatch, 
     bad = copy.deepcopy(reduced)
     bad["synthetic"]["weights"]["data/models/wiki20-median.npz"] = "f" * 64
     bad["synthetic"]["pairs"]["data/wiki20/test.npz"] = "a" * 64
-    here = {"code_class": kernels.code_class(), "blas": kernels.state()["blas"]}  # everything promised
+    here = {"code_class": pins.code_class(), "blas": pins.state()["blas"]}  # everything promised
     store.write_json(str(tmp_path / "sums.json"), {"sizes": {"reduced": bad}, "provenance": {"kernels": here}})
 
     def fake(size, parts, work, keep=None):

@@ -7,8 +7,8 @@ import os
 
 import numpy as np
 
-from repro import store
-from repro.encoder import SHIPPED
+from repro.io import store
+from repro.encode.encoder import SHIPPED
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

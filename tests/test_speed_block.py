@@ -71,7 +71,7 @@ def test_vectors_rows_join_the_block(tmp_path):
     text = readme.read_text()
     assert "Loading 400,000 word vectors of 300 d (a GloVe-style text file of 1,083 MB" in text
     assert "| text | gensim `KeyedVectors.load_word2vec_format` | 80.27 | 1.0x |" in text
-    assert "| text | `repro.textvectors.read_text_vectors` (pandas' C parser) | 6.31 | 12.7x |" in text
+    assert "| text | `repro.io.vectorfiles.read_text_vectors` (pandas' C parser) | 6.31 | 12.7x |" in text
     assert "memory-mapped | 0.107 | |" in text and "(what the encoder loads) | 0.278 | |" in text
     assert "identical words and matrices" in text and "`folder_load_s` = 0.278" in text
     assert "4.83 s from the folder, 8.65 s from the text file" in text
@@ -105,7 +105,7 @@ def test_neighbours_line_joins_the_block(tmp_path):
     assert report.main([str(results), str(readme)]) == 0
     text = readme.read_text()
     assert "Exact neighbours: the top 10 by the cosine of 100,000 queries among 100,000 items, 256-d float32" in text
-    assert "`repro.neighbours.top_k` 150.0 s, the NumPy brute force (normalise, matmul and argpartition, 1,024 " \
+    assert "`repro.encode.neighbours.top_k` 150.0 s, the NumPy brute force (normalise, matmul and argpartition, 1,024 " \
            "queries at a time) 330.0 s: `neighbours_speedup_vs_numpy` = 2.20; the same ids for 99.98% of the " \
            "queries" in text
     assert "peak memory 101 MB against 1,333 MB on 2,048 queries." in text

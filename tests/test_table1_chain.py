@@ -12,10 +12,11 @@ from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
 from repro.data.wikipedia import wikipairs as pairs
-from repro import report, store
+from repro.evaluate import report
+from repro.io import store
 from repro.errors import run
-from repro.layout import Layout
-from repro.readmeblock import readme_markers
+from repro.io.layout import Layout
+from repro.io.readmeblock import readme_markers
 from repro.settings import LOSSES, METHODS
 from tests.tinytokens import token_folder
 
@@ -206,7 +207,9 @@ def test_cli_reports_bad_input(tmp_path, capsys):
 
 
 def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_error(chain):
-    from repro import family, metrics, settings, tokenfamily
+    from repro import settings
+    from repro.core import metrics
+    from repro.evaluate import family, tokentables
 
     data, results, readme = chain
     for s in ("wiki20", "wikivar", "other"):
@@ -223,7 +226,7 @@ def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_er
                 np.testing.assert_array_equal(z[settings.score_key(split, "learned_best", metric)],
                                               z[settings.score_key(split, settings.family_method(chosen), metric)])
     fam = (results / "table1_family.md").read_text()
-    assert fam.count("\n| on ") == 2 * len(tokenfamily.keys()) and fam.count("Best peer") == 2
+    assert fam.count("\n| on ") == 2 * len(family.keys()) and fam.count("Best peer") == 2
     details = (readme.parent / "docs" / "RESULTS.md").read_text()
     assert "<!-- family-table1:start -->" in details and "Zipfian-whitened" in details
     prov = json.loads((results / "table1.json").read_text())
@@ -245,8 +248,8 @@ def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_er
             assert cell == f"{100 * d['difference']:+.2f} ({100 * d['low']:+.2f} to {100 * d['high']:+.2f})"
     assert "Every row of ours against the peers, cosine table" in details
     chosen = prov["peer_choices"]["wiki20"]["peer_best"]
-    grid = len(family.PEER_CONFIGS) + len(tokenfamily.PEER_CONFIGS)  # the word configurations and WordLlama's
-    assert chosen["grid"] == grid >= len(tokenfamily.keys())
+    grid = len(family.PEER_CONFIGS) + len(tokentables.PEER_CONFIGS)  # the word configurations and WordLlama's
+    assert chosen["grid"] == grid >= len(family.keys())
     for metric in settings.TABLE_METRICS:  # the row's configuration is the search's lowest validation error
         errors = chosen["validation_split_error"][metric]
         assert errors[chosen[metric]["config"]] == min(errors.values()) == chosen[metric]["validation_split_error_search"]
@@ -323,7 +326,8 @@ def test_the_wordllama_row_is_the_mean_of_the_tokens_of_the_couple_texts(chain):
     the token members, and the family table lists both."""
     import tokenizers
 
-    from repro import settings, tokenfamily
+    from repro import settings
+    from repro.evaluate import family
 
     data, results, _ = chain
     folder = data.parent / "tokens"
@@ -346,7 +350,7 @@ def test_the_wordllama_row_is_the_mean_of_the_tokens_of_the_couple_texts(chain):
     for key in ("results", "results_cosine"):
         for k in ("split_error", "threshold", "js", "test_errors", "split_error_boot95"):
             assert prov[key]["other"]["wordllama"][k] == prov[key]["wikivar"]["wordllama"][k], k
-    order = tokenfamily.keys()
+    order = family.keys()
     for s in ("wiki20", "wikivar", "other"):
         word = json.loads((data / "scores" / f"{s}.json").read_text())["family"]["validation_split_error"]
         source = "wikivar" if s == "other" else s
@@ -360,4 +364,4 @@ def test_the_wordllama_row_is_the_mean_of_the_tokens_of_the_couple_texts(chain):
     assert "on WordLlama's Zipfian-whitened token vectors under 1 - cos" in fam
     assert "WordLlama plain/Euclidean" in fam  # the token members' kappa
     summary = json.loads((data / "tokens" / "family" / "wikivar" / "summary.json").read_text())
-    assert summary["n_max"] >= 1 and set(summary["members"]) == {m.key for m in tokenfamily.members()}
+    assert summary["n_max"] >= 1 and set(summary["members"]) == {m.key for m in family.members("tokens")}

@@ -12,9 +12,9 @@ import time
 import numpy as np
 import pytest
 
-from repro import store
+from repro.io import store
 from repro.errors import run
-from repro.modelrecord import ModelRecord
+from repro.core.modelrecord import ModelRecord
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from tests.tinytokens import token_folder
@@ -77,17 +77,17 @@ def workspace(tmp_path_factory):
     store.save_model(str(data / "models" / "wikivar-median.npz"),
                      ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 640.0, "cv", 1e-3,
                                  "euclidean", train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
-    # and the wikivar family, each member's kappa kept by the tweets' (repro/family.py)
-    from repro import family
+    # and the wikivar family, each member's kappa kept by the tweets' (repro/evaluate/family.py)
+    from repro.evaluate import family
     for m in family.members():
         store.save_model(str(data / "family" / "wikivar" / f"{m.key}.npz"),
                          ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 160.0, "cv", 1e-3,
                                      m.distance, train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
     store.write_json(str(data / "family" / "wikivar" / "summary.json"), {"setting": "wikivar"})
     # the WordLlama rows on a tiny token space trained on the paragraphs, the wikivar token family's kappa kept
-    from repro import tokenfamily
+    from repro.evaluate import family
     token_folder(root / "space", [line.split("\t", 1)[1] for line in paragraphs().splitlines()])
-    for m in tokenfamily.members():
+    for m in family.members("tokens"):
         store.save_model(str(data / "tokens" / "family" / "wikivar" / f"{m.key}.npz"),
                          ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 40.0, "cv", 1e-3,
                                      m.distance, train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
@@ -162,16 +162,16 @@ def test_make_table2_end_to_end(workspace, table2):
     assert set(models) == {f"{s}-{l}" for s in COLUMNS for l in ("contrastive", "median")}
     for s in COLUMNS:  # kappa as the paper keeps it: the wikivar median model's
         assert models[f"{s}-median"]["kappa"] == 640.0 and models[f"{s}-median"]["kappa_source"] == "model"
-    from repro import family, tokenfamily
+    from repro.evaluate import family
     for s in COLUMNS:  # the family: every member's kappa from the wikivar family's, as the median model's
         for m in family.members():
             record = store.load_model(str(data / "family" / s / f"{m.key}.npz"))
             assert record.kappa == 160.0 and record.kappa_source == "model" and record.distance == m.distance
-        for m in tokenfamily.members():  # and the WordLlama members' from the wikivar token family's
+        for m in family.members("tokens"):  # and the WordLlama members' from the wikivar token family's
             record = store.load_model(str(data / "tokens" / "family" / s / f"{m.key}.npz"))
             assert record.kappa == 40.0 and record.kappa_source == "model" and record.distance == m.distance
-        assert prov["family_choices"][s]["cosine"]["member"] in tokenfamily.keys()
-    assert (res / "table2_family.md").read_text().count("\n| on ") == 2 * len(tokenfamily.keys())
+        assert prov["family_choices"][s]["cosine"]["member"] in family.keys()
+    assert (res / "table2_family.md").read_text().count("\n| on ") == 2 * len(family.keys())
     text = (res / "table2.md").read_text()
     assert "95% CI" in text and "bootstrap 95%" in text
     assert set(prov["results_cosine"]) == set(COLUMNS)
@@ -274,7 +274,7 @@ def test_the_readme_block_of_table2_says_its_clusters_and_cues(workspace, table2
     """The findings block of Table 2: every column's effective clusters, the verdicts' rule below
     20 (a few tweet components here), and the cues of each column, from the run's JSON."""
     from experiments.tables import findings_block
-    from repro import metrics
+    from repro.core import metrics
     root, data, stamp = workspace
     prov = json.loads((root / "results" / "table2.json").read_text())
     block = findings_block(2, prov)

@@ -1,13 +1,13 @@
-"""repro.text and repro.vocabulary: idf order with its tie rule, texts (raw or tokens) to padded rows."""
+"""repro.words.text and repro.words.vocabulary: idf order with its tie rule, texts (raw or tokens) to padded rows."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from repro.docfreq import idf
-from repro.text import pack_texts, tokenise
-from repro.vocabulary import Vocabulary, idf_order_rank
+from repro.words.docfreq import idf
+from repro.words.text import pack_texts, tokenise
+from repro.words.vocabulary import Vocabulary, idf_order_rank
 
 WORDS = ["the", "cat", "sat", "mat", "zebra"]
 DF = [9, 3, 3, 2, 0]  # idf order: zebra, mat, then cat and sat tied (cat < sat), the

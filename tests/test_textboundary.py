@@ -1,5 +1,5 @@
 """The one text boundary: texts to rows (Vocabulary.rows), rows to couples (pairset.from_rows),
-"a string or a token list" decided once (repro.text), and the couples' path through the modules."""
+"a string or a token list" decided once (repro.words.text), and the couples' path through the modules."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import sys
 import numpy as np
 import pytest
 
-from repro import pairset, text
-from repro.docfreq import DocFreq
-from repro.pairset import from_rows
-from repro.vocabulary import Vocabulary
+from repro.core import pairset
+from repro.words import text
+from repro.words.docfreq import DocFreq
+from repro.core.pairset import from_rows
+from repro.words.vocabulary import Vocabulary
 
 WORDS = ["the", "cat", "sat", "mat", "zebra"]
 DF = [9, 3, 3, 2, 0]  # idf order: zebra 0, mat 1, cat 2, sat 3 (ties by word), the 4
@@ -106,8 +107,8 @@ def test_one_function_assembles_couples():
                     src = open(path, encoding="utf-8").read()
                     found += [(os.path.relpath(path, ROOT), m.start()) for m in re.finditer(r"\bPairSet\(", src)]
     where = sorted({p for p, _ in found})
-    assert where == [os.path.join("repro", "pairset.py"), os.path.join("repro", "store.py")], where
-    src = open(os.path.join(ROOT, "repro", "pairset.py"), encoding="utf-8").read()
+    assert where == [os.path.join("repro", "core", "pairset.py"), os.path.join("repro", "io", "store.py")], where
+    src = open(os.path.join(ROOT, "repro", "core", "pairset.py"), encoding="utf-8").read()
     assert len(re.findall(r"\bPairSet\(", src)) == 3  # the class, take and from_rows
     assert sum(1 for p, _ in found if p.endswith("store.py")) == 1
 
@@ -156,7 +157,7 @@ def returns(visits: list) -> dict:
 
 
 def test_the_path_of_the_couples_of_encoder_fit():
-    from repro.encoder import Encoder
+    from repro.encode.encoder import Encoder
 
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(40)]
@@ -169,9 +170,9 @@ def test_the_path_of_the_couples_of_encoder_fit():
     # encoder -> word space (the couples checked) -> text (tokens, and the raw texts whose letters
     # the paper's rule drops, in one pass) -> vocabulary -> text (token_lists, the fast path) ->
     # ranklookup -> pairset: every module left at most once and come back to at most once
-    assert visits == ["repro.encoder", "repro.wordspace", "repro.text", "repro.vocabulary", "repro.text",
-                      "repro.ranklookup", "repro.pairset"], visits
-    assert returns(visits) == {"repro.text": 1}, visits
+    assert visits == ["repro.encode.encoder", "repro.encode.wordspace", "repro.words.text", "repro.words.vocabulary", "repro.words.text",
+                      "repro.words.ranklookup", "repro.core.pairset"], visits
+    assert returns(visits) == {"repro.words.text": 1}, visits
 
 
 def test_the_path_of_the_wikipedia_couples(tmp_path):
@@ -189,7 +190,7 @@ def test_the_path_of_the_wikipedia_couples(tmp_path):
     # wikipairs -> vocabulary (word_ids) -> ranklookup -> wikipairs (the windows) -> vocabulary (pack)
     # -> text (pack_texts) -> couples -> dealing (whole articles dealt to the splits) -> couples (the
     # unrelated couples drawn) -> pairset (every split assembled): no module come back to more than once
-    assert visits == ["repro.data.wikipedia.wikipairs", "repro.vocabulary", "repro.ranklookup",
-                      "repro.data.wikipedia.wikipairs", "repro.vocabulary", "repro.text", "repro.data.couples",
-                      "repro.dealing", "repro.data.couples", "repro.pairset"], visits
+    assert visits == ["repro.data.wikipedia.wikipairs", "repro.words.vocabulary", "repro.words.ranklookup",
+                      "repro.data.wikipedia.wikipairs", "repro.words.vocabulary", "repro.words.text", "repro.data.couples",
+                      "repro.core.clusters", "repro.data.couples", "repro.core.pairset"], visits
     assert max(returns(visits).values()) == 1, visits

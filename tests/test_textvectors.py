@@ -1,4 +1,4 @@
-"""repro.textvectors: the fast text reader gives gensim's words and matrix, awkward words included."""
+"""repro.io.vectorfiles: the fast text reader gives gensim's words and matrix, awkward words included."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import warnings
 import numpy as np
 import pytest
 
-from repro import textvectors as tv
-from repro.vectors import load_word2vec_file
+from repro.io import vectorfiles as tv
+from repro.spaces.vectors import load_word2vec_file
 
 
 def gensim_read(path: str):
-    """The reference: gensim's load_word2vec_format, as repro.vectors called it before."""
+    """The reference: gensim's load_word2vec_format, as repro.spaces.vectors called it before."""
     from gensim.models import KeyedVectors
 
     with tv.open_binary(path) as f:

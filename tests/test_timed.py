@@ -19,7 +19,7 @@ def test_failure_passes_the_status_and_records_nothing(tmp_path):
 def test_generated_outputs_do_not_make_the_commit_dirty(tmp_path):
     import subprocess
 
-    from repro.provenance import git_commit
+    from repro.io.provenance import git_commit
 
     def git(*args):
         subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
@@ -50,7 +50,7 @@ def test_generated_outputs_do_not_make_the_commit_dirty(tmp_path):
 
 
 def test_repro_commit_names_the_commit_of_a_copy_without_history(tmp_path, monkeypatch):
-    from repro.provenance import git_commit
+    from repro.io.provenance import git_commit
 
     assert git_commit(str(tmp_path)) == "unknown"  # not a git checkout
     monkeypatch.setenv("REPRO_COMMIT", "0123abc")

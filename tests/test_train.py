@@ -6,10 +6,11 @@ import numpy as np
 import optax
 import pytest
 
-from repro import crossval, forms, metrics, model, scoring
-from repro.scoring import learned_pair_scores
-from repro.prepared import prepare
-from repro.train import TrainConfig, batch_loss, make_grid_trainer, make_step, make_trainer, next_rate, train
+from repro.core import crossval, forms, metrics, model
+from repro.evaluate import scoring
+from repro.evaluate.scoring import learned_pair_scores
+from repro.core.prepared import prepare
+from repro.core.train import TrainConfig, batch_loss, make_grid_trainer, make_step, make_trainer, next_rate, train
 
 import compilecache
 from synthetic import signal_pairs
@@ -287,7 +288,7 @@ def test_every_contraction_asks_for_the_highest_precision(form):
     w, table_j = jnp.full((8,), 0.5, jnp.float32), jnp.asarray(table)
     a, la = jnp.asarray(pairs.a), jnp.asarray(pairs.len_a)
     texts.append(jax.jit(model.represent_unchecked).lower(w, table_j, a, la).as_text())
-    texts.append(jax.jit(scoring.couple_distances, static_argnums=6).lower(
+    texts.append(jax.jit(crossval.couple_distances, static_argnums=6).lower(
         w, table_j, a, jnp.asarray(pairs.b), la, jnp.asarray(pairs.len_b), "euclidean").as_text())
     texts.append(forms._quads.lower(table_j, a[None], jnp.asarray(pairs.b)[None], la[None],
                                     jnp.asarray(pairs.len_b)[None], 8, False).as_text())
@@ -342,8 +343,8 @@ def test_select_kappa_same_result_for_any_grouping(synthetic, monkeypatch):
 
 _TWO_PROCESSES = """
 import sys; sys.path.insert(0, sys.argv[1])
-from repro.fit import fit
-from repro.prepared import prepare
+from repro.core.fit import fit
+from repro.core.prepared import prepare
 from synthetic import signal_pairs
 table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
 run = fit(prepare(table, pairs, 7), grid=(5.0, 40.0), folds=3, seed=3, max_epochs=4)
@@ -379,7 +380,7 @@ def _fresh_processes(code: str, envs: list[dict]) -> list[list[str]]:
 
 def test_two_processes_give_bitwise_same_results():
     """Kappa search and training, each in a fresh process: every bit the same (on a GPU this
-    needs repro.jitting's options: autotuning may pick another kernel in each process)."""
+    needs repro.core.jitting's options: autotuning may pick another kernel in each process)."""
     outs = _fresh_processes(_TWO_PROCESSES, [{}, {}])
     assert len(outs[0]) == 3 and outs[0] == outs[1]
 
@@ -387,9 +388,9 @@ def test_two_processes_give_bitwise_same_results():
 _SHARDED = """
 import sys; sys.path.insert(0, sys.argv[1])
 import jax
-from repro import crossval
-from repro.prepared import prepare
-from repro.train import TrainConfig
+from repro.core import crossval
+from repro.core.prepared import prepare
+from repro.core.train import TrainConfig
 from synthetic import signal_pairs
 table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)
 cv = crossval.select_kappa(prepare(table, pairs, 7), grid=(5.0, 40.0, 160.0), folds=3, config=TrainConfig(max_epochs=5),

@@ -1,4 +1,4 @@
-"""repro.transforms: Zipfian whitening by hand on a tiny table, the transformed table through the
+"""repro.spaces.transforms: Zipfian whitening by hand on a tiny table, the transformed table through the
 one scoring surface, and the whitening peers' choice on validation against brute force."""
 
 from __future__ import annotations
@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro import encodings, metrics, peers, transforms
-from repro.encodings import Encoding
-from repro.pairset import PairSet
-from repro.transforms import Transform
+from repro.core import metrics
+from repro.evaluate import peers, scoring
+from repro.spaces import transforms
+from repro.evaluate.scoring import Encoding
+from repro.core.pairset import PairSet
+from repro.spaces.transforms import Transform
 
 
 def _table(seed=0, vocab=30, dim=5):
@@ -73,7 +75,7 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="^scale"):
         transforms.apply(Transform(scale=np.ones(3)), table)
     with pytest.raises(ValueError, match="^transform"):
-        encodings.text_vectors(Encoding("mean", transform=(None, None, None)), table, np.zeros((1, 2), np.int32),
+        scoring.text_vectors(Encoding("mean", transform=(None, None, None)), table, np.zeros((1, 2), np.int32),
                                np.array([1], np.int32))
 
 
@@ -98,23 +100,23 @@ def test_an_encoding_aggregates_the_transformed_table():
                   scale=np.linspace(0.5, 2.0, 30))
     e = ((table.astype(np.float64) - t.shift) @ t.matrix) * t.scale[:, None]
     for kind, weights in (("mean", None), ("word", np.linspace(2.0, 0.1, 30)), ("max", None)):
-        got = encodings.text_vectors(Encoding(kind, weights, transform=t), table, pairs.a, pairs.len_a)
-        ref = encodings.text_vectors(Encoding(kind, weights), e.astype(np.float32), pairs.a, pairs.len_a)
+        got = scoring.text_vectors(Encoding(kind, weights, transform=t), table, pairs.a, pairs.len_a)
+        ref = scoring.text_vectors(Encoding(kind, weights), e.astype(np.float32), pairs.a, pairs.len_a)
         assert got.shape == (60, 3)
         np.testing.assert_allclose(got, ref, rtol=1e-6, err_msg=kind)
-    wrapped = encodings.Table(table)
+    wrapped = scoring.Table(table)
     assert wrapped.transformed(t) is wrapped.transformed(t)  # made once per transform
     assert wrapped.transformed(transforms.IDENTITY) is wrapped
     with pytest.raises(ValueError, match="^transform"):
-        encodings.couple_scores(Encoding("tfidf", np.ones(30), transform=t), table, pairs)
+        scoring.couple_scores(Encoding("tfidf", np.ones(30), transform=t), table, pairs)
 
 
 def test_centring_alone_leaves_the_euclidean_distance_of_means_unchanged_but_not_the_cosine():
     table, p = _table()
     pairs = _pairs(3)
     centred = Encoding("mean", transform=transforms.zipf_whitening(table, p, "centre"))
-    plain = encodings.couple_scores(Encoding("mean"), table, pairs)[0]
-    moved = encodings.couple_scores(centred, table, pairs)[0]
+    plain = scoring.couple_scores(Encoding("mean"), table, pairs)[0]
+    moved = scoring.couple_scores(centred, table, pairs)[0]
     np.testing.assert_allclose(moved[0], plain[0], rtol=1e-5, atol=1e-5)  # euclidean
     assert np.abs(moved[1] - plain[1]).max() > 0.1  # the cosine sees the shift
 

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from repro import store
+from repro.io import store
 from repro.data.tweets import tweetsets
 from repro.data.tweets.tweetclean import clean_text
 from repro.errors import run
-from repro.vocabulary import Vocabulary
+from repro.words.vocabulary import Vocabulary
 
 
 def test_clusters_come_from_related_couples_only():

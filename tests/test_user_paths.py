@@ -12,11 +12,13 @@ import warnings
 import numpy as np
 import pytest
 
-from repro import cli, metrics, progress, store
+from repro import cli, progress
+from repro.core import metrics
+from repro.io import store
 from repro.commands.evaluate import js_bins_from, protocol, score_threshold
-from repro.docfreq import DocFreq
-from repro.encoder import Encoder, SparseDfWarning, TokeniserWarning
-from repro.text import drops_letters, tokenise, tokenise_unicode
+from repro.words.docfreq import DocFreq
+from repro.encode.encoder import Encoder, SparseDfWarning, TokeniserWarning
+from repro.words.text import drops_letters, tokenise, tokenise_unicode
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "zürich", "café", "3.12"]
 
@@ -316,7 +318,7 @@ def test_training_shows_one_bar_over_the_kappa_search_and_the_final_run(files, m
     term = Terminal()
     monkeypatch.setattr(sys, "stderr", term)
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    monkeypatch.setattr("repro.crossval.KAPPAS_PER_CALL", {"cpu": 2, "gpu": 2})
+    monkeypatch.setattr("repro.core.crossval.KAPPAS_PER_CALL", {"cpu": 2, "gpu": 2})
     enc.fit(couples, labels, grid=[10.0, 20.0, 40.0], max_epochs=3)  # two calls of the search, then the run
     last = term.getvalue().rsplit("\r", 1)[-1]
     assert last.startswith("train: 100%") and "3/3" in last

@@ -7,9 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from repro import cli, store, vectors
-from repro.encoder import Encoder
-from repro.textvectors import read_text_vectors
+from repro import cli
+from repro.io import store
+from repro.spaces import vectors
+from repro.encode.encoder import Encoder
+from repro.io.vectorfiles import read_text_vectors
 
 WORDS = ["the", "cat", "sat", "on", "mat", '"quoted', "#tag", "nan", "null", "1.0", "café", "UPPER", "upper"]
 

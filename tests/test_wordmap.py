@@ -1,4 +1,4 @@
-"""The one registry of named word maps (repro/wordmap.py, issue 33 item 2): every map against its
+"""The one registry of named word maps (repro/spaces/wordmap.py, issue 33 item 2): every map against its
 formula, what each needs, compositions, and a new entry reaching the family, the peers' grid and
 the command line's choices with nothing else edited."""
 
@@ -9,7 +9,9 @@ import argparse
 import numpy as np
 import pytest
 
-from repro import family, peerfamily, peers, transforms, wordmap
+from repro.core import pairset
+from repro.evaluate import family, peerfamily
+from repro.spaces import transforms, wordmap
 from repro.commands.options import add_word_map_options, word_map_options
 from tests.synthetic import signal_pairs
 
@@ -65,7 +67,7 @@ def test_common_components_after_a_whitening_are_the_whitened_texts_top_directio
     """word_components composed with a whitening: c the top right singular vector of the means
     of the distinct texts' whitened vectors, and P <- P (I - c c^T)."""
     table, counts, pairs = setup
-    texts = peers.training_texts(pairs)
+    texts = pairset.training_texts(pairs)
     m = wordmap.WordMap("", whiten="zipf", word_components=1)
     t = wordmap.word_map(m, table, counts, texts=texts)
     w = wordmap.word_map("zipf", table, counts)

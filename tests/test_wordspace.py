@@ -1,4 +1,4 @@
-"""The encoder's word space, one immutable value (repro/wordspace.py, issue 33 item 1): built by
+"""The encoder's word space, one immutable value (repro/encode/wordspace.py, issue 33 item 1): built by
 hand on tiny tables, mapped into new values, and swapped whole by the Encoder, which assigns it
 nowhere but in its constructor and in the one swap of fit (checked over the AST of the class)."""
 
@@ -12,14 +12,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from repro import wordmap
-from repro.encoder import Encoder
-from repro.transforms import IDENTITY, Transform
-from repro.wordspace import WordSpace, refits
+from repro.spaces import wordmap
+from repro.encode.encoder import Encoder
+from repro.spaces.transforms import IDENTITY, Transform
+from repro.encode.wordspace import WordSpace, refits
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = [f"w{i}" for i in range(30)]
-pytestmark = pytest.mark.filterwarnings("ignore::repro.encoder.SparseDfWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::repro.encode.encoder.SparseDfWarning")
 #: What an Encoder held of its word space before it had one (issue 33): none may be assigned now.
 LEGACY = {"vocabulary", "settings", "word_map_", "_table", "_base", "_counts", "_unlisted", "_unlisted_rank", "_maps",
           "_space", "_tokenise"}
@@ -68,7 +68,7 @@ def assignments(source: str, cls: str = "Encoder") -> list[tuple[str, str]]:
 
 
 def test_the_encoder_assigns_its_word_space_in_its_constructor_and_one_swap_only():
-    with open(os.path.join(ROOT, "repro", "encoder.py"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "repro", "encode", "encoder.py"), encoding="utf-8") as f:
         source = f.read()
     assert sorted(assignments(source)) == [("_setup", "word_space"), ("fit", "word_space")]
     # __init__ and load both construct through _setup; no other method assigns the space

@@ -1,6 +1,6 @@
 """A tiny token space the tests build themselves: a BPE tokenizer trained on the test's own texts
 (words split into several tokens) and a random token matrix, written as a token folder
-(``tokenizer.json`` + ``vectors.npy``, :func:`repro.tokenspace.load`). Nothing is downloaded."""
+(``tokenizer.json`` + ``vectors.npy``, :func:`repro.spaces.tokenspace.load`). Nothing is downloaded."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@
 TEXTS is any file ``repro encode`` reads (one text per line, or JSON lines); each text is one
 document. The output holds every word with the number of texts that hold it, its number of
 occurrences (the word counts of ``repro train --word-weights/--whiten``), and N, the number of
-texts (:meth:`repro.docfreq.DocFreq.save`). Count them on a corpus like the texts you
+texts (:meth:`repro.words.docfreq.DocFreq.save`). Count them on a corpus like the texts you
 will encode, and a large one: with a few hundred texts most words of new texts are unseen and
 get df = 1 (the encoder warns when that is many of them); tens of thousands of texts are
 better. Raw strings are split by the paper's rule unless ``--tokeniser unicode``; use the
@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import sys
 
-from repro import store
+from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import texts_parser, add_quiet_option, add_tokeniser_option
 
 
 def main(argv=None) -> int:
-    from repro.docfreq import DocFreq
-    from repro.text import tokeniser
+    from repro.words.docfreq import DocFreq
+    from repro.words.text import tokeniser
 
     ap = texts_parser("repro df", __doc__, "the df file to write (.npz): words, df, word counts and N")
     add_tokeniser_option(ap, default="paper")

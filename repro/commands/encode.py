@@ -20,7 +20,7 @@ import sys
 import time
 import warnings
 
-from repro import store
+from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import texts_parser, add_encoder_options, encoder_from, report_warnings
 

@@ -17,7 +17,7 @@ normalised to [0, 1], ``threshold_normalised`` (one of 0, 0.001, ..., 1). ``js_d
 the Jensen-Shannon divergence (base 2) of the related and the unrelated couples' score histograms:
 0 when the two overlap entirely, 1 when they are apart; higher separates better. From 1,000 test
 couples on, the histograms are the paper's 10,000 bins on [-1, 1.5]; below, fewer bins, chosen from
-the number of couples (``repro.metrics.js_bins``), since with 10,000 bins nearly every score of a
+the number of couples (``repro.core.metrics.js_bins``), since with 10,000 bins nearly every score of a
 small set sits alone in its bin and the value depends only on the label counts. ``js_bins`` gives
 the number and ``js_bins_from`` why. Every bin gets 1 added, so the value depends on the number of
 couples: compare it only between methods on the same couples.
@@ -32,10 +32,11 @@ import warnings
 
 import numpy as np
 
-from repro import metrics, store
+from repro.core import metrics
+from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import add_encoder_options, add_metric_option, encoder_from, report_warnings
-from repro.textmetric import METRICS
+from repro.core.textmetric import METRICS
 
 
 #: What the numbers of the result mean, printed with them.
@@ -50,7 +51,7 @@ ABOUT = {
 
 
 def js_bins_from(n_related: int, n_unrelated: int) -> str:
-    """Why :func:`repro.metrics.js_bins` chose its number of bins for these test couples."""
+    """Why :func:`repro.core.metrics.js_bins` chose its number of bins for these test couples."""
     n, bins = n_related + n_unrelated, metrics.js_bins(n_related, n_unrelated)
     if bins == metrics.JS_BINS:
         return (f"the paper's {bins:,} bins on [-1, 1.5], +1 in every bin ({n:,} test couples, at least "
@@ -64,7 +65,7 @@ def js_bins_from(n_related: int, n_unrelated: int) -> str:
 
 def metric_from(enc, args) -> str:
     """Why ``enc`` scored by its metric: ``--metric``, the model file's metric (and where that came
-    from, :attr:`repro.encoder.Encoder.metric_from`), or the shipped model's."""
+    from, :attr:`repro.encode.encoder.Encoder.metric_from`), or the shipped model's."""
     if args.metric:
         return "--metric"
     if not args.model:

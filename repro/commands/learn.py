@@ -3,7 +3,7 @@
     repro train --couples train.tsv --vectors vec.bin --corpus texts.txt --out enc.npz
 
 Couples are ``text_a<TAB>text_b<TAB>label`` lines (1 related, 0 unrelated) or JSON lines.
-Training is :func:`repro.fit.fit`: with the median loss kappa is chosen by five-fold
+Training is :func:`repro.core.fit.fit`: with the median loss kappa is chosen by five-fold
 cross-validation unless ``--kappa`` is given. The output is an encoder file (.npz + .json, with the
 run's model record) for ``repro encode --model``.
 
@@ -24,7 +24,8 @@ import warnings
 
 import numpy as np
 
-from repro import store, settings
+from repro import settings
+from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import add_encoder_options, add_word_map_options, encoder_from, report_warnings
 

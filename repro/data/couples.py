@@ -8,7 +8,7 @@ split's unrelated couples from that split's own texts:
 * **Splits** in the paper's proportions 1.5 : 1.5 : 1.9 (1.5M : 1.5M : 1.9M couples).
   ``by="group"``: whole groups go to one split (no article gives texts to two splits), with
   the cut points at the group boundaries nearest to those proportions, and at least two groups
-  in every split when there are six or more (:func:`repro.dealing.deal`, rule ``cuts``); ``by="pair"``: couples
+  in every split when there are six or more (:func:`repro.core.clusters.deal`, rule ``cuts``); ``by="pair"``: couples
   are shuffled and cut one by one (a paragraph may then give couples to several splits).
 * **Unrelated couples**: the 2P texts of a split's P related couples are paired at random,
   never two texts of one group (:func:`match_unrelated`). Both classes then hold exactly the
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.dealing import deal
-from repro.pairset import PairSet, from_rows
+from repro.core.clusters import deal
+from repro.core.pairset import PairSet, from_rows
 
 #: Split names and their shares of the related couples (paper: 1.5M, 1.5M, 1.9M).
 SPLITS = (("train", 15), ("test", 15), ("validation", 19))

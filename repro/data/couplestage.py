@@ -12,7 +12,7 @@ import argparse
 import contextlib
 import os
 
-from repro import store
+from repro.io import store
 from repro.errors import InputError
 
 PARAGRAPHS_HELP = "paragraph TSV of the wikidump stage"
@@ -40,7 +40,7 @@ def reading(path: str):
 
 def save_splits(out: str, splits: dict, summary: dict, groups: dict) -> str:
     """Write the splits, their clusters and ``summary`` to the folder ``out``
-    (:func:`repro.store.save_splits`); return the counts of ``summary["counts"]`` as the stages
+    (:func:`repro.io.store.save_splits`); return the counts of ``summary["counts"]`` as the stages
     print them: ``"train 6+6, test 5+5, ..."`` (related + unrelated)."""
     store.save_splits(out, splits, summary, groups=groups)
     return ", ".join(f"{k} {v['related']}+{v['unrelated']}" for k, v in summary["counts"].items())

@@ -15,7 +15,7 @@ The paper says only: lower case, numbers to ``0``, non-informative hashtags such
 5. Every character outside ``[A-Za-z0-9]``, ASCII whitespace and ``# @ $ £ & '`` becomes a
    space. ``£`` is in the code's set but is non-ASCII, so step 1 has already removed it:
    it can never survive, here as in the code.
-6. Numbers become ``0`` with the Wikipedia cleaner's rule (:func:`repro.text.replace_numbers`).
+6. Numbers become ``0`` with the Wikipedia cleaner's rule (:func:`repro.words.text.replace_numbers`).
    Punctuation is already gone, so ``1,234.5`` is three numbers by now: ``0 0 0``.
 7. Lower case.
 8. Split on whitespace. A token starting with ``#`` is cut on ``#`` into hashtags, each kept
@@ -38,7 +38,7 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-from repro.text import replace_numbers
+from repro.words.text import replace_numbers
 
 #: The original code's 83 non-informative hashtags (``tweets/corpus.py``), already in cleaned
 #: form (numbers are ``0``). ``#go0mb`` would be what ``#go2mb`` cleans to; the code's list

@@ -61,9 +61,9 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from repro.dealing import deal
+from repro.core.clusters import deal
 from repro.errors import InputError, run
-from repro.store import write_couples, write_json
+from repro.io.store import write_couples, write_json
 from repro.data.tweets.tweetclean import CleanTweet, clean_tweet
 
 
@@ -262,7 +262,7 @@ def component_splits(n: int, related: Sequence[tuple[int, int]], seed: int = 0) 
     the related-couple graph together; and counts (couples per split, the largest component).
 
     Components, largest first and ties in an order drawn from ``seed``, each go to the split
-    furthest below its share of the related couples (the paper's proportions: :func:`repro.dealing.deal`,
+    furthest below its share of the related couples (the paper's proportions: :func:`repro.core.clusters.deal`,
     rule ``greedy``); tweets in no related couple go to a split drawn in the same proportions."""
     rng = np.random.default_rng(seed)
     comp = components(n, related)

@@ -6,8 +6,8 @@
 The couples file is what ``python -m repro tweets`` wrote (:mod:`repro.data.tweets.tweetpairs`): one
 couple a line, ``{"label": 1|0, "a": [tokens], "b": [tokens]}``. As in the paper, the word
 vectors and idf are the Wikipedia ones (no embeddings are trained on tweets), so every text
-becomes its in-vocabulary words in descending Wikipedia idf (:meth:`repro.vocabulary.Vocabulary.rows`,
-the couples then picked by :func:`repro.pairset.from_rows`).
+becomes its in-vocabulary words in descending Wikipedia idf (:meth:`repro.words.vocabulary.Vocabulary.rows`,
+the couples then picked by :func:`repro.core.pairset.from_rows`).
 A couple with a text left without any in-vocabulary word is dropped and counted: it has no
 representation (paper, section 3). The rows are as wide as the longest text and at least
 n_max = 35 (the code's Twitter setting); longer texts use interpolated weights like any other.
@@ -19,7 +19,7 @@ split then get the same size (the smaller class's, the surplus of the other drop
 Writes ``train.npz``, ``validation.npz``, ``test.npz``, ``groups.npz`` and, last, ``summary.json``.
 
 **Clusters** (``groups.npz``, one id per couple of each split: the units of the bootstrap
-interval of :func:`repro.metrics.cluster_bootstrap_ci`; :func:`couple_groups`). The split's
+interval of :func:`repro.core.metrics.cluster_bootstrap_ci`; :func:`couple_groups`). The split's
 *related* couples are the edges of a graph on its tweets; a related couple's cluster is its
 connected component there. An unrelated couple takes the component of its tweet a when that
 tweet is in a related couple of the split, else the id of tweet a alone, used by no cluster
@@ -49,14 +49,15 @@ import sys
 
 import numpy as np
 
-from repro import settings, store
+from repro import settings
+from repro.io import store
 from repro.errors import InputError, run
 from repro.data import couplestage
 from repro.data.couples import cluster_counts
 from repro.data.tweets.tweetpairs import components, shared_across_splits
-from repro.pairset import PairSet, from_rows
-from repro.text import tokens as text_tokens
-from repro.vocabulary import Vocabulary
+from repro.core.pairset import PairSet, from_rows
+from repro.words.text import tokens as text_tokens
+from repro.words.vocabulary import Vocabulary
 
 SETTING = "twitter"
 TWITTER_SETTINGS = settings.TWITTER_SETTINGS

@@ -51,7 +51,7 @@ import tarfile
 import zipfile
 
 from repro.errors import InputError
-from repro.store import atomic_file, write_text
+from repro.io.store import atomic_file, write_text
 
 RTWEET_PACKAGE = "r-cran-rtweet"
 RTWEET_FIXTURES = "usr/share/doc/r-cran-rtweet/tests/fixtures/"

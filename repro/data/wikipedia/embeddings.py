@@ -4,7 +4,7 @@
                                [--epochs 1] [--seed 1] [--workers 1]
                                [--dim 400] [--min-count 5] [--window 5]
 
-Writes ``DATA/w2v/vocab.txt`` and ``DATA/w2v/vectors.npy`` (via :func:`repro.store.save_vectors`,
+Writes ``DATA/w2v/vocab.txt`` and ``DATA/w2v/vectors.npy`` (via :func:`repro.io.store.save_vectors`,
 temporary names then renames, ``vectors.npy`` last) and ``DATA/w2v/summary.json``.
 
 Settings are the original code's (gensim ``Word2Vec``): skip-gram (``sg=1``), negative sampling
@@ -41,8 +41,8 @@ import numpy as np
 from tqdm import tqdm
 
 from repro.errors import InputError, run
-from repro.store import save_vectors, write_json, write_vocab
-from repro.vectors import normalise
+from repro.io.store import save_vectors, write_json, write_vocab
+from repro.spaces.vectors import normalise
 
 #: The original code's settings (w2v.py:35-37 and gensim 0.11 defaults).
 PAPER = dict(sg=1, hs=0, negative=10, window=5, vector_size=400, sample=1e-4, min_count=5,

@@ -8,7 +8,7 @@ of ``vocab.txt``; tokens outside the vocabulary are ignored. ``n_docs`` is N, th
 paragraphs, all of them; ``counts[i]`` is the number of occurrences of word ``i`` (the word
 counts of the SIF and uSIF peers). Output: ``df.npz`` with ``df`` (V,) int64, ``n_docs`` ()
 int64 and ``counts`` (V,) int64, written under a temporary name and renamed. The idf of the paper's equation 1 is then
-``repro.docfreq.idf(df, n_docs)``; the file is read by :func:`repro.store.load_df`.
+``repro.words.docfreq.idf(df, n_docs)``; the file is read by :func:`repro.io.store.load_df`.
 
 The file is streamed in blocks of lines; a ``multiprocessing.Pool`` counts the blocks
 (``imap_unordered``: integer sums do not depend on the order) and the parent adds the counts.
@@ -32,8 +32,8 @@ from tqdm import tqdm
 from repro.errors import InputError, run
 from repro.data import couplestage
 from repro.data.parallel import pool_map, worker_pool
-from repro.docfreq import count_known, idf
-from repro.store import read_vocab, save_df
+from repro.words.docfreq import count_known, idf
+from repro.io.store import read_vocab, save_df
 
 BLOCK_LINES = 2000
 #: Below this file size the workers cost more to start than they save; one process counts.
@@ -44,7 +44,7 @@ _index: dict[str, int] = {}
 
 
 def count_block(lines: list[str], index: dict[str, int]):
-    """The :class:`repro.docfreq.BlockCounts` of a block of TSV lines (the text after each
+    """The :class:`repro.words.docfreq.BlockCounts` of a block of TSV lines (the text after each
     line's tab is a document)."""
     return count_known((line[line.index("\t") + 1:].split() for line in lines), index)
 

@@ -56,7 +56,7 @@ from repro.errors import InputError, run
 from repro.data.wikipedia.wikitext import MIN_TOKENS, article_paragraphs, plain_paragraphs
 from repro.data.wikipedia.ovos import OvosFormatError, read_ovos
 from repro.data.parallel import pool_map, worker_pool
-from repro.store import atomic_file, write_json
+from repro.io.store import atomic_file, write_json
 
 
 def default_dump() -> str:

@@ -4,7 +4,7 @@
                           --df DATA/df.npz --setting wiki20|wikivar --seed S --out DATA/wiki20
                           [--split-by group|pair]
 
-Writes ``train.npz``, ``test.npz`` and ``validation.npz`` (:func:`repro.store.save_pairs`) into
+Writes ``train.npz``, ``test.npz`` and ``validation.npz`` (:func:`repro.io.store.save_pairs`) into
 ``--out``, ``groups.npz`` (per split, every couple's cluster: the article of its text a, which for
 a related couple is the article of both; the units of a bootstrap over articles), then, last,
 ``summary.json`` (counts per split and class, with ``related_clusters`` and
@@ -32,7 +32,7 @@ Rules (paper 4.1, the original ``extract_pairs.py``, and docs/FIDELITY.md):
   the group: whole articles per split by default (``--split-by group``), unrelated couples
   from one split's own windows, never two windows of one article.
 * **Order inside a text**: descending idf, ties broken by the word string ascending
-  (:mod:`repro.text`); padded with 0 to the width.
+  (:mod:`repro.words.text`); padded with 0 to the width.
 
 Every random choice comes from ``numpy.random.default_rng(seed)``.
 """
@@ -51,8 +51,8 @@ from tqdm import tqdm
 from repro import settings
 from repro.errors import InputError, run
 from repro.data import couples, couplestage
-from repro.pairset import PairSet
-from repro.vocabulary import Vocabulary
+from repro.core.pairset import PairSet
+from repro.words.vocabulary import Vocabulary
 
 SKIP = 2  # raw tokens between text A and text B (paper and original code)
 PAIR_SETTINGS = settings.WIKI_SETTINGS
@@ -100,7 +100,7 @@ def related_pairs(ids: list[int], sizes) -> list[tuple[list[int], list[int], tup
     return pairs
 
 
-#: Paragraphs looked up at once (:meth:`repro.vocabulary.Vocabulary.word_ids`).
+#: Paragraphs looked up at once (:meth:`repro.words.vocabulary.Vocabulary.word_ids`).
 BLOCK = 4096
 
 

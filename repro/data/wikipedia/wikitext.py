@@ -21,9 +21,9 @@ Three pure steps, each importable and tested on its own:
   definition lines (``:``, ``;``) and table or template residue (``|``, ``!``, ``{``, ``}``)
   are dropped and also end the current paragraph, as they do in rendered MediaWiki. Lines of
   one block are joined with a space (a single newline does not end a wiki paragraph).
-* :func:`repro.text.clean` applies the paper's text rules, which live in :mod:`repro.text`
+* :func:`repro.words.text.clean` applies the paper's text rules, which live in :mod:`repro.words.text`
   because the tweet stage and the encoder apply them too: lower case, the number rule
-  (:data:`repro.text.NUMBER_RE`), every character outside ``[a-z0-9_]`` becomes a space,
+  (:data:`repro.words.text.NUMBER_RE`), every character outside ``[a-z0-9_]`` becomes a space,
   whitespace collapsed.
 
 :func:`article_paragraphs` chains the three and drops paragraphs of fewer than
@@ -35,7 +35,7 @@ from __future__ import annotations
 import html
 import re
 
-from repro.text import clean
+from repro.words.text import clean
 
 #: Paragraphs with fewer cleaned tokens are dropped. What falls below 5 tokens after the
 #: markup and line rules is nearly always residue (a lone caption, a signature, "0 0" left

@@ -1,0 +1,3 @@
+"""Word spaces: the vectors themselves, token spaces, fixed maps of the vectors (centring,
+whitening, SIF weights), common components, and the cached mapped space.
+"""
