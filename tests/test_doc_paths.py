@@ -23,7 +23,8 @@ GENERATED = re.compile(r"<!-- ([\w-]+):start -->.*?<!-- \1:end -->", re.S)
 
 @functools.lru_cache(maxsize=None)
 def top_level_names(path: str) -> frozenset:
-    """The names a module defines at its top level (functions, classes, assignments, imports)."""
+    """The names a module defines at its top level (functions, classes, assignments, imports), and
+    those its ``__all__`` lists (the face's names, loaded on first use)."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read())
     names = set()
@@ -33,6 +34,8 @@ def top_level_names(path: str) -> frozenset:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 names.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+                if isinstance(t, ast.Name) and t.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
+                    names.update(e.value for e in node.value.elts if isinstance(e, ast.Constant))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
     return frozenset(names)
@@ -54,10 +57,12 @@ def missing(dotted: str, root: str = ROOT) -> str | None:
 
 
 def test_the_check_finds_stale_names(tmp_path):
-    (tmp_path / "repro" / "data").mkdir(parents=True)
-    (tmp_path / "repro" / "__init__.py").write_text("")
-    (tmp_path / "repro" / "data" / "__init__.py").write_text("")
-    (tmp_path / "repro" / "store.py").write_text("import os\nX = 1\n\ndef load(p):\n    pass\n")
+    for package in ("data", "io"):
+        (tmp_path / "repro" / package).mkdir(parents=True)
+        (tmp_path / "repro" / package / "__init__.py").write_text("")
+    (tmp_path / "repro" / "__init__.py").write_text('__all__ = ["Encoder"]\n\ndef __getattr__(name):\n    pass\n')
+    (tmp_path / "repro" / "io" / "store.py").write_text("import os\nX = 1\n\ndef load(p):\n    pass\n")
+    assert missing("repro.Encoder", str(tmp_path)) is None and missing("repro.Decoder", str(tmp_path))
     assert missing("repro.io.store", str(tmp_path)) is None and missing("repro.io.store.load", str(tmp_path)) is None
     assert missing("repro.io.store.X", str(tmp_path)) is None and missing("repro.data", str(tmp_path)) is None
     assert missing("repro.io.store.save", str(tmp_path)) == "repro.io.store has no save"

@@ -75,6 +75,10 @@ def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *,
         second, on a terminal (:mod:`repro.progress`).
       config: other :class:`repro.core.train.TrainConfig` fields (``lam``, ``distance``,
         ``max_epochs``, ...).
+
+    Returns:
+      A :class:`repro.core.modelrecord.ModelRecord`: ``weights`` (n_max,) float32, the kappa used
+      and its source, the epochs, the per-epoch mean losses and the search's errors per kappa.
     """
     search = loss == "median" and kappa is None
     if search and kappa_source is not None:

@@ -18,6 +18,13 @@ def distance(x, y, kind: str = "euclidean"):
     ``euclidean`` is the paper's choice (section 5); ``sqeuclidean`` is what the original
     code trained with (kappa = 160 was tuned on it); ``cosine``, 1 - cos(x, y), is not the
     paper's (:func:`cosine_from_products`).
+
+    Args:
+      x, y: (B, d) float text vectors.
+      kind: "euclidean", "sqeuclidean" or "cosine".
+
+    Returns:
+      (B,) distances, in the inputs' float dtype.
     """
     if kind == "cosine":
         return cosine_from_products(jnp.sum(x * x, axis=-1), jnp.sum(y * y, axis=-1), jnp.sum(x * y, axis=-1))
@@ -87,7 +94,15 @@ def _check_batch(d_related, d_unrelated):
 
 
 def contrastive_loss(d_related, d_unrelated):
-    """L_c = p_C d, averaged over the couples of the batch (paper, eq. 5)."""
+    """L_c = p_C d, averaged over the couples of the batch (paper, eq. 5).
+
+    Args:
+      d_related: (R,) distances of the related couples (p_C = +1).
+      d_unrelated: (U,) distances of the unrelated couples (p_C = -1).
+
+    Returns:
+      () float: the batch's mean loss.
+    """
     _check_batch(d_related, d_unrelated)
     return jnp.mean(jnp.concatenate([d_related, -d_unrelated]))
 
@@ -99,6 +114,14 @@ def median_loss(d_related, d_unrelated, kappa):
     to 1e3 give finite values and gradients. The original code sums the two class means,
     twice this value; with lambda > 0 matching it takes half the learning rate *and* twice
     lambda, and its absolute stop tolerance then applies to the doubled loss (docs/FIDELITY.md).
+
+    Args:
+      d_related: (R,) distances of the related couples (p_C = +1).
+      d_unrelated: (U,) distances of the unrelated couples (p_C = -1).
+      kappa: () float, the sharpness of the soft step around the batch median mu(B) (eq. 7).
+
+    Returns:
+      () float: the batch's mean loss.
     """
     _check_batch(d_related, d_unrelated)
     mu = batch_median(jnp.concatenate([d_related, d_unrelated]))
@@ -108,5 +131,13 @@ def median_loss(d_related, d_unrelated, kappa):
 
 
 def l2_penalty(w, lam):
-    """lambda * sum_j w_j^2 (paper, section 5.2)."""
+    """lambda * sum_j w_j^2 (paper, section 5.2).
+
+    Args:
+      w: (n_max,) weights.
+      lam: () float, lambda.
+
+    Returns:
+      () float: the penalty.
+    """
     return lam * jnp.sum(jnp.square(w))

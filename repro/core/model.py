@@ -141,7 +141,7 @@ def represent(w, table, tokens, lengths, *, allow_empty: bool = False) -> jnp.nd
         the paper; by default it is an error. With ``allow_empty=True`` it maps to the
         zero vector (the original code scores such a text with a constant).
     Returns:
-      (B, d) text vectors.
+      (B, d) text vectors, in ``table``'s float dtype (float32 for word2vec tables).
     """
     w = check_weights(w)
     table = check_table(table)

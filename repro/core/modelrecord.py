@@ -109,7 +109,16 @@ SECONDS_KEYS = (("prepare", "prepare_seconds"), ("kappa_cv", "cv_seconds"), ("tr
 @dataclasses.dataclass(frozen=True, eq=False)
 class ModelRecord:
     """Learned weights and how they were made; checked when made (:func:`check_kappa`, finite
-    1-D weights). ``dataclasses.replace`` gives a changed copy, checked again."""
+    1-D weights). ``dataclasses.replace`` gives a changed copy, checked again.
+
+    Attributes:
+      weights: (n_max,) float32 learned weights, one per idf rank (eq. 3).
+      history: (epochs,) mean training loss of every epoch (Algorithm 1).
+      etas: (epochs,) learning rate of every epoch (its drops, Algorithm 1).
+      epochs: the epochs run; loss: "median" or "contrastive"; kappa, kappa_source: the median
+        loss's kappa and where it came from; lam: the L2 penalty; distance: the training distance.
+      cv: the kappa search's record (its errors per kappa), when it ran.
+    """
 
     weights: np.ndarray
     history: np.ndarray

@@ -43,7 +43,18 @@ def prepare(table, pairs: PairSet, n_max: int | None = None, *, form: str = "aut
     :func:`repro.core.forms.build` chooses (``form``: "auto", "quadratic", "gram" or "gather"; "auto"
     takes the quadratic form while it fits ``budget`` bytes) for ``n_max`` weights (default: the
     pairs' width), for training under ``distance`` (the forms of the cosine hold both texts'
-    products). Every kappa, fold and final run of :func:`repro.core.fit.fit` reads the result."""
+    products). Every kappa, fold and final run of :func:`repro.core.fit.fit` reads the result.
+
+    Args:
+      table: (V, d) float word embeddings (float32 on the device).
+      pairs: the training :class:`repro.core.pairset.PairSet`: (P, W) int32 token rows a and b,
+        their (P,) lengths and (P,) int8 labels (1 related, 0 unrelated).
+      n_max: the number of weights (default: the rows' width W).
+
+    Returns:
+      A :class:`Prepared`: the (V, d) float32 device table, the couples' data form (its name in
+      ``form``), their (P,) labels and ``n_max``.
+    """
     t0 = time.perf_counter()
     if distance not in L.DISTANCES:
         raise ValueError(f"distance: expected one of {', '.join(L.DISTANCES)}, got {distance!r}")

@@ -205,7 +205,11 @@ class Encoder:
         another language is named) give the idf order, -log p(w), and the word map's p(w).
 
         Options given here (``metric=``, ``whiten=``, ...) override the model's.
-        :attr:`provenance_` records the model (``"model"``) and the file's provenance."""
+        :attr:`provenance_` records the model (``"model"``) and the file's provenance.
+
+        Returns:
+          An :class:`Encoder` with the model's (n_max,) float32 weights, ready to transform.
+        """
         s, vectors = shippedweights.read(model, weights_path).on(vectors)
         vectors, corpus, merged = s.arguments(vectors, df, corpus, options)
         try:
@@ -291,6 +295,12 @@ class Encoder:
 
         Unknown words are dropped and do not count in n; a text with no known word is the zero
         vector, with an :class:`EmptyTextWarning`.
+
+        Args:
+          texts: a list of n raw strings or token lists.
+
+        Returns:
+          (n, d) float32 text vectors.
         """
         self._check_fitted()
         tokens = self._tokens(texts)
@@ -307,7 +317,11 @@ class Encoder:
         repeated in the list counts once, as :func:`repro.core.pairset.training_texts` counts them);
         ``k=0`` removes none; ``k=None``: the encoder's ``components`` option, or 1 when that is 0.
         Each is removed whole (SIF), or scaled by its share of the squared singular values with
-        ``word_weights="usif"`` (Ethayarajh's uSIF). The components are saved with the encoder."""
+        ``word_weights="usif"`` (Ethayarajh's uSIF). The components are saved with the encoder.
+
+        Returns:
+          This encoder, with (k, d) float64 components removed from every vector it makes.
+        """
         self._check_fitted()
         k = (self._options["components"] or 1) if k is None else int(k)
         self._fit_components(self._tokens(texts), k)
@@ -324,7 +338,15 @@ class Encoder:
         encoder's, :attr:`metric`): "euclidean", minus the Euclidean distance of their vectors (the
         paper's eq. 2), or "cosine", their cosine, 0 for a zero vector (:mod:`repro.core.textmetric`).
         A text with no known word is the zero vector (see :meth:`transform`). Both sides are
-        encoded in one step (one progress bar)."""
+        encoded in one step (one progress bar).
+
+        Args:
+          texts_a, texts_b: P texts each (raw strings or token lists); couple i is (a_i, b_i).
+          metric: "euclidean" or "cosine"; None: :attr:`metric`.
+
+        Returns:
+          (P,) float64 scores.
+        """
         metric = check_metric(self.metric if metric is None else metric)
         self._check_fitted()
         a, b = self._tokens(texts_a, "texts_a"), self._tokens(texts_b, "texts_b")
@@ -342,7 +364,11 @@ class Encoder:
         scores by ``metric`` (default: the encoder's), each as :meth:`similarity` scores the couple.
         ``queries``, ``corpus``: texts (encoded here) or (n, d) arrays of this encoder's vectors (a
         memory-mapped ``.npy`` is read a block at a time). ``blocks``: ``query_block`` and
-        ``corpus_block``, which bound the memory (:func:`repro.encode.neighbours.top_k`, the algorithm)."""
+        ``corpus_block``, which bound the memory (:func:`repro.encode.neighbours.top_k`, the algorithm).
+
+        Returns:
+          (ids, scores): (Q, k) int64 rows of ``corpus`` and (Q, k) float64 scores, best first.
+        """
         metric = check_metric(self.metric if metric is None else metric)
         q, c = (vectors_of(x, name, self.dim, self.transform) for x, name in ((queries, "queries"), (corpus, "corpus")))
         return top_k(q, c, k, metric, **blocks)
@@ -385,6 +411,10 @@ class Encoder:
         are first taken from the distinct texts of these couples), and with ``components=k`` the k common
         components of these texts are fitted afterwards, on the learned vectors. Only these couples are
         read. The encoder changes only when learning succeeds.
+
+        Returns:
+          This encoder, its weights (n_max,) float32 learned and :attr:`record_` the
+          :class:`repro.core.modelrecord.ModelRecord` of the run.
         """
         from repro.core.fit import fit
         from repro.core.prepared import prepare
@@ -433,7 +463,11 @@ class Encoder:
         ``options``: ``chunk``, ``workers``, ``progress`` as for the constructor, and ``metric``
         (default: the one the file records, for a fitted encoder its training distance; "euclidean"
         for files that record none; :attr:`metric_from` "file" for files older than it), and
-        ``tokeniser`` (default: the one the file records; "paper" for files that record none)."""
+        ``tokeniser`` (default: the one the file records; "paper" for files that record none).
+
+        Returns:
+          The :class:`Encoder` saved at ``path``: the same vectors as when it was saved.
+        """
         f = encoderfile.read(path, options.get("metric"), options.get("tokeniser"))
         progress = bool(options.get("progress", False))
         words, matrix, src, space = read_vectors(encoderfile.vectors_source(path, f, vectors),
