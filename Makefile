@@ -2,7 +2,7 @@
 # redoes only what is stale. A run writes to $(RESULTS) (out/ by default, not tracked) and ends by
 # comparing its table with the committed one in results/; make publish (a maintainer's target)
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
-# Knobs: QUICK, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
+# Knobs: QUICK, TEST_WORKERS, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
 # RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, TOKEN_SPACE, LOCK (0: the newest versions, not constraints.txt's),
 # REPRO_NATIVE_KERNELS (1: no AVX2 cap on NumPy and XLA; docs/REPRODUCIBILITY.md).
@@ -133,10 +133,13 @@ repro-check: $(STAMP) $(call deps,experiments.reprocheck)
 repro-checksums: $(STAMP) $(call deps,experiments.reprocheck)
 	$(PY) -m experiments.reprocheck write
 
-# the import layers of setup.cfg first (import-linter), then the suite
+# the import layers of setup.cfg first (import-linter), then the suite on TEST_WORKERS processes side
+# by side (pytest-xdist; whole test files per worker, so a file's module fixtures are built once, and
+# one JAX compilation cache for all: tests/conftest.py); TEST_WORKERS=0 runs it in one process
+TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m pytest
+	$(PY) -m pytest $(if $(filter 0,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile)
 
 # the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
 # already installed (no .venv is made then). No preallocation: some tests start JAX processes of their own.

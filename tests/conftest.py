@@ -17,9 +17,12 @@ from wikixml import export_xml
 
 
 def pytest_configure(config):
-    folder = tempfile.mkdtemp(prefix="repro-jax-cache-")
-    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
-    compilecache.enable(folder)
+    # one cache for the whole run: made by the main process (with pytest-xdist, the controller),
+    # whose environment the workers inherit, so a program compiled by one worker is loaded by the other
+    if not (os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(compilecache.SETTINGS[0])):
+        folder = tempfile.mkdtemp(prefix="repro-jax-cache-")
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+        compilecache.enable(folder)
     if os.environ.get("REPRO_REQUIRE_GPU") == "1":
         import jax
 
