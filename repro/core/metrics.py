@@ -349,12 +349,18 @@ def paired_bootstrap(wrong_a, wrong_b, labels, groups=None, level: float = 0.95,
     return paired_bootstraps(wrong_a[None], wrong_b[None], labels, groups, level, n_boot, seed)[0]
 
 
-def paired_bootstraps(wrongs_a, wrongs_b, labels, groups=None, level: float = 0.95, n_boot: int = 2000,
-                      seed: int = 0) -> list[PairedDiff]:
-    """:func:`paired_bootstrap` of K couples of rows at once, (K, P) each: every difference on
-    the same resamples (the draws depend on the seed and the units only), each as if alone."""
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+def paired_resamples(wrongs_a, wrongs_b, labels, groups=None, n_boot: int = 2000,
+                     seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Split errors of K rows a minus those of K rows b over the same stratified cluster-bootstrap
+    resamples of the test couples, the thresholds fixed.
+
+    Args:
+      wrongs_a, wrongs_b: (K, P) bool, the couples each row misclassifies.
+      labels, groups: (P,), as :func:`cluster_bootstrap_ci`.
+
+    Returns:
+      ((n_boot, K) float64 resampled differences, (K,) float64 observed differences).
+    """
     a, b = np.asarray(wrongs_a, bool), np.asarray(wrongs_b, bool)
     if a.shape != b.shape or a.ndim != 2:
         raise ValueError(f"wrongs_a {a.shape} and wrongs_b {b.shape}: need two (K, P) arrays of one shape")
@@ -364,6 +370,17 @@ def paired_bootstraps(wrongs_a, wrongs_b, labels, groups=None, level: float = 0.
     d[np.abs(d) < 1e-13] = 0.0
     rel = np.asarray(labels) == 1
     observed = 0.5 * ((a[:, ~rel].mean(axis=1) - b[:, ~rel].mean(axis=1)) + (a[:, rel].mean(axis=1) - b[:, rel].mean(axis=1)))
+    return d, observed
+
+
+def paired_bootstraps(wrongs_a, wrongs_b, labels, groups=None, level: float = 0.95, n_boot: int = 2000,
+                      seed: int = 0) -> list[PairedDiff]:
+    """:func:`paired_bootstrap` of K couples of rows at once, (K, P) each: every difference on
+    the same resamples (the draws depend on the seed and the units only), each as if alone."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    a, b = np.asarray(wrongs_a, bool), np.asarray(wrongs_b, bool)
+    d, observed = paired_resamples(a, b, labels, groups, n_boot, seed)
     alpha = (1.0 - level) / 2
     lo, hi = np.quantile(d, [alpha, 1.0 - alpha], axis=0)
     le, ge = np.mean(d <= 0, axis=0), np.mean(d >= 0, axis=0)
