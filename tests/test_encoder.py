@@ -307,3 +307,39 @@ def _without_components(enc, texts):
         return enc.transform(texts)
     finally:
         enc.components_ = saved
+
+
+def test_an_encoder_on_a_ready_space_reads_nothing_and_encodes_as_the_reading_one(matrix, corpus, monkeypatch):
+    """Encoder(space) stores the space and its options (cheap: no vectors read, no df counted);
+    Encoder.from_vectors and the old call Encoder(vectors, corpus=...) read, and all three give
+    the same vectors bit for bit."""
+    from repro.encode import wordspace
+    from repro.encode.wordspace import WordSpace
+
+    w = np.linspace(1.0, 0.2, 12).astype(np.float32)
+    space = WordSpace.of((WORDS, matrix), None, corpus, whiten="zipf")
+    for owner, name in ((wordspace, "read_vectors"), (wordspace, "docfreq_of"), (WordSpace, "of")):
+        monkeypatch.setattr(owner, name, lambda *a, **k: pytest.fail("read or counted"))
+    cheap = Encoder(space, weights=w)
+    assert cheap.word_space is space and cheap.settings["whiten"] == "zipf"
+    monkeypatch.undo()
+    texts = token_texts(7)
+    for reading in (Encoder.from_vectors((WORDS, matrix), corpus=corpus, whiten="zipf", weights=w),
+                    Encoder((WORDS, matrix), corpus=corpus, whiten="zipf", weights=w)):
+        assert reading.settings == cheap.settings
+        np.testing.assert_array_equal(reading.transform(texts), cheap.transform(texts))
+
+
+def test_a_ready_space_refuses_what_would_reshape_it(matrix, corpus):
+    from repro.encode.wordspace import WordSpace
+
+    space = WordSpace.of((WORDS, matrix), None, corpus, whiten="zipf")
+    with pytest.raises(ValueError, match="whiten: the WordSpace was made with whiten='zipf', not 'centre'"):
+        Encoder(space, whiten="centre")
+    with pytest.raises(ValueError, match="corpus: the WordSpace holds its df"):
+        Encoder(space, corpus=corpus)
+    with pytest.raises(ValueError, match="vectors: already a WordSpace"):
+        Encoder.from_vectors(space)
+    with pytest.raises(ValueError, match="made by WordSpace.of"):
+        Encoder(WordSpace.build(WORDS, matrix, np.ones(len(WORDS)), 10))
+    assert Encoder(space, whiten="zipf").settings["whiten"] == "zipf"  # the space's own value is welcome

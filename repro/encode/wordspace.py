@@ -106,6 +106,9 @@ class WordSpace:
     usif_length_from: str | None = None
     base: np.ndarray | None = None
     source: str | None = None  # the vectors' recorded path or name (None: given in memory)
+    #: the arguments of :meth:`of` that shaped the space (``normalize``, ``lowercase``, ``tokeniser``,
+    #: ``word_weights``, ``whiten``, ``frequencies``, ``word_components``); None for :meth:`build`'s
+    options: dict | None = None
 
     @classmethod
     def of(cls, vectors, df=None, corpus=None, *, normalize: bool = True, lowercase: bool = False,
@@ -130,6 +133,9 @@ class WordSpace:
         ws = cls.build(words, matrix, carried.df, freq.n_docs, tokeniser=tokeniser, normalize=normalize, source=source,
                        space=space, unlisted=~freq.lists(words), counts=wordmap.map_counts(
                            words, carried.counts, frequencies, space) if "counts" in needs else None)
+        ws = dataclasses.replace(ws, options=dict(normalize=bool(normalize), lowercase=bool(lowercase), tokeniser=tokeniser,
+                                                  word_weights=word_weights, whiten=whiten, frequencies=frequencies,
+                                                  word_components=word_components))
         length, length_from = (None, None) if usif_length is None else (float(usif_length), "given")
         texts = None
         if corpus is not None and ("texts" in needs or "length" in needs and length is None):
