@@ -33,6 +33,18 @@ def pytest_configure(config):
                 "install JAX's CUDA build (EXTRAS=test,glove,dask,cuda) or use a JAX that sees the GPU")
 
 
+#: The test files that take a minute or more (make chains, every stage's checksums): collected
+#: first, so that with two workers (make test) neither ends the run alone on a long file.
+SLOW_FIRST = ("test_table2_chain.py", "test_reprocheck.py", "test_table1_chain.py", "test_train.py",
+              "test_cosine_learning.py", "test_sts.py", "test_encoder_wordmap.py", "test_fit.py",
+              "test_encode_cli.py", "test_bench_second_call_smoke.py", "test_makefile.py", "test_bench_summary.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's own order kept
+
+
 @pytest.fixture(scope="session")
 def make_export_xml():
     """:func:`export_xml` as a fixture, for fixtures of any scope."""

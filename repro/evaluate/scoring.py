@@ -220,7 +220,6 @@ def scores(enc: Encoding, table, pairs, metric: str = "euclidean", chunk: int = 
     return couple_scores(enc, table, pairs, metrics=(metric,), chunk=chunk)[0, 0]
 
 
-
 def pair_distances(w, table, pairs, kind: str = "euclidean", chunk: int = CHUNK) -> np.ndarray:
     """(P,) float64 distances of every couple under learned weights ``w`` (n_max,): ``euclidean``
     ||t(a) - t(b)|| (paper, eq. 2) or ``cosine`` 1 - cos(t(a), t(b)); memory bounded by ``chunk``.
