@@ -79,7 +79,7 @@ def test_the_compiled_ranks_from_the_cached_read_only_table(monkeypatch, tmp_pat
     built = ranklookup.RankLookup(words, rank)
     bits, slots, other = built.state()
     np.save(tmp_path / "slots.npy", slots)
-    held = np.load(tmp_path / "slots.npy", mmap_mode="r")  # as rankcache reads it
+    held = np.load(tmp_path / "slots.npy", mmap_mode="r")  # as cachedranks reads it
     assert cachedranks is not None and not held.flags.writeable
     lookup = ranklookup.RankLookup.from_state(words, rank, bits, held, other)
     texts = token_lists(words, 200, seed=1)

@@ -13,15 +13,16 @@ the space's own tokenizer (:func:`couples`). The token space then is a word spac
 * **the peer row** "WordLlama": its own mean pooling of the tokens of a text (the mean of their
   rows of the raw matrix, as WordLlama's ``embed``), the peer family's configuration ``mean``, no
   map, no component (:data:`ROW_CONFIG`);
-* **the learned family's members** on the token space (:data:`MAPS`: the raw token vectors and
-  the Zipfian-whitened ones, each under both training distances): :class:`Member`, fitted by
+* **the learned family's members** on the token space (:data:`repro.evaluate.family.TOKEN_MAPS`:
+  the raw token vectors and the Zipfian-whitened ones, each under both training distances): the
+  family's own :class:`repro.evaluate.family.Member` with ``space="tokens"``, fitted by
   :func:`repro.evaluate.family.fits` on the token couples with ``n_max`` from :func:`token_n_max`;
 * **the peer family's configurations** on the token space (:data:`PEER_CONFIGS`: the mean of the
   raw or of the Zipfian-whitened token vectors).
 
 Member keys are ``wordllama_<map>-<distance>`` (score files hold them under
-:func:`repro.settings.family_method`), distinct from the word family's keys; :func:`member`
-parses either family's keys, so the tables name every member the same way.
+:func:`repro.settings.family_method`), distinct from the word family's keys; :func:`repro.evaluate.family.member`
+parses either space's keys, so the tables name every member the same way.
 """
 
 from __future__ import annotations
