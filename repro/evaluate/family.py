@@ -117,25 +117,27 @@ def keys() -> list[str]:
     return [m.key for space in SPACES for m in members(space)]
 
 
+def _keyed(key: str, space: str) -> Member:
+    """The :class:`Member` of ``key`` on ``space`` (the tokens' keys carry :data:`TOKEN_PREFIX`);
+    ValueError naming the known keys otherwise."""
+    prefix = TOKEN_PREFIX if space == "tokens" else ""
+    name, _, distance = key[len(prefix):].rpartition("-")  # the callers give the tokens' keys with their prefix
+    if name not in maps(space) or distance not in DISTANCES:
+        raise ValueError(f"{'token family' if prefix else 'family'} member: unknown {key!r}; expected "
+                         f"{prefix}<{'|'.join(maps(space))}>-<{'|'.join(DISTANCES)}>")
+    return Member(name, distance, space)
+
+
 def parse(key: str) -> Member:
     """The :class:`Member` of a key ``<name>-<distance>`` on the words; ValueError naming the known
     ones otherwise."""
-    name, _, distance = key.rpartition("-")
-    if name not in maps() or distance not in DISTANCES:
-        raise ValueError(f"family member: unknown {key!r}; expected <{'|'.join(maps())}>-<{'|'.join(DISTANCES)}>")
-    return Member(name, distance)
+    return _keyed(key, "words")
 
 
 def member(key: str) -> Member:
     """The member of either space named ``key``: ``wordllama_<map>-<distance>`` on the tokens, else
     :func:`parse`'s (ValueError naming the known keys)."""
-    if key.startswith(TOKEN_PREFIX):
-        name, _, distance = key[len(TOKEN_PREFIX):].rpartition("-")
-        if name in TOKEN_MAPS and distance in DISTANCES:
-            return Member(name, distance, "tokens")
-        raise ValueError(f"token family member: unknown {key!r}; expected {TOKEN_PREFIX}<{'|'.join(TOKEN_MAPS)}>-"
-                         f"<{'|'.join(DISTANCES)}>")
-    return parse(key)
+    return _keyed(key, "tokens" if key.startswith(TOKEN_PREFIX) else "words")
 
 
 def short_name(key: str) -> str:

@@ -230,7 +230,8 @@ def word_map(recipe, table, counts=None, *, length: float | None = None, texts=N
     t = Transform(shift=t.shift, matrix=t.matrix, scale=scale)
     if not m.word_components:
         return t
-    host = check_table(host)
+    if host is table:  # a checked Table's host is not scanned again
+        host = check_table(host)
     tokens, lengths = check_texts(*texts, host.shape[0])
     means = baselines.mean_vectors(host if t.identity else transforms.apply(t, host), tokens, lengths)
     c = fit_components(means, m.word_components).vectors
