@@ -2,7 +2,8 @@
 # redoes only what is stale. A run writes to $(RESULTS) (out/ by default, not tracked) and ends by
 # comparing its table with the committed one in results/; make publish (a maintainer's target)
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
-# Knobs: QUICK, TEST_WORKERS, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, DATA,
+# Knobs: QUICK, TEST_WORKERS, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, COUPLE_SEED,
+# SEEDS, DATA,
 # RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, TOKEN_SPACE, LOCK (0: the newest versions, not constraints.txt's),
 # REPRO_NATIVE_KERNELS (1: no AVX2 cap on NumPy and XLA; docs/REPRODUCIBILITY.md).
@@ -14,7 +15,14 @@ VENV    ?= .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 
+# SEED: the run's own randomness (word2vec, training's initialisation and batches, the kappa folds);
+# COUPLE_SEED: the couples and their splits (pairs, tweets, tweetsets), fixed across the seeds of
+# make seeds so that every seed is scored on the same test couples (docs/REPRODUCIBILITY.md)
 SEED          ?= 0
+COUPLE_SEED   ?= 0
+# make seeds: the seeds of the published results (seed 0's run is make table1's, in $(DATA); another
+# seed's in $(DATA)/seeds/<seed>, the stages that do not depend on the seed linked from $(DATA))
+SEEDS         ?= 0 1 2 3 4
 DATA          ?= data
 # where a run's tables and figures go: out/ (ignored by git, so a run leaves the clone clean);
 # results/ is the committed reference, which only make publish (RESULTS=results) rewrites
@@ -60,7 +68,7 @@ LOCKFILE      := constraints.txt
 # processes would each claim most of the GPU's memory; docs/GPU.md)
 JOBS          ?= $(if $(findstring cuda,$(EXTRAS)),1,2)
 ifeq ($(MAKELEVEL),0)
-ifneq ($(filter table1 table2 all,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter table1 table2 all seeds,$(or $(MAKECMDGOALS),all)),)
 MAKEFLAGS += -j$(JOBS)
 endif
 endif
@@ -86,14 +94,16 @@ BESIDE = nice -n 10
 # every product's list against the real imports); one python3 reads every module's list, once a run
 DEPS_TABLE := $(shell $(PYTHON3) experiments/deps.py --table)
 COMMA := ,
+SPACE := $(subst ,, )
 deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
 
-.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures publish bench bench-gpu scale scale-scoring scale-gpu weights default clean-data help
+.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures seeds seed-shared seed-scores publish bench bench-gpu scale scale-scoring scale-gpu weights default clean-data help
 all: table1
 
 help:
 	@echo "make table1   - set up .venv and build $(RESULTS)/table1.* from the default corpus, compared with results/"
 	@echo "make table2   - $(RESULTS)/table2.* from tweets (the embedded real ones, or TWEETS=files)"
+	@echo "make seeds    - both tables' chains once per seed of SEEDS (0 1 2 3 4), then $(RESULTS)/seeds_table{1,2}.md: means, spreads, verdicts over seeds"
 	@echo "make publish  - (maintainers) rebuild results/ and the generated blocks of README.md and docs/RESULTS.md"
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
 	@echo "make sts      - the STS Benchmark: the learned weights against mean, SIF and uSIF ($(RESULTS)/sts.md)"
@@ -153,7 +163,8 @@ test-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))
 
 # ---- data (paper section 4.1) -----------------------------------------------------
 # The dump's identity is part of the target's inputs: changing WIKI_DUMP redoes the chain.
-DUMP_ID := $(DATA)/.dump-$(shell echo '$(WIKI_DUMP)|$(WIKI_EXTRA_OVOS)' | md5sum | cut -c1-8)
+# (the wheel's path is taken as under data/, so that a seed's folder of make seeds has the same identity)
+DUMP_ID := $(DATA)/.dump-$(shell echo '$(WIKI_DUMP)|$(patsubst $(DATA)/%,data/%,$(WIKI_EXTRA_OVOS))' | md5sum | cut -c1-8)
 $(DUMP_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.dump-* && touch $@
 
@@ -168,6 +179,11 @@ $(DATA)/paragraphs.tsv: $(STAMP) $(DUMP_ID) $(WIKI_EXTRA_OVOS) $(call deps,repro
 W2V_ID := $(DATA)/.w2v-$(shell echo '$(W2V_EPOCHS)|$(W2V_WORKERS)' | md5sum | cut -c1-8)
 $(W2V_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.w2v-* && touch $@
+# the seed is part of every seeded stage's inputs (word2vec, the models, the families): changing SEED
+# in one data folder redoes them, and only them
+SEED_ID := $(DATA)/.seed-$(SEED)
+$(SEED_ID):
+	@mkdir -p $(DATA) && rm -f $(DATA)/.seed-* && touch $@
 
 # the words first (seconds): the stages that need only them (document frequencies, couples, WordLlama's
 # rows) run while the vectors train, which leaves the words as they are; every stage that reads the
@@ -176,7 +192,7 @@ VECTORS := $(DATA)/w2v/vectors.npy
 $(DATA)/w2v/vocab.txt: $(DATA)/paragraphs.tsv $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
 	$(TIMED) vocab -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) \
 	    --workers $(W2V_WORKERS) --seed $(SEED) --vocab-only
-$(VECTORS): $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(W2V_ID) $(call deps,repro.data.wikipedia.embeddings)
+$(VECTORS): $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(W2V_ID) $(SEED_ID) $(call deps,repro.data.wikipedia.embeddings)
 	$(TIMED) word2vec -- $(PY) -m repro word2vec --paragraphs $< --out $(DATA)/w2v --epochs $(W2V_EPOCHS) \
 	    --workers $(W2V_WORKERS) --seed $(SEED)
 
@@ -190,7 +206,7 @@ $(SPLIT_ID):
 $(DATA)/%/summary.json: $(DATA)/paragraphs.tsv $(DATA)/w2v/vocab.txt $(DATA)/df.npz $(SPLIT_ID) \
                         $(call deps,repro.data.wikipedia.wikipairs)
 	$(TIMED) pairs-$* -- $(PY) -m repro pairs --paragraphs $< --vocab $(DATA)/w2v/vocab.txt --df $(DATA)/df.npz \
-	    --setting $* --seed $(SEED) --split-by $(SPLIT_BY) --out $(DATA)/$* \
+	    --setting $* --seed $(COUPLE_SEED) --split-by $(SPLIT_BY) --out $(DATA)/$* \
 	    $(if $(MAX_RELATED),--max-related $(MAX_RELATED))
 
 PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
@@ -208,7 +224,7 @@ FORM_ID := $(DATA)/.form-$(TRAIN_FORM)
 $(FORM_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.form-* && touch $@
 
-$(DATA)/models/%.npz: $(PAIRS) $(VECTORS) $(FORM_ID) $(call deps,experiments.train_weights)
+$(DATA)/models/%.npz: $(PAIRS) $(VECTORS) $(FORM_ID) $(SEED_ID) $(call deps,experiments.train_weights)
 	$(TIMED) weights-$* -- $(PY) -m experiments.train_weights --data $(DATA) --setting $(word 1,$(subst -, ,$*)) \
 	    --loss $(word 2,$(subst -, ,$*)) --seed $(SEED) --form $(TRAIN_FORM) --out $@
 
@@ -222,7 +238,7 @@ MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/mode
 FAMILY_DISTANCES := euclidean cosine
 # $(1) setting, $(2) distance, $(3) the setting's couples, $(4) options
 define FAMILY_PART_RULE
-$(DATA)/family/$(1)/summary-$(2).json: $(3) $(VECTORS) $(call deps,experiments.train_family)
+$(DATA)/family/$(1)/summary-$(2).json: $(3) $(VECTORS) $(SEED_ID) $(call deps,experiments.train_family)
 	$$(TIMED) family-$(1)-$(2) -- $$(PY) -m experiments.train_family --data $$(DATA) --setting $(1) --seed $$(SEED) \
 	    --distance $(2) $(4)
 .SECONDARY: $(DATA)/family/$(1)/summary-$(2).json $(DATA)/family/$(1)/summary.json
@@ -247,7 +263,7 @@ $(TOKEN_ID):
 $(DATA)/tokens/df.npz: $(DATA)/paragraphs.tsv $(TOKEN_ID) $(call deps,experiments.token_df)
 	$(BESIDE) $(TIMED) tokens-df -- $(PY) -m experiments.token_df --paragraphs $< --out $@ $(TOKEN_ARG)
 TOKEN_FAMILIES := $(foreach s,wiki20 wikivar,$(DATA)/tokens/family/$(s)/summary.json)
-$(TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json \
+$(TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json $(SEED_ID) \
                                                        $(call deps,experiments.train_tokenfamily)
 	$(BESIDE) $(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) $(TOKEN_ARG)
 $(DATA)/tokens/scores/%.npz: $(DATA)/tokens/family/%/summary.json $(call deps,experiments.score_tokens)
@@ -315,7 +331,7 @@ $(TWEET_ID):
 
 TWEET_COUPLES := $(foreach s,$(TWITTER),$(DATA)/$(s)/couples.jsonl)
 $(TWEET_COUPLES): $(DATA)/%/couples.jsonl: $(STAMP) $(TWEET_ID) $(TWEETS) $(NEWS_ACCOUNTS) $(call deps,repro.data.tweets.tweetpairs)
-	$(TIMED) tweets-$* -- $(PY) -m repro tweets --out $@ --cache $(DATA)/tweet-sources --seed $(SEED) \
+	$(TIMED) tweets-$* -- $(PY) -m repro tweets --out $@ --cache $(DATA)/tweet-sources --seed $(COUPLE_SEED) \
 	    --window-min $(TWEET_WINDOW_MIN) $(if $(TWEETS),--tweets $(TWEETS)) \
 	    $(TWEET_ARGS_$*) $(TWEET_OPTIONS)
 
@@ -323,7 +339,7 @@ TWEET_SPLITS := $(foreach s,$(TWITTER),$(DATA)/$(s)/summary.json)
 $(TWEET_SPLITS): $(DATA)/%/summary.json: $(DATA)/%/couples.jsonl $(DATA)/w2v/vocab.txt $(DATA)/df.npz \
                                          $(call deps,repro.data.tweets.tweetsets)
 	$(TIMED) pairs-$* -- $(PY) -m repro tweetsets --couples $< --vocab $(DATA)/w2v/vocab.txt \
-	    --df $(DATA)/df.npz --seed $(SEED) --setting $* --out $(DATA)/$*
+	    --df $(DATA)/df.npz --seed $(COUPLE_SEED) --setting $* --out $(DATA)/$*
 
 TWITTER_KAPPA ?= wikivar
 KAPPA_MODEL := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/models/wikivar-median.npz)
@@ -334,7 +350,7 @@ $(KAPPA_ID):
 $(foreach s,$(TWITTER),$(DATA)/models/$(s)-median.npz): $(KAPPA_ID)
 # one pattern rule per column: $(DATA)/models/<column>-<loss>.npz (more specific than the Wikipedia rule)
 define TWEET_MODEL_RULE
-$(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(VECTORS) $(KAPPA_MODEL) $(call deps,experiments.train_weights)
+$(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(VECTORS) $(KAPPA_MODEL) $(SEED_ID) $(call deps,experiments.train_weights)
 	$$(TIMED) weights-$(1)-$$* -- $$(PY) -m experiments.train_weights --data $$(DATA) --setting $(1) --loss $$* \
 	    --seed $$(SEED) --out $$@ $$(if $$(and $$(KAPPA_MODEL),$$(filter median,$$*)),--kappa-from $$(KAPPA_MODEL))
 endef
@@ -347,7 +363,7 @@ $(foreach s,$(TWITTER),$(foreach d,$(FAMILY_DISTANCES),$(eval $(call FAMILY_PART
 # the tweets' WordLlama members, each member's kappa from the wikivar token family's (or by CV)
 KAPPA_TOKEN_FAMILY := $(if $(filter cv,$(TWITTER_KAPPA)),,$(DATA)/tokens/family/wikivar/summary.json)
 TWEET_TOKEN_FAMILIES := $(foreach s,$(TWITTER),$(DATA)/tokens/family/$(s)/summary.json)
-$(TWEET_TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json \
+$(TWEET_TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json $(SEED_ID) \
                                                              $(KAPPA_TOKEN_FAMILY) $(KAPPA_ID) $(call deps,experiments.train_tokenfamily)
 	$(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) \
 	    $(if $(KAPPA_TOKEN_FAMILY),--kappa-from wikivar) $(TOKEN_ARG)
@@ -376,9 +392,41 @@ sts: $(RESULTS)/sts.md
 	@echo "STS Benchmark: $(RESULTS)/sts.md (.json beside it)"
 	@$(call COMPARE,sts)
 
+# ---- several seeds (issue 46, not in the paper): the run's own randomness -----------------------
+# make seeds: the chain of both tables once per seed of SEEDS, every seed on the same couples
+# (COUPLE_SEED), then results/seeds_table<N>.md: each row's mean over the seeds with its spread, each
+# choice's count, and the verdicts that hold over the test couples and the seeds (experiments/seedtables.py).
+# Seed 0 is make table1's and make table2's run, in $(DATA); seed s runs in $(DATA)/seeds/s, where the
+# stages that do not depend on the seed are links into $(DATA), built once.
+SEED_SHARED := paragraphs.tsv paragraphs.json ovos df.npz w2v/vocab.txt wiki20 wikivar tokens/df.npz \
+               tweet-sources $(TWITTER) .dump-* .split-* .tokens-* .tweets-* .w2v-*
+# the linked stages' products: a seed's make must find every one up to date (never remade through a link)
+SEED_SHARED_TARGETS := paragraphs.tsv w2v/vocab.txt df.npz tokens/df.npz $(foreach s,wiki20 wikivar $(TWITTER),$(s)/summary.json) \
+                       $(foreach s,$(TWITTER),$(s)/couples.jsonl)
+SEED_SCORES := $(SCORES) $(TOKEN_SCORES) $(TWEET_SCORES) $(TWEET_TOKEN_SCORES)
+seed-shared: $(PAIRS) $(DATA)/tokens/df.npz $(TWEET_SPLITS)
+seed-scores: $(SEED_SCORES)
+SEED_DIRS := $(foreach s,$(SEEDS),$(if $(filter 0,$(s)),$(DATA),$(DATA)/seeds/$(s)))
+SEED_SCORE_FILES := $(foreach d,$(SEED_DIRS),$(patsubst $(DATA)/%,$(d)/%,$(SEED_SCORES)))
+seeds: seed-shared
+	@for s in $(SEEDS); do \
+	  d=$(DATA); if [ "$$s" != 0 ]; then d=$(DATA)/seeds/$$s; mkdir -p $$d/w2v $$d/tokens; \
+	    for p in $(SEED_SHARED); do for f in $(DATA)/$$p; do [ -e "$$f" ] && ln -sfn $(abspath $(DATA))/$${f#$(DATA)/} $$d/$${f#$(DATA)/}; done; done; fi; \
+	  $(MAKE) -q --no-print-directory $(addprefix $$d/,$(SEED_SHARED_TARGETS)) DATA=$$d SEED=$$s || { \
+	    echo "error: $$d: a stage it links from $(DATA) would be remade there (run make seed-shared)" >&2; exit 1; }; \
+	  echo "seed $$s: $$d"; $(MAKE) --no-print-directory seed-scores DATA=$$d SEED=$$s || exit 1; \
+	done
+	@$(MAKE) --no-print-directory $(RESULTS)/seeds_table1.md
+	@echo "Tables over seeds $(SEEDS): $(RESULTS)/seeds_table1.md, $(RESULTS)/seeds_table2.md (.json beside them)"
+# both tables in one run (the README's glance needs both)
+$(RESULTS)/seeds_table1.md: $(SEED_SCORE_FILES) $(call deps,experiments.seedtables)
+	$(PY) -m experiments.seedtables --data $(DATA) --seeds $(subst $(SPACE),$(COMMA),$(strip $(SEEDS))) --results $(RESULTS) \
+	    $(if $(PUBLISHING),$(README_BLOCKS))
+
 # ---- the committed reference (maintainers) ------------------------------------------------------
 # every table, the STS Benchmark and the figures into results/, and their generated blocks into
-# README.md (the findings) and docs/RESULTS.md (the tables), all from one commit
+# README.md (the results at a glance) and docs/RESULTS.md (the tables and findings), all from one
+# commit; then the other seeds (make seeds: seed 0 is the run just made) and the seed tables
 # (each table's stages JOBS side by side, as a user's make table1 and make table2 run them)
 publish:
 	$(MAKE) -j$(JOBS) table1 RESULTS=$(COMMITTED)
@@ -386,6 +434,7 @@ publish:
 	$(MAKE) default RESULTS=$(COMMITTED)
 	$(MAKE) -j$(JOBS) table2 RESULTS=$(COMMITTED)
 	$(MAKE) sts figures RESULTS=$(COMMITTED)
+	$(MAKE) -j$(JOBS) seeds RESULTS=$(COMMITTED)
 
 # ---- the weights that ship inside the package (Encoder.pretrained) ----------------------------
 # the paper's weights (model="paper") and the learned family's winner on the validation couples

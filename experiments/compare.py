@@ -18,6 +18,10 @@ Markdown table in it, keyed by its table, row and column, against the committed 
 - otherwise the largest difference: the cell's row and column and the two values.
 
 Only table rows are compared: the text around them names the commit and the run's timings.
+
+Where ``results/`` holds the published seeds (``seeds_table<N>.json``, make seeds), those lines
+become a bit-for-bit check against the committed run (seed 0), and the conclusion comes last: the
+run against the published seeds' spread and verdicts (:mod:`experiments.seedcompare`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import os
 import re
 import sys
 
+from experiments import seedcompare
 from repro import settings
 from repro.errors import InputError, run
 
@@ -236,12 +241,21 @@ def report(run_dir: str, committed: str, name: str) -> list[str]:
     files = generated_files(committed, name)
     if not files:
         raise InputError(committed, f"no {name}*.md to compare with")
+    seeds_json = os.path.join(committed, f"seeds_{name}.json")
+    seeded = name.startswith("table") and os.path.exists(seeds_json)
+    if seeded:  # the conclusion is the seeds' (last); the committed run's cells are a bit-for-bit check
+        lines[0] = lines[0].replace(f"Table {new.get('table', '?')} ({new_json}) ",
+                                    f"Bit for bit, against the committed run (seed 0; {new_json}): ", 1).replace(
+            "differs from the committed table", "other digits than the committed table")
     for f in files:
         where = markdown_comparison(_read(os.path.join(run_dir, f)), _read(os.path.join(committed, f)))
-        verdict = ("matches" if exact else "equal to the printed digits") if where is None else f"differs: {where}"
+        verdict = ("matches" if exact else "equal to the printed digits") if where is None else \
+            (f"other digits than the committed run: {where}" if seeded else f"differs: {where}")
         lines.append(f"  {os.path.join(run_dir, f)}: {verdict}")
     if not exact:
         lines.append(f"  {new_json}: unprinted digits differ from {ref_json} (not a failure): {said}")
+    if seeded:
+        lines += seedcompare.lines(new, _load(seeds_json), seeds_json, new_json)
     return lines
 
 

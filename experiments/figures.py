@@ -103,6 +103,34 @@ def error_intervals(results: dict, titles: dict, labels: dict, intervals=(("spli
     return fig
 
 
+def seed_errors(results: dict, titles: dict, labels: dict):
+    """Split error over seeds (issue 46), for every row and column of a table: one panel per
+    column, per method the seeds' min-max as a bar, each seed as a small dot and their mean as a
+    point, so that what one run could have given shows at a glance. ``results`` {column: {method:
+    {"split_error": {"per_seed", "mean", "min", "max"}}}} (experiments.seedtables)."""
+    cols = list(results)
+    methods = list(labels)
+    fig, axes = plt.subplots(1, len(cols), figsize=(4.2 * len(cols), 0.42 * len(methods) + 1.6), sharey=True,
+                             squeeze=False)
+    y = np.arange(len(methods))[::-1]
+    for ax, s in zip(axes[0], cols):
+        sp = [results[s][m]["split_error"] for m in methods]
+        ax.hlines(y, [100 * x["min"] for x in sp], [100 * x["max"] for x in sp], color="0.6", lw=2.5,
+                  label="seeds' range")
+        for yi, x in zip(y, sp):
+            ax.plot([100 * v for v in x["per_seed"]], [yi] * len(x["per_seed"]), "|", color="0.35", ms=6)
+        mean = np.array([x["mean"] for x in sp])
+        ax.plot(100 * mean, y, "o", color="k", ms=4, label="mean over the seeds")
+        ax.axvline(100 * mean.min(), color="0.8", lw=0.8, zorder=0)
+        ax.set_title(titles[s], fontsize=10)
+        ax.set_xlabel("split error (%)")
+    axes[0][0].set_yticks(y, [labels[m] for m in methods], fontsize=8)
+    handles, names = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper center", ncol=len(names), frameon=False, fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
+    return fig
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)

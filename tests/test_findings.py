@@ -1,5 +1,5 @@
-"""The README's verdicts are the numbers': every findings block is what make writes from the
-committed results (a hand edit of either side fails here)."""
+"""The README's and docs/RESULTS.md's verdicts are the numbers': every findings block is what make
+writes from the committed results (a hand edit of either side fails here)."""
 
 from __future__ import annotations
 
@@ -21,24 +21,45 @@ def _readme() -> str:
         return f.read()
 
 
+def _docs() -> str:
+    """The README and docs/RESULTS.md, where the generated blocks live."""
+    with open(os.path.join(ROOT, "docs", "RESULTS.md"), encoding="utf-8") as f:
+        return _readme() + f.read()
+
+
 @pytest.mark.parametrize("number", [1, 2])
 def test_table_findings_block_is_written_from_the_json(number):
     from experiments.tables import findings_block
 
-    assert findings_block(number, _json(f"table{number}.json")) in _readme()
+    assert findings_block(number, _json(f"table{number}.json")) in _docs()
+
+
+@pytest.mark.parametrize("number", [1, 2])
+def test_seed_findings_block_is_written_from_the_seeds_json(number):
+    from experiments.seedtables import findings_block
+
+    assert findings_block(number, _json(f"seeds_table{number}.json")) in _docs()
+
+
+def test_the_readmes_glance_is_written_from_the_seeds_json():
+    from experiments.seedtables import glance
+
+    provs = {n: _json(f"seeds_table{n}.json") for n in (1, 2)}
+    assert glance(provs) in _readme()
+    assert provs[1]["seeds"] == provs[2]["seeds"] and len(provs[1]["seeds"]) >= 5
 
 
 def test_sts_findings_block_is_written_from_the_json():
     from experiments.stsreport import findings_block
 
-    assert findings_block(_json("sts.json")) in _readme()
+    assert findings_block(_json("sts.json")) in _docs()
 
 
 def test_no_hand_written_ranking_outside_the_blocks():
     """The sentences that once ranked rows by hand are gone: outside the generated blocks no line
     says a row wins, beats or leads."""
     text = _readme()
-    for name in ("findings-table1", "findings-table2", "findings-sts", "table1", "table2", "sts", "bench"):
+    for name in ("glance", "findings-sts", "table1", "table2", "sts", "bench"):
         start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
         if start in text:
             head, rest = text.split(start, 1)

@@ -147,7 +147,7 @@ def test_publish_rewrites_the_committed_results_and_both_files_of_blocks():
     made = [line.split(" ", 1)[1] for line in dry_run("publish") if line.startswith("make ")]
     assert made == ["-j2 table1 RESULTS=results", "weights RESULTS=results", "default RESULTS=results",
                     "-j2 table2 RESULTS=results",
-                    "sts figures RESULTS=results"]
+                    "sts figures RESULTS=results", "-j2 seeds RESULTS=results"]
 
 
 def _jobs_flag(*args: str) -> list[str]:

@@ -365,3 +365,48 @@ def test_the_wordllama_row_is_the_mean_of_the_tokens_of_the_couple_texts(chain):
     assert "WordLlama plain/Euclidean" in fam  # the token members' kappa
     summary = json.loads((data / "tokens" / "family" / "wikivar" / "summary.json").read_text())
     assert summary["n_max"] >= 1 and set(summary["members"]) == {m.key for m in family.members("tokens")}
+
+
+def test_the_seed_tables_of_seeds_that_repeat_one_run_give_its_numbers_without_spread(chain, tmp_path):
+    """experiments.seedtables over three "seeds" that are the same run (seeds 1 and 2 link to seed
+    0's folder): every mean is the one-run table's number, every spread 0, every seed's one-run
+    word the table's own; the blocks go where their markers are; a missing seed is one clear error."""
+    import json
+    import os
+
+    from experiments import seedtables
+    from repro.errors import InputError
+
+    data, results, _ = chain
+    (data / "seeds").mkdir(exist_ok=True)
+    for s in (1, 2):
+        if not (data / "seeds" / str(s)).exists():
+            os.symlink(data, data / "seeds" / str(s))
+    readme, details = tmp_path / "README.md", tmp_path / "RESULTS.md"
+    readme.write_text("a\n<!-- glance:start -->\n<!-- glance:end -->\nb\n")
+    details.write_text("<!-- seed-findings-table1:start -->\n<!-- seed-findings-table1:end -->\n")
+    out = tmp_path / "out"
+    assert seedtables.main(["--data", str(data), "--seeds", "0,1,2", "--tables", "1", "--results", str(out),
+                            "--readme", str(readme), "--readme", str(details)]) == 0
+    one = json.loads((results / "table1.json").read_text())
+    seeds = json.loads((out / "seeds_table1.json").read_text())
+    assert seeds["seeds"] == [0, 1, 2]
+    for metric, key in (("euclidean", "results"), ("cosine", "results_cosine")):
+        for col, rows in one[key].items():
+            for m, r in rows.items():
+                sp = seeds["results"][metric][col][m]["split_error"]
+                assert sp["per_seed"] == [r["split_error"]] * 3 and sp["sd"] == pytest.approx(0.0, abs=1e-12)
+                assert seeds["results"][metric][col][m]["js"]["mean"] == pytest.approx(r["js"])
+            v = seeds["verdicts"][metric][col]["peers"]
+            d = rows["learned_best"]["boot_diff_vs_peer_family"]
+            alone = "better" if d["high"] < 0 else "worse" if d["low"] > 0 else "level"
+            assert v["one_run"] == [alone] * 3 and v["difference"] == pytest.approx(d["difference"])
+            chosen = seeds["choices"][metric][col]["family"]
+            assert chosen == [[one["family_choices"][col][metric]["member"], 3]]
+    assert "Table 1 over 3 seeds (0, 1, 2)" in (out / "seeds_table1.md").read_text()
+    assert seedtables.findings_block(1, seeds) in details.read_text()
+    assert readme.read_text() == "a\n<!-- glance:start -->\n<!-- glance:end -->\nb\n"  # the glance needs both tables
+    with pytest.raises(InputError, match="seed 7 has no score file"):
+        seedtables.main(["--data", str(data), "--seeds", "0,7", "--tables", "1", "--results", str(out)])
+    with pytest.raises(InputError, match="--seeds"):
+        seedtables.main(["--data", str(data), "--seeds", "0,0", "--tables", "1", "--results", str(out)])

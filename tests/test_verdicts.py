@@ -61,6 +61,11 @@ def test_one_lucky_seed_says_better_but_the_seeds_say_level():
     together = seed_verdict(a, b, LABELS, GROUPS, n_boot=500)
     assert together.word == "level" and together.low < 0 < together.high
     assert together.per_seed[0] == alone.difference  # the same run, the same couples
+    # each run's own word, from its own column of the same resamples: seed 0 alone said better
+    assert together.one_run[0] == alone.word == "better" and together.one_run[1] == "worse"
+    for k in range(5):
+        own = metrics.paired_bootstrap(a[k], b[k], LABELS, GROUPS, n_boot=500)
+        assert together.one_run[k] == ("better" if own.high < 0 else "worse" if own.low > 0 else "level")
 
 
 def test_ahead_on_average_but_behind_in_one_run_depends_on_the_seed():

@@ -46,6 +46,7 @@ class SeedVerdict(NamedTuple):
     per_seed: tuple  # (S,) each seed's difference
     seeds: int
     n_boot: int
+    one_run: tuple = ()  # (S,) the word each seed's run gives alone (its own paired cluster bootstrap)
 
 
 def word_of(low: float, high: float, per_seed) -> str:
@@ -87,4 +88,7 @@ def seed_verdict(wrongs_a, wrongs_b, labels, groups=None, *, level: float = 0.95
     alpha = (1.0 - level) / 2
     low, high = (float(x) for x in np.quantile(pooled, [alpha, 1.0 - alpha]))
     per_seed = tuple(float(x) for x in observed)
-    return SeedVerdict(word_of(low, high, per_seed), float(np.mean(observed)), low, high, per_seed, s, int(n_boot))
+    lows, highs = np.quantile(d, [alpha, 1.0 - alpha], axis=0)  # (S,) each seed's own interval
+    one_run = tuple(word_of(float(lo), float(hi), [o]) for lo, hi, o in zip(lows, highs, observed))
+    return SeedVerdict(word_of(low, high, per_seed), float(np.mean(observed)), low, high, per_seed, s, int(n_boot),
+                       one_run)

@@ -1,0 +1,123 @@
+"""A run's table against the published seeds (issue 46): the conclusion of ``make table1`` and
+``make table2`` (:mod:`experiments.compare` prints it last).
+
+Another BLAS kernel or another seed gives other word2vec vectors, so a run's cells move as a new
+seed's would. The question a run's last line answers is whether they moved *more*:
+
+- **cells**: every split error and JS of every row, column and metric against the band one more
+  seed should fall in, from the published seeds (:func:`repro.evaluate.seedrows.band`: the 99%
+  t prediction interval, at least the printed resolution wide);
+- **verdicts**: each comparison of :data:`repro.evaluate.seedrows.CLAIMS`, this run's one-run word
+  (the paired cluster bootstrap of its table JSON) against the published seeds': the same as the
+  seed-aware word, or a word one of the published seeds gave alone, agrees; anything else differs.
+
+The three outcomes: "agrees with the published results", "outside the published seeds' band" (the
+cells named with their values and bands), "verdicts differ" (named, with the published words).
+"""
+
+from __future__ import annotations
+
+from repro import settings
+from repro.evaluate import report, seedrows
+from repro.evaluate.seedrows import CLAIMS
+
+#: The band's coverage and its least half-width per number (a fraction's printed resolution).
+LEVEL = 0.99
+FLOOR = {"split_error": 0.5e-4, "js": 0.5e-4}
+RESULTS = {"euclidean": "results", "cosine": "results_cosine"}
+METRIC_SHORT = {"euclidean": "Euclidean", "cosine": "cosine"}
+
+
+def _word(d: dict | None, flip: bool = False) -> str | None:
+    if not d:
+        return None
+    low, high = (-d["high"], -d["low"]) if flip else (d["low"], d["high"])
+    return "better" if high < 0 else "worse" if low > 0 else "level"
+
+
+def run_word(rows: dict, ours: str, against: str) -> str | None:
+    """This run's one-run word for ``ours`` against ``against`` from its table JSON's rows (None
+    where the JSON holds no such comparison)."""
+    if not report.rankable(rows):
+        return "not ranked"
+    r = rows.get(ours) or {}
+    if against in settings.PEER_FAMILY:
+        return _word(r.get("boot_diff_vs_peer_family"))
+    if ours == "learned_median":  # every row holds its difference against the median row
+        return _word((rows.get(against) or {}).get("boot_diff_vs_learned_median"), flip=True)
+    return None
+
+
+def cells_outside(run: dict, seeds: dict) -> tuple[int, list]:
+    """(cells compared, [(metric, column, method, number, value, low, high)] outside the band)."""
+    n, out = 0, []
+    for metric, key in RESULTS.items():
+        for c, rows in (seeds.get("results", {}).get(metric) or {}).items():
+            mine = run.get(key, {}).get(c, {})
+            for m, numbers in rows.items():
+                if m not in mine:
+                    continue
+                for number, sp in numbers.items():
+                    lo, hi = seedrows.band(sp["per_seed"], LEVEL, FLOOR[number])
+                    n += 1
+                    value = mine[m][number]
+                    if not lo <= value <= hi:
+                        out.append((metric, c, m, number, value, lo, hi))
+    return n, out
+
+
+def verdicts_differ(run: dict, seeds: dict) -> tuple[int, list]:
+    """(verdicts compared, [(metric, column, claim, this run's word, published word, one-run words)])."""
+    n, out = 0, []
+    for metric, key in RESULTS.items():
+        for c, claims in (seeds.get("verdicts", {}).get(metric) or {}).items():
+            rows = run.get(key, {}).get(c)
+            if not rows:
+                continue
+            for name, _, _ in CLAIMS:
+                v = claims[name]
+                mine = run_word(rows, v["row"], v["against"])
+                if mine is None:
+                    continue
+                n += 1
+                published = v["word"]
+                if mine != published and mine not in v["one_run"]:
+                    out.append((metric, c, name, mine, published, seedrows.counts(v["one_run"])))
+    return n, out
+
+
+def _amount(number: str, x: float) -> str:
+    return f"{100 * x:.2f}%" if number == "split_error" else f"{x:.4f}"
+
+
+def lines(run: dict, seeds: dict, seeds_path: str, run_path: str) -> list[str]:
+    """The closing block: the cells line, the verdicts line, the conclusion last."""
+    table = run.get("table", "?")
+    k = len(seeds.get("seeds", []))
+    n_cells, outside = cells_outside(run, seeds)
+    n_verdicts, differ = verdicts_differ(run, seeds)
+    title = lambda c: settings.SETTINGS[c].title if c in settings.SETTINGS else c  # noqa: E731
+    out = [f"Table {table} ({run_path}) against the published results over {k} seeds ({seeds_path}):"]
+    if outside:
+        named = "; ".join(f"{title(c)}, {METRIC_SHORT[metric]}, {settings.LABELS.get(m, m)}, "
+                          f"{'split error' if number == 'split_error' else 'JS'} {_amount(number, v)} "
+                          f"(band {_amount(number, lo)} to {_amount(number, hi)})"
+                          for metric, c, m, number, v, lo, hi in outside)
+        out.append(f"  cells: {len(outside)} of {n_cells} outside the seeds' {100 * LEVEL:g}% band: {named}")
+    else:
+        out.append(f"  cells: all {n_cells} inside the seeds' {100 * LEVEL:g}% band (where one more seed falls)")
+    if differ:
+        named = "; ".join(f"{title(c)}, {METRIC_SHORT[metric]}, {name}: {mine} here, published {pub} "
+                          f"(one seed alone: {', '.join(f'{w} in {n}' for w, n in words)})"
+                          for metric, c, name, mine, pub, words in differ)
+        out.append(f"  verdicts: {len(differ)} of {n_verdicts} differ from the published seeds': {named}")
+    else:
+        out.append(f"  verdicts: all {n_verdicts} as the published seeds give them")
+    if differ:
+        out.append(f"Table {table}: the run's verdicts differ from the published results (named above).")
+    elif outside:
+        out.append(f"Table {table}: the run is outside the published seeds' spread in {len(outside)} cell(s) "
+                   "(named above); its verdicts agree.")
+    else:
+        out.append(f"Table {table}: the run agrees with the published results.")
+    return out

@@ -1,0 +1,240 @@
+"""Tables 1 and 2 over several seeds (issue 46, not in the paper): ``results/seeds_table<N>.{md,json}``,
+the README's results at a glance and docs/RESULTS.md's seed-aware findings.
+
+    python -m experiments.seedtables --data data --seeds 0,1,2,3,4 --results results [--readme README.md ...]
+
+Seed 0's score files are ``<data>/scores``; seed s's ``<data>/seeds/<s>/scores`` (make seeds). Every
+seed is scored on the same test couples. Per column and metric: each row's split error and JS as
+mean, standard deviation and min-max over the seeds; the verdicts of
+:func:`repro.evaluate.seedrows.verdict` (both the test couples and the seeds counted); how often each
+per-seed choice was made (the learned family's member, the peers' best configuration, both on that
+seed's validation couples); the family's members with their spread, unstable ones flagged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from experiments import familytable, figures, tokenrows
+from repro import settings
+from repro.errors import InputError, run
+from repro.evaluate import family, report, seedrows
+from repro.io.layout import Layout
+from repro.io.provenance import git_commit, hardware, versions
+from repro.io.readmeblock import ReadmeBlock, readme_markers, short_commit
+from repro.io.store import write_json, write_text
+from repro.pins import state as kernel_state
+
+CLAIMS = seedrows.CLAIMS
+CLAIM_TITLES = {
+    "paper": "The paper's weights (median loss) against the paper's best baseline",
+    "peers": "Our best (the learned family, chosen on validation) against the peers' best configuration (chosen on validation)",
+    "paper_vs_peers": "The paper's weights (median loss) against the peers' best configuration (chosen on validation)",
+}
+METRIC_SHORT = {"euclidean": "Euclidean", "cosine": "cosine"}
+
+
+def seed_folder(data: str, seed: int) -> str:
+    """Where make seeds leaves seed ``seed``'s run: ``data`` for seed 0, else ``data/seeds/<seed>``."""
+    return data if seed == 0 else os.path.join(data, "seeds", str(seed))
+
+
+def load(data: str, seeds: list, table: int) -> tuple[dict, dict]:
+    """({seed: {column: score arrays}}, {seed: {column: score JSON}}) of table ``table``'s columns."""
+    cols = settings.TABLE_SETTINGS[table]
+    names = list(dict.fromkeys([f"{m}@{metric}" for m in settings.METHODS for metric in settings.TABLE_METRICS]
+                               + familytable.load_names()))
+    files, meta = {}, {}
+    for s in seeds:
+        layout = Layout(seed_folder(data, s))
+        missing = [c for c in cols if not os.path.exists(layout.scores(c))]
+        if missing:
+            raise InputError(layout.scores(missing[0]), f"seed {s} has no score file (run make seeds)")
+        files[s], meta[s] = tokenrows.columns(layout, cols, names)
+    return files, meta
+
+
+def evaluate(files: dict, meta: dict, seeds: list, table: int) -> dict:
+    """Everything the seed tables print, per metric and column (see the module)."""
+    out = {"results": {}, "verdicts": {}, "choices": {}, "members": {}, "rankable": {}}
+    rows = settings.METHODS + familytable.NAMES
+    for metric in settings.TABLE_METRICS:
+        for c in settings.TABLE_SETTINGS[table]:
+            col = seedrows.column([report.table_scores(files[s][c], metric, rows) for s in seeds], seeds, rows)
+            summary = seedrows.rows(col)
+            out["results"].setdefault(metric, {})[c] = {m: summary[m] for m in settings.METHODS}
+            out["rankable"].setdefault(metric, {})[c] = seedrows.rankable(col)
+            baseline = min(settings.BASELINES, key=lambda m: (summary[m]["split_error"]["mean"], settings.BASELINES.index(m)))
+            claims = {}
+            for name, ours, against in CLAIMS:
+                b = baseline if against == "paper_baseline" else against
+                claims[name] = dict(seedrows.verdict(col, ours, b), row=ours, against=b)
+            best = min(settings.METHODS, key=lambda m: (summary[m]["split_error"]["mean"], settings.METHODS.index(m)))
+            claims["best_row"] = {"row": best, "others": {m: seedrows.verdict(col, m, best)["word"]
+                                                          for m in settings.METHODS if m != best}}
+            out["verdicts"].setdefault(metric, {})[c] = claims
+            fam = [meta[s][c]["family"]["chosen"][metric]["member"] for s in seeds]
+            peer = [((meta[s][c].get("peers") or {}).get("peer_best") or {}).get(metric, {}).get("label") for s in seeds]
+            out["choices"].setdefault(metric, {})[c] = {"family": seedrows.counts(fam), "peers": seedrows.counts(peer)}
+            out["members"].setdefault(metric, {})[c] = {
+                key: dict(summary[settings.family_method(key)]["split_error"],
+                          unstable=seedrows.unstable(col.errors[settings.family_method(key)]))
+                for key in family.keys()}
+    return out
+
+
+def _title(c: str) -> str:
+    return settings.SETTINGS[c].title
+
+
+def _cell(sp: dict, percent: bool = True) -> str:
+    """``mean ± sd (min–max)`` of a spread, in percent for split errors."""
+    k = 100 if percent else 1
+    d = 2 if percent else 4
+    return f"{k * sp['mean']:.{d}f} ± {k * sp['sd']:.{d}f} ({k * sp['min']:.{d}f}–{k * sp['max']:.{d}f})"
+
+
+def _word_cell(v: dict) -> str:
+    return f"{v['word']} ({100 * v['difference']:+.2f})"
+
+
+def markdown(table: int, ev: dict, seeds: list) -> str:
+    """results/seeds_table<N>.md: per metric the rows' split error and JS over the seeds, the
+    verdicts, the choices and the family's members."""
+    cols = settings.TABLE_SETTINGS[table]
+    lines = [f"Table {table} over {len(seeds)} seeds ({', '.join(map(str, seeds))}), every seed on the same test "
+             "couples: each cell the mean over the seeds ± their standard deviation (min–max). Split errors in %.", ""]
+    for metric in settings.TABLE_METRICS:
+        res = ev["results"][metric]
+        lines += [f"**Scored by {'minus the Euclidean distance (tf-idf by the cosine)' if metric == 'euclidean' else 'the cosine'}:**", "",
+                  "| Method | " + " | ".join(f"{_title(c)}: split error | JS" for c in cols) + " |",
+                  "|---|" + "---:|---:|" * len(cols)]
+        for m in settings.METHODS:
+            lines.append(f"| {settings.LABELS[m]} | " + " | ".join(
+                f"{_cell(res[c][m]['split_error'])} | {_cell(res[c][m]['js'], False)}" for c in cols) + " |")
+        lines += ["", "Verdicts over the seeds (the seed-mean difference of split error in points; "
+                  "docs/REPRODUCIBILITY.md, \"Verdicts over seeds\"):", "",
+                  "| Comparison | " + " | ".join(_title(c) for c in cols) + " |", "|---|" + "---|" * len(cols)]
+        for name, _, _ in CLAIMS:
+            lines.append(f"| {CLAIM_TITLES[name]} | " + " | ".join(
+                _word_cell(ev["verdicts"][metric][c][name]) for c in cols) + " |")
+        lines += ["", "Chosen on each seed's validation couples: " + "; ".join(
+            f"{_title(c)}: learned family " + ", ".join(f"{k} in {n} of {len(seeds)}" for k, n in ch["family"])
+            + "; peers " + ", ".join(f"{k} in {n} of {len(seeds)}" for k, n in ch["peers"])
+            for c, ch in ev["choices"][metric].items()) + ".", ""]
+        lines += ["The learned family's members, test split error (%) over the seeds; ⚠ unstable: a spread "
+                  f"(max − min) above {100 * seedrows.UNSTABLE_RANGE:g} points:", "",
+                  "| Member | " + " | ".join(_title(c) for c in cols) + " |", "|---|" + "---:|" * len(cols)]
+        for key in family.keys():
+            cells = []
+            for c in cols:
+                mem = ev["members"][metric][c][key]
+                cells.append(_cell(mem) + (" ⚠" if mem["unstable"] else ""))
+            lines.append(f"| {family.member(key).label} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def findings(table: int, ev: dict, seeds: list) -> str:
+    """The seed-aware verdicts in sentences, one line per column and metric (docs/RESULTS.md)."""
+    lines = []
+    for metric in settings.TABLE_METRICS:
+        for c in settings.TABLE_SETTINGS[table]:
+            v = ev["verdicts"][metric][c]
+            res = ev["results"][metric][c]
+            best = v["best_row"]["row"]
+            head = f"- **{_title(c)}, {METRIC_SHORT[metric]}:** "
+            if not ev["rankable"][metric][c]:
+                text = (f"lowest mean split error {settings.LABELS[best]} ({100 * res[best]['split_error']['mean']:.2f}%); "
+                        "too few independent clusters to rank. ")
+            else:
+                level = [settings.LABELS[m] for m, w in v["best_row"]["others"].items() if w != "worse"]
+                text = (f"lowest mean split error {settings.LABELS[best]} ({100 * res[best]['split_error']['mean']:.2f}%); "
+                        + ("not worse than it over the seeds: " + "; ".join(level) if level else
+                           "every other row worse over the seeds") + ". ")
+            for name, _, _ in CLAIMS:
+                x = v[name]
+                text += (f"{settings.LABELS[x['row']]} against {settings.LABELS[x['against']]}: {x['word']} "
+                         f"({100 * res[x['row']]['split_error']['mean']:.2f}% against "
+                         f"{100 * res[x['against']]['split_error']['mean']:.2f}%, difference {100 * x['difference']:+.2f} "
+                         f"({100 * x['low']:+.2f} to {100 * x['high']:+.2f}); one run alone: "
+                         + ", ".join(f"{w} in {n}" for w, n in seedrows.counts(x["one_run"])) + "). ")
+            lines.append(head + text.rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def glance(provs: dict) -> str:
+    """The README's results at a glance, from the seed tables' JSON ``provs`` {table: JSON}: one row
+    per claim, one column per table column and metric, each cell the seed-aware word and the
+    seed-mean difference in points."""
+    start, end = readme_markers("glance")
+    evs = provs
+    first = next(iter(provs.values()))
+    seeds, commit = first["seeds"], first["commit"]
+    heads, cells = [], {name: [] for name, _, _ in CLAIMS[:2]}
+    for table, ev in evs.items():
+        for metric in settings.TABLE_METRICS:
+            for c in settings.TABLE_SETTINGS[table]:
+                heads.append(f"{_title(c)}, {METRIC_SHORT[metric]}")
+                for name in cells:
+                    cells[name].append(_word_cell(ev["verdicts"][metric][c][name]))
+    lines = [start, "", f"Written by `make seeds` (commit `{short_commit(commit)}`) from {len(seeds)} seeds "
+             f"({', '.join(map(str, seeds))}), every seed on the same test couples. Each cell: the verdict over "
+             "the test couples and the seeds (better, level, worse, depends on the seed; not ranked where a column "
+             "has too few independent clusters) and the seed-mean difference of split error in points (ours minus "
+             "theirs; below 0: ours errs less).", "",
+             "| Claim | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
+    for name, row in cells.items():
+        lines.append(f"| {CLAIM_TITLES[name]} | " + " | ".join(row) + " |")
+    lines += ["", end]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--seeds", required=True, help="comma-separated seeds, e.g. 0,1,2,3,4")
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--tables", default="1,2")
+    ap.add_argument("--readme", action="append", default=[])
+    args = ap.parse_args(argv)
+    try:
+        seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
+        tables = [int(x) for x in args.tables.split(",") if x.strip()]
+    except ValueError:
+        raise InputError("--seeds", f"expected comma-separated integers, got {args.seeds!r}") from None
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise InputError("--seeds", f"expected distinct seeds, got {args.seeds!r}")
+    commit = git_commit()
+    provs = {}
+    for table in tables:
+        files, meta = load(args.data, seeds, table)
+        ev = evaluate(files, meta, seeds, table)
+        name = os.path.join(args.results, f"seeds_table{table}")
+        prov = dict(ev, table=table, seeds=seeds, commit=commit, hardware=hardware(), versions=versions(),
+                    kernels=kernel_state())
+        provs[table] = prov
+        write_json(f"{name}.json", prov)
+        write_text(f"{name}.md", markdown(table, ev, seeds))
+        figures.save(figures.seed_errors(ev["results"]["euclidean"], {c: _title(c) for c in settings.TABLE_SETTINGS[table]},
+                                         settings.LABELS), args.results, f"seeds_table{table}_errors")
+        if args.readme:
+            ReadmeBlock(args.readme, f"seed-findings-table{table}").fill(findings_block(table, prov))
+        print(f"Table {table} over seeds {seeds}: {name}.md (.json beside it)")
+    if args.readme and set(tables) == {1, 2}:
+        ReadmeBlock(args.readme, "glance").fill(glance(provs))
+    return 0
+
+
+def findings_block(table: int, prov: dict) -> str:
+    """docs/RESULTS.md's seed-aware findings of table ``table`` from its seed JSON ``prov``."""
+    start, end = readme_markers(f"seed-findings-table{table}")
+    return "\n".join([start, "", f"Written by `make seeds` from `results/seeds_table{table}.json` (commit "
+                      f"`{short_commit(prov['commit'])}`, seeds {', '.join(map(str, prov['seeds']))}):", "",
+                      findings(table, prov, prov["seeds"]), end])
+
+
+if __name__ == "__main__":
+    sys.exit(run(main))

@@ -1,0 +1,94 @@
+"""experiments.seedcompare: a run against the published seeds, the three outcomes on small fixtures
+(every cell inside the band and every verdict one the seeds gave; a cell outside; a verdict that
+differs), and compare.report's conclusion last."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from experiments import compare, seedcompare
+from repro.evaluate import seedrows
+
+
+def interval(low, high):
+    return {"difference": (low + high) / 2, "low": low, "high": high, "p_value": 0.5}
+
+
+def published() -> dict:
+    """Three seeds of one column (Wikipedia 20 words) under one metric: the rows' numbers per seed
+    and the three claims' verdicts, as experiments.seedtables writes them."""
+    rows = {m: {"split_error": seedrows.spread(e), "js": seedrows.spread(j)}
+            for m, e, j in (("mean", [0.140, 0.142, 0.144], [0.30, 0.31, 0.32]),
+                            ("learned_median", [0.100, 0.104, 0.102], [0.45, 0.46, 0.44]),
+                            ("learned_best", [0.090, 0.092, 0.094], [0.50, 0.50, 0.51]),
+                            ("peer_best", [0.095, 0.094, 0.096], [0.48, 0.49, 0.49]))}
+    verdicts = {"paper": {"row": "learned_median", "against": "mean", "word": "better", "one_run": ["better"] * 3},
+                "peers": {"row": "learned_best", "against": "peer_best", "word": "level",
+                          "one_run": ["level", "better", "level"]},
+                "paper_vs_peers": {"row": "learned_median", "against": "peer_best", "word": "worse",
+                                   "one_run": ["worse"] * 3}}
+    return {"seeds": [0, 1, 2], "results": {"euclidean": {"wiki20": rows}}, "verdicts": {"euclidean": {"wiki20": verdicts}}}
+
+
+def run_table(**moves) -> dict:
+    """A run's table JSON (one column) with every number at its seeds' mean, and the one-run
+    intervals: median better than mean, best better than the peers (a word seed 1 gave alone),
+    median worse than the peers. ``moves``: {method: split error} to put elsewhere."""
+    seeds = published()["results"]["euclidean"]["wiki20"]
+    rows = {m: {"split_error": r["split_error"]["mean"], "js": r["js"]["mean"]} for m, r in seeds.items()}
+    for m, e in moves.items():
+        rows[m]["split_error"] = e
+    rows["mean"]["boot_diff_vs_learned_median"] = interval(0.02, 0.06)  # mean minus median: the median better
+    rows["learned_best"]["boot_diff_vs_peer_family"] = interval(-0.02, -0.001)
+    rows["learned_median"]["boot_diff_vs_peer_family"] = interval(0.001, 0.02)
+    return {"table": 1, "results": {"wiki20": rows}}
+
+
+def test_a_run_inside_the_band_with_the_seeds_verdicts_agrees():
+    out = seedcompare.lines(run_table(), published(), "results/seeds_table1.json", "out/table1.json")
+    assert out[1] == "  cells: all 8 inside the seeds' 99% band (where one more seed falls)"
+    assert out[2] == "  verdicts: all 3 as the published seeds give them"
+    assert out[-1] == "Table 1: the run agrees with the published results."
+
+
+def test_a_cell_outside_the_band_is_named_with_its_value_and_band():
+    out = seedcompare.lines(run_table(mean=0.20), published(), "s.json", "r.json")
+    lo, hi = seedrows.band([0.140, 0.142, 0.144], seedcompare.LEVEL, seedcompare.FLOOR["split_error"])
+    assert out[1].startswith("  cells: 1 of 8 outside the seeds' 99% band: ")
+    assert out[1].endswith(f", Euclidean, Mean, split error 20.00% (band {100 * lo:.2f}% to {100 * hi:.2f}%)")
+    assert out[-1].startswith("Table 1: the run is outside the published seeds' spread in 1 cell(s)")
+    assert "differ" not in out[-1]
+
+
+def test_a_verdict_no_seed_gave_differs():
+    run = run_table()
+    run["results"]["wiki20"]["learned_median"]["boot_diff_vs_peer_family"] = interval(-0.03, -0.01)  # better here
+    out = seedcompare.lines(run, published(), "s.json", "r.json")
+    assert out[2].startswith("  verdicts: 1 of 3 differ from the published seeds': ")
+    assert "paper_vs_peers: better here, published worse (one seed alone: worse in 3)" in out[2]
+    assert out[-1] == "Table 1: the run's verdicts differ from the published results (named above)."
+
+
+def test_a_column_without_clusters_enough_reads_not_ranked():
+    run = run_table()
+    for r in run["results"]["wiki20"].values():
+        r["boot_units"] = {"related": 5, "unrelated": 100, "effective_clusters": 3.0}
+    assert seedcompare.run_word(run["results"]["wiki20"], "learned_best", "peer_best") == "not ranked"
+
+
+def test_compare_report_ends_with_the_seeds_conclusion(tmp_path):
+    run_dir, committed = tmp_path / "out", tmp_path / "results"
+    run_dir.mkdir(), committed.mkdir()
+    table = run_table()
+    table["results_cosine"] = {}
+    ref = copy.deepcopy(table)
+    ref["results"]["wiki20"]["mean"]["split_error"] = 0.1405  # the committed seed-0 run: other digits
+    for d, t in ((run_dir, table), (committed, ref)):
+        (d / "table1.json").write_text(json.dumps(t))
+        (d / "table1.md").write_text(f"| Method | x |\n|---|---:|\n| Mean | {100 * t['results']['wiki20']['mean']['split_error']:.2f}% |\n")
+    (committed / "seeds_table1.json").write_text(json.dumps(published()))
+    lines = compare.report(str(run_dir), str(committed), "table1")
+    assert lines[0].startswith("Bit for bit, against the committed run (seed 0; ")
+    assert "other digits than the committed run" in lines[1] and not any(" differs" in x for x in lines)
+    assert lines[-1] == "Table 1: the run agrees with the published results."
