@@ -417,11 +417,15 @@ seeds: seed-shared
 	  echo "seed $$s: $$d"; $(MAKE) --no-print-directory seed-scores DATA=$$d SEED=$$s || exit 1; \
 	done
 	@$(MAKE) --no-print-directory $(RESULTS)/seeds_table1.md
-	@echo "Tables over seeds $(SEEDS): $(RESULTS)/seeds_table1.md, $(RESULTS)/seeds_table2.md (.json beside them)"
-# both tables in one run (the README's glance needs both)
-$(RESULTS)/seeds_table1.md: $(SEED_SCORE_FILES) $(call deps,experiments.seedtables)
+	@echo "Over seeds $(SEEDS): $(RESULTS)/seeds_table1.md, seeds_table2.md, seeds_sts.md (.json beside them)"
+# make sts's learned rows once per seed too (seed 0's: make sts's own $(RESULTS)/sts.md)
+SEED_STS := $(foreach s,$(SEEDS),$(if $(filter 0,$(s)),$(RESULTS)/sts.md,$(RESULTS)/seeds/$(s)/sts.md))
+$(RESULTS)/seeds/%/sts.md: $(STAMP) repro/weights/wikivar-median.npz repro/weights/default.npz $(call deps,experiments.sts)
+	$(TIMED) sts-seed-$* -- $(PY) -m experiments.sts --cache $(DATA)/sts --results $(RESULTS)/seeds/$* --seed $*
+# both tables and the STS Benchmark in one run (the README's glance needs them all)
+$(RESULTS)/seeds_table1.md: $(SEED_SCORE_FILES) $(SEED_STS) $(call deps,experiments.seedtables)
 	$(PY) -m experiments.seedtables --data $(DATA) --seeds $(subst $(SPACE),$(COMMA),$(strip $(SEEDS))) --results $(RESULTS) \
-	    $(if $(PUBLISHING),$(README_BLOCKS))
+	    --sts $(if $(PUBLISHING),$(README_BLOCKS))
 
 # ---- the committed reference (maintainers) ------------------------------------------------------
 # every table, the STS Benchmark and the figures into results/, and their generated blocks into

@@ -24,7 +24,7 @@ from repro.evaluate import family, report, seedrows
 from repro.io.layout import Layout
 from repro.io.provenance import git_commit, hardware, versions
 from repro.io.readmeblock import ReadmeBlock, readme_markers, short_commit
-from repro.io.store import write_json, write_text
+from repro.io.store import read_json, write_json, write_text
 from repro.pins import state as kernel_state
 
 CLAIMS = seedrows.CLAIMS
@@ -32,6 +32,7 @@ CLAIM_TITLES = {
     "paper": "The paper's weights (median loss) against the paper's best baseline",
     "peers": "Our best (the learned family, chosen on validation) against the peers' best configuration (chosen on validation)",
     "paper_vs_peers": "The paper's weights (median loss) against the peers' best configuration (chosen on validation)",
+    "wordllama": "Weights learned on WordLlama's token space against WordLlama's own pooling",
 }
 METRIC_SHORT = {"euclidean": "Euclidean", "cosine": "cosine"}
 
@@ -165,26 +166,85 @@ def findings(table: int, ev: dict, seeds: list) -> str:
     return "\n".join(lines) + "\n"
 
 
+def sts_file(results: str, seed: int) -> str:
+    """Where make seeds leaves seed ``seed``'s STS Benchmark JSON: make sts's for seed 0, else
+    ``<results>/seeds/<seed>/sts.json``."""
+    return os.path.join(results, "sts.json") if seed == 0 else os.path.join(results, "seeds", str(seed), "sts.json")
+
+
+def sts_evaluate(provs: list) -> dict:
+    """The STS Benchmark's learned rows over the seeds, from each seed's sts.json (``provs``, in
+    seed order): test Pearson's spread of the learned family on STS-B train (common components
+    removed, as the best peer chosen on dev is scored), of the family on WordLlama's tokens, and of
+    the rows they are compared with; the words of :func:`repro.evaluate.seedrows.interval_word`."""
+    learned = [p["results"]["learned_best"]["with"]["test"] for p in provs]
+    tokens = [p["tokens"]["results"] for p in provs]
+    peer = learned[0]["vs_dev_best_peer"]
+
+    def claim(diffs, row, against):
+        return {"word": seedrows.interval_word(diffs), "difference": float(sum(d["difference"] for d in diffs) / len(diffs)),
+                "per_seed": [d["difference"] for d in diffs], "row": row, "against": against}
+    return {
+        "rows": {"learned_best": seedrows.spread([x["pearson"] for x in learned]),
+                 "peer_best": seedrows.spread([p["results"][peer["peer"]][peer["removal"]]["test"]["pearson"] for p in provs]),
+                 "tokens_learned_best": seedrows.spread([t["learned_best"]["test_pearson"] for t in tokens]),
+                 "wordllama": seedrows.spread([t["mean"]["test_pearson"] for t in tokens])},
+        "verdicts": {"peers": claim([x["vs_dev_best_peer"] for x in learned], "learned_best", peer["peer"]),
+                     "wordllama": claim([t["learned_best"]["vs_mean"] for t in tokens], "tokens_learned_best", "wordllama")},
+        "chosen": {"learned_best": seedrows.counts(["{map}-{distance}".format(**p["chosen_on_dev"]["learned_best"]) for p in provs]),
+                   "tokens": seedrows.counts([p["tokens"]["chosen"]["member"] for p in provs])},
+    }
+
+
+def sts_markdown(sts: dict, seeds: list) -> str:
+    """results/seeds_sts.md: the STS Benchmark's learned rows over the seeds."""
+    names = {"learned_best": "Weights learned on STS-B train, best transform (dev), components removed",
+             "peer_best": "Peers, best configuration (dev), as the best peer chosen on dev is scored",
+             "tokens_learned_best": "Weights learned on WordLlama's token space (STS-B train, best transform, dev)",
+             "wordllama": "WordLlama (its own mean pooling)"}
+    lines = [f"STS Benchmark test over {len(seeds)} seeds ({', '.join(map(str, seeds))}): Pearson × 100, the mean ± "
+             "standard deviation (min–max).", "", "| Row | test Pearson |", "|---|---:|"]
+    for k, title in names.items():
+        sp = sts["rows"][k]
+        lines.append(f"| {title} | {sp['mean']:.2f} ± {sp['sd']:.2f} ({sp['min']:.2f}–{sp['max']:.2f}) |")
+    lines += ["", "Verdicts (every seed's paired 95% interval above 0: better; `repro.evaluate.seedrows.interval_word`), "
+              "the seed-mean difference in Pearson points, ours minus theirs:", ""]
+    for k, v in sts["verdicts"].items():
+        lines.append(f"- {names[v['row']]} against {names.get(v['against'], v['against'])}: {v['word']} "
+                     f"({v['difference']:+.2f}; per seed " + ", ".join(f"{d:+.2f}" for d in v["per_seed"]) + ").")
+    lines += ["", "Chosen on each seed's dev pairs: " + "; ".join(
+        f"{'the family' if k == 'learned_best' else 'on WordLlama tokens'} " + ", ".join(f"{m} in {n} of {len(seeds)}" for m, n in c)
+        for k, c in sts["chosen"].items()) + ".", ""]
+    return "\n".join(lines)
+
+
 def glance(provs: dict) -> str:
     """The README's results at a glance, from the seed tables' JSON ``provs`` {table: JSON}: one row
     per claim, one column per table column and metric, each cell the seed-aware word and the
     seed-mean difference in points."""
     start, end = readme_markers("glance")
     evs = provs
-    first = next(iter(provs.values()))
+    first = provs[1] if 1 in provs else next(iter(provs.values()))
     seeds, commit = first["seeds"], first["commit"]
-    heads, cells = [], {name: [] for name, _, _ in CLAIMS[:2]}
-    for table, ev in evs.items():
+    heads, cells = [], {name: [] for name in ("paper", "peers", "wordllama")}
+    for table, ev in ((t, e) for t, e in evs.items() if t != "sts"):
         for metric in settings.TABLE_METRICS:
             for c in settings.TABLE_SETTINGS[table]:
                 heads.append(f"{_title(c)}, {METRIC_SHORT[metric]}")
                 for name in cells:
-                    cells[name].append(_word_cell(ev["verdicts"][metric][c][name]))
+                    v = ev["verdicts"][metric][c].get(name)
+                    cells[name].append(_word_cell(v) if v else "–")
+    if "sts" in provs:  # Pearson points, ours minus theirs: above 0, ours better
+        heads.append("STS-B test, Pearson")
+        sts = provs["sts"]["verdicts"]
+        for name in cells:
+            v = sts.get(name)
+            cells[name].append(f"{v['word']} ({v['difference']:+.2f})" if v else "–")
     lines = [start, "", f"Written by `make seeds` (commit `{short_commit(commit)}`) from {len(seeds)} seeds "
              f"({', '.join(map(str, seeds))}), every seed on the same test couples. Each cell: the verdict over "
              "the test couples and the seeds (better, level, worse, depends on the seed; not ranked where a column "
              "has too few independent clusters) and the seed-mean difference of split error in points (ours minus "
-             "theirs; below 0: ours errs less).", "",
+             "theirs; below 0: ours errs less; on STS-B, Pearson points, above 0: ours is better).", "",
              "| Claim | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
     for name, row in cells.items():
         lines.append(f"| {CLAIM_TITLES[name]} | " + " | ".join(row) + " |")
@@ -198,6 +258,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", required=True, help="comma-separated seeds, e.g. 0,1,2,3,4")
     ap.add_argument("--results", required=True)
     ap.add_argument("--tables", default="1,2")
+    ap.add_argument("--sts", action="store_true", help="also the STS Benchmark's learned rows, from each seed's sts.json "
+                    "(seed 0: <results>/sts.json; seed s: <results>/seeds/<s>/sts.json)")
     ap.add_argument("--readme", action="append", default=[])
     args = ap.parse_args(argv)
     try:
@@ -223,7 +285,17 @@ def main(argv=None) -> int:
         if args.readme:
             ReadmeBlock(args.readme, f"seed-findings-table{table}").fill(findings_block(table, prov))
         print(f"Table {table} over seeds {seeds}: {name}.md (.json beside it)")
-    if args.readme and set(tables) == {1, 2}:
+    if args.sts:
+        paths = [sts_file(args.results, s) for s in seeds]
+        missing = [p for p in paths if not os.path.exists(p)]
+        if missing:
+            raise InputError(missing[0], "no such file (make seeds runs make sts for every seed)")
+        sts = sts_evaluate([read_json(p) for p in paths])
+        provs["sts"] = dict(sts, seeds=seeds, commit=commit)
+        write_json(os.path.join(args.results, "seeds_sts.json"), provs["sts"])
+        write_text(os.path.join(args.results, "seeds_sts.md"), sts_markdown(sts, seeds))
+        print(f"STS Benchmark over seeds {seeds}: {os.path.join(args.results, 'seeds_sts.md')} (.json beside it)")
+    if args.readme and {1, 2} <= set(tables):
         ReadmeBlock(args.readme, "glance").fill(glance(provs))
     return 0
 

@@ -45,6 +45,7 @@ def test_the_readmes_glance_is_written_from_the_seeds_json():
     from experiments.seedtables import glance
 
     provs = {n: _json(f"seeds_table{n}.json") for n in (1, 2)}
+    provs["sts"] = _json("seeds_sts.json")
     assert glance(provs) in _readme()
     assert provs[1]["seeds"] == provs[2]["seeds"] and len(provs[1]["seeds"]) >= 5
 

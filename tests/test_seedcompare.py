@@ -92,3 +92,25 @@ def test_compare_report_ends_with_the_seeds_conclusion(tmp_path):
     assert lines[0].startswith("Bit for bit, against the committed run (seed 0; ")
     assert "other digits than the committed run" in lines[1] and not any(" differs" in x for x in lines)
     assert lines[-1] == "Table 1: the run agrees with the published results."
+
+
+def test_the_sts_rows_over_seeds_of_one_run_repeated_are_that_runs_numbers():
+    """experiments.seedtables.sts_evaluate on the committed sts.json taken as two seeds: the means
+    are its numbers, the spreads 0, the words the one-run intervals' (make sts's JSON as it is)."""
+    import os
+
+    from experiments import seedtables
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "results", "sts.json"), encoding="utf-8") as f:
+        prov = json.load(f)
+    sts = seedtables.sts_evaluate([prov, prov])
+    learned = prov["results"]["learned_best"]["with"]["test"]
+    assert sts["rows"]["learned_best"]["mean"] == learned["pearson"] and sts["rows"]["learned_best"]["sd"] == 0.0
+    d = learned["vs_dev_best_peer"]
+    alone = "better" if d["low"] > 0 else "worse" if d["high"] < 0 else "level"
+    assert sts["verdicts"]["peers"]["word"] == alone and sts["verdicts"]["peers"]["difference"] == d["difference"]
+    assert sts["rows"]["wordllama"]["mean"] == prov["tokens"]["results"]["mean"]["test_pearson"]
+    chosen = prov["chosen_on_dev"]["learned_best"]
+    assert sts["chosen"]["learned_best"] == [(f"{chosen['map']}-{chosen['distance']}", 2)]
+    assert "STS Benchmark test over 2 seeds (0, 1)" in seedtables.sts_markdown(sts, [0, 1])

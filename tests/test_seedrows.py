@@ -75,3 +75,12 @@ def test_the_band_is_the_t_prediction_interval_with_a_floor():
     assert (lo, hi) == pytest.approx((0.12 - half, 0.12 + half))
     assert seedrows.band([0.2, 0.2, 0.2], floor=1e-4) == pytest.approx((0.2 - 1e-4, 0.2 + 1e-4))
     assert seedrows.band([0.2], floor=0.01) == pytest.approx((0.19, 0.21))
+
+
+def test_the_sts_word_needs_every_seeds_interval_on_one_side():
+    up, down, zero = {"low": 0.2, "high": 1.0}, {"low": -1.0, "high": -0.1}, {"low": -0.3, "high": 0.4}
+    assert seedrows.interval_word([up, up, up]) == "better"
+    assert seedrows.interval_word([down, down]) == "worse"
+    assert seedrows.interval_word([up, zero, up]) == "depends on the seed"
+    assert seedrows.interval_word([up, down]) == "depends on the seed"
+    assert seedrows.interval_word([zero, zero]) == "level"

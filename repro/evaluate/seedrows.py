@@ -121,6 +121,22 @@ def unstable(errors, limit: float = UNSTABLE_RANGE) -> bool:
     return bool(e.size > 1 and e.max() - e.min() > limit)
 
 
+def interval_word(intervals) -> str:
+    """The word over seeds of a comparison whose seeds each give a paired 95% interval of a
+    difference where higher is better (the STS Benchmark's Pearson, ours minus theirs): "better"
+    when every seed's interval lies above 0, "worse" when every one lies below, "depends on the
+    seed" when some lie on one side and the others do not all agree, "level" when none excludes 0.
+    Stricter than :func:`repro.core.verdicts.seed_verdict` (each seed must be sure on its own): the
+    STS pairs are not split into clusters, so there is no two-level resampling to make."""
+    above = [d["low"] > 0 for d in intervals]
+    below = [d["high"] < 0 for d in intervals]
+    if intervals and all(above):
+        return "better"
+    if intervals and all(below):
+        return "worse"
+    return "depends on the seed" if any(above) or any(below) else "level"
+
+
 def band(values, level: float = 0.99, floor: float = 0.0) -> tuple[float, float]:
     """Where one more run's number should fall, from S runs: the prediction interval
     mean +- t(level, S - 1) * sd * sqrt(1 + 1/S) (normal runs), at least +- ``floor`` (the printed
