@@ -4,7 +4,7 @@
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
 # Knobs: QUICK, TEST_WORKERS, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, COUPLE_SEED,
 # SEEDS, DATA,
-# RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
+# RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, KAPPA_GRID, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, TOKEN_SPACE, LOCK (0: the newest versions, not constraints.txt's),
 # REPRO_NATIVE_KERNELS (1: no AVX2 cap on NumPy and XLA; docs/REPRODUCIBILITY.md).
 SHELL := /bin/bash
@@ -220,13 +220,18 @@ PAIRS := $(DATA)/wiki20/summary.json $(DATA)/wikivar/summary.json
 # fast per epoch as the gather form on a GPU: TRAIN_FORM=quadratic on a GPU box (docs/GPU.md).
 # The forms agree to float32 rounding.
 TRAIN_FORM    ?= auto
+# KAPPA_GRID: one kappa grid for every search (the median models, the learned family, the WordLlama
+# members) instead of their own (settings.KAPPA_GRID, family.KAPPA_GRID, family.TOKEN_KAPPA_GRID);
+# empty, the default, keeps theirs. For small runs (the tests'); a change does not redo stages by itself
+KAPPA_GRID    ?=
+KAPPA_ARG = $(if $(KAPPA_GRID),--kappa-grid $(KAPPA_GRID))
 FORM_ID := $(DATA)/.form-$(TRAIN_FORM)
 $(FORM_ID):
 	@mkdir -p $(DATA) && rm -f $(DATA)/.form-* && touch $@
 
 $(DATA)/models/%.npz: $(PAIRS) $(VECTORS) $(FORM_ID) $(SEED_ID) $(call deps,experiments.train_weights)
 	$(TIMED) weights-$* -- $(PY) -m experiments.train_weights --data $(DATA) --setting $(word 1,$(subst -, ,$*)) \
-	    --loss $(word 2,$(subst -, ,$*)) --seed $(SEED) --form $(TRAIN_FORM) --out $@
+	    --loss $(word 2,$(subst -, ,$*)) --seed $(SEED) --form $(TRAIN_FORM) --out $@ $(KAPPA_ARG)
 
 MODELS := $(foreach s,wiki20 wikivar,$(foreach l,contrastive median,$(DATA)/models/$(s)-$(l).npz))
 
@@ -240,7 +245,7 @@ FAMILY_DISTANCES := euclidean cosine
 define FAMILY_PART_RULE
 $(DATA)/family/$(1)/summary-$(2).json: $(3) $(VECTORS) $(SEED_ID) $(call deps,experiments.train_family)
 	$$(TIMED) family-$(1)-$(2) -- $$(PY) -m experiments.train_family --data $$(DATA) --setting $(1) --seed $$(SEED) \
-	    --distance $(2) $(4)
+	    --distance $(2) $(4) $$(KAPPA_ARG)
 .SECONDARY: $(DATA)/family/$(1)/summary-$(2).json $(DATA)/family/$(1)/summary.json
 endef
 $(foreach s,wiki20 wikivar,$(foreach d,$(FAMILY_DISTANCES),$(eval $(call FAMILY_PART_RULE,$(s),$(d),$(PAIRS)))))
@@ -265,7 +270,7 @@ $(DATA)/tokens/df.npz: $(DATA)/paragraphs.tsv $(TOKEN_ID) $(call deps,experiment
 TOKEN_FAMILIES := $(foreach s,wiki20 wikivar,$(DATA)/tokens/family/$(s)/summary.json)
 $(TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json $(SEED_ID) \
                                                        $(call deps,experiments.train_tokenfamily)
-	$(BESIDE) $(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) $(TOKEN_ARG)
+	$(BESIDE) $(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) $(TOKEN_ARG) $(KAPPA_ARG)
 $(DATA)/tokens/scores/%.npz: $(DATA)/tokens/family/%/summary.json $(call deps,experiments.score_tokens)
 	$(BESIDE) $(TIMED) tokenscores-$* -- $(PY) -m experiments.score_tokens --data $(DATA) --setting $* --out $@ $(TOKEN_ARG)
 TOKEN_SCORES := $(DATA)/tokens/scores/wiki20.npz $(DATA)/tokens/scores/wikivar.npz
@@ -352,7 +357,7 @@ $(foreach s,$(TWITTER),$(DATA)/models/$(s)-median.npz): $(KAPPA_ID)
 define TWEET_MODEL_RULE
 $(DATA)/models/$(1)-%.npz: $(DATA)/$(1)/summary.json $(VECTORS) $(KAPPA_MODEL) $(SEED_ID) $(call deps,experiments.train_weights)
 	$$(TIMED) weights-$(1)-$$* -- $$(PY) -m experiments.train_weights --data $$(DATA) --setting $(1) --loss $$* \
-	    --seed $$(SEED) --out $$@ $$(if $$(and $$(KAPPA_MODEL),$$(filter median,$$*)),--kappa-from $$(KAPPA_MODEL))
+	    --seed $$(SEED) --out $$@ $$(if $$(and $$(KAPPA_MODEL),$$(filter median,$$*)),--kappa-from $$(KAPPA_MODEL)) $$(KAPPA_ARG)
 endef
 $(foreach s,$(TWITTER),$(eval $(call TWEET_MODEL_RULE,$(s))))
 # the learned family of every column, each member's kappa from the wikivar family's (or by CV)
@@ -366,7 +371,7 @@ TWEET_TOKEN_FAMILIES := $(foreach s,$(TWITTER),$(DATA)/tokens/family/$(s)/summar
 $(TWEET_TOKEN_FAMILIES): $(DATA)/tokens/family/%/summary.json: $(DATA)/tokens/df.npz $(DATA)/%/summary.json $(SEED_ID) \
                                                              $(KAPPA_TOKEN_FAMILY) $(KAPPA_ID) $(call deps,experiments.train_tokenfamily)
 	$(TIMED) tokenfamily-$* -- $(PY) -m experiments.train_tokenfamily --data $(DATA) --setting $* --seed $(SEED) \
-	    $(if $(KAPPA_TOKEN_FAMILY),--kappa-from wikivar) $(TOKEN_ARG)
+	    $(if $(KAPPA_TOKEN_FAMILY),--kappa-from wikivar) $(TOKEN_ARG) $(KAPPA_ARG)
 TWEET_TOKEN_SCORES := $(foreach s,$(TWITTER),$(DATA)/tokens/scores/$(s).npz)
 .SECONDARY: $(TWEET_TOKEN_FAMILIES)
 

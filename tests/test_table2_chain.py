@@ -215,13 +215,13 @@ def test_make_table2_kappa_by_cross_validation_on_request(workspace, table2):
     kept = [data / s / "couples.jsonl" for s in COLUMNS] + [data / s / "train.npz" for s in COLUMNS] + [
         data / "models" / f"{s}-contrastive.npz" for s in COLUMNS]
     before = {p: p.stat().st_mtime_ns for p in kept}
-    out = make(root, data, stamp, str(table2), "results-cv", "TWITTER_KAPPA=cv", jobs=2)
+    out = make(root, data, stamp, str(table2), "results-cv", "TWITTER_KAPPA=cv", "KAPPA_GRID=20,160", jobs=2)
     assert out.returncode == 0, out.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in kept} == before
     prov = json.loads((root / "results-cv" / "table2.json").read_text())
     for s in COLUMNS:
         m = prov["models"][f"{s}-median"]
-        assert m["kappa_source"] == "cv" and m["kappa"] in m["cv_grid"]
+        assert m["kappa_source"] == "cv" and m["kappa"] in m["cv_grid"] and {20.0, 160.0} <= set(m["cv_grid"])
         assert prov["models"][f"{s}-contrastive"]["kappa"] is None
 
 
