@@ -5,7 +5,7 @@ the eight baselines of section 5.1, the learned weights of section 3, the peers 
 Zipfian and uniform whitening, and the learned weights with common components removed) is scored
 here exactly as ``experiments.score`` scores it: an :class:`repro.evaluate.scoring.Encoding` per row (the
 peers' chosen by :func:`repro.evaluate.peers.select` on validation couples), both metrics of
-:data:`repro.settings.TABLE_METRICS` at once by :func:`repro.evaluate.scoring.couple_scores`, the one
+:data:`repro.settings.TABLE_METRICS` at once by :meth:`repro.evaluate.scoring.Column.score`, the one
 scoring surface. Only the inputs are synthetic, since the cost does not depend on their values:
 
 * the table: ``vocab`` x ``dim`` float32 unit rows of a seeded normal, written block by block to a
@@ -94,10 +94,11 @@ def learned_weights(n_max: int) -> np.ndarray:
     return np.linspace(1.5, 0.2, n_max).astype(np.float32)
 
 
-def row_encodings(method, table, counts, idf, train, validation) -> tuple[list, dict]:
+def row_encodings(method, column, counts, idf) -> tuple[list, dict]:
     """The passes that score ``method``'s couples, as ``experiments.score`` makes them
-    (:func:`repro.evaluate.peers.passes`: [(encoding, component sets, [(metric, set index)])]; the peers
-    chosen per metric on ``validation``, one pass per word weighting chosen), and facts for the
+    ([(:class:`repro.evaluate.scoring.Pass`, [(metric, set index)])], :func:`repro.evaluate.peers.passes`;
+    the peers chosen per metric on the validation couples of the ``column``, a
+    :class:`repro.evaluate.scoring.Column`, one pass per word weighting chosen), and facts for the
     projection: ``grid_weightings`` (word weightings a peer's select scores the validation couples
     under) and the chosen hyperparameters."""
     cfg = settings.setting(SETTING)
@@ -105,12 +106,13 @@ def row_encodings(method, table, counts, idf, train, validation) -> tuple[list, 
     if method in settings.LEARNED + settings.BASELINES:
         enc = (scoring.Encoding("rank", weights) if method in settings.LEARNED
                else scoring.Encoding(method, idf if method in baselines.IDF_METHODS else None))
-        return [(enc, [enc.components], [(m, 0) for m in settings.TABLE_METRICS])], {"grid_weightings": 0}
+        return [(scoring.Pass(enc, None, settings.TABLE_METRICS), [(m, 0) for m in settings.TABLE_METRICS])], \
+            {"grid_weightings": 0}
     name, w = ("learned", weights) if method in settings.BEYOND else (method, None)
-    picked = peers.select(name, table, counts, train, validation, w, metrics=settings.TABLE_METRICS)
+    picked = peers.select(name, column, counts, w, metrics=settings.TABLE_METRICS)
     chosen = {tuple(sorted(params.items())): None for _, params, _ in picked.values()}
     weightings = {tuple(sorted((k, v) for k, v in p.items() if k != "components")) for p in peers.GRIDS[name]}
-    return peers.passes(picked), {"grid_weightings": len(weightings), "chosen": [dict(k) for k in chosen]}
+    return peers.passes(name, picked), {"grid_weightings": len(weightings), "chosen": [dict(k) for k in chosen]}
 
 
 def _timed(fn):
@@ -131,15 +133,16 @@ def measure_row(method: str, table_path: str, vocab: int, n: int, validation_n: 
     out["table_s"], table = _timed(lambda: scoring.Table(host))
     on_device = method in settings.LEARNED + settings.BEYOND + ("sif", "usif")
     out["device_s"] = _timed(lambda: jax.block_until_ready(table.device))[0] if on_device else 0.0
-    out["setup_s"], (encs, facts) = _timed(lambda: row_encodings(method, table, counts, idf, train, validation))
+    column = scoring.Column(table, {"validation": validation, "first": pairs.take(slice(0, scoring.CHUNK)),
+                                    "pairs": pairs}, train)
+    out["setup_s"], (encs, facts) = _timed(lambda: row_encodings(method, column, counts, idf))
     out.update(facts, scorings=len(encs))
 
-    def score(p):
-        return [scoring.couple_scores(e, table, p, components=sets, metrics=[m for m, _ in picks])
-                for e, sets, picks in encs]
+    def score(split):
+        return column.score([p for p, _ in encs], splits=(split,))
     # one chunk first: the compile (JAX rows) and first touches, a fixed cost apart from the rate
-    out["warmup_s"] = _timed(lambda: score(pairs.take(slice(0, scoring.CHUNK))))[0]
-    out["score_s"] = _timed(lambda: score(pairs))[0]
+    out["warmup_s"] = _timed(lambda: score("first"))[0]
+    out["score_s"] = _timed(lambda: score("pairs"))[0]
     out["couples_per_s"] = n * len(encs) / out["score_s"]
     out["backend"] = jax.default_backend()
     return {k: round(v, 6) if isinstance(v, float) else v for k, v in out.items()}

@@ -34,108 +34,121 @@ def _paper_row(method: str, weights: dict, idf, top_rule: str) -> scoring.Encodi
     return scoring.Encoding(method, idf if method in baselines.IDF_METHODS else None, top_rule=top_rule)
 
 
-def row_passes(table, weights: dict, idf, counts, train, validation, top_rule: str) -> tuple[dict, dict, dict]:
-    """Every method's passes over the couples, {method: [(encoding, component sets, [(metric,
+def row_passes(column: scoring.Column, weights: dict, idf, counts, top_rule: str) -> tuple[dict, dict, dict]:
+    """Every method's row on the ``column``, {method: [(:class:`repro.evaluate.scoring.Pass`, [(metric,
     set index)])]}: the paper's rows as they are, the peers' hyperparameters chosen on the
-    ``validation`` couples only, per metric (:func:`repro.evaluate.peers.select`), one pass per word
-    weighting chosen (:func:`repro.evaluate.peers.passes`). Returns (passes, the peers' choices, seconds)."""
+    column's validation couples only, per metric (:func:`repro.evaluate.peers.select`), one pass per
+    word weighting chosen (:func:`repro.evaluate.peers.passes`). Returns (rows, the peers' choices, seconds)."""
     rows, chosen, seconds = {}, {}, {}
     for m in settings.BASELINES + settings.LEARNED:
         enc = _paper_row(m, weights, idf, top_rule)
-        rows[m] = [(enc, [enc.components], [(metric, 0) for metric in settings.TABLE_METRICS])]
+        picks = [(metric, 0) for metric in settings.TABLE_METRICS]
+        rows[m] = [(scoring.Pass(enc, None, settings.TABLE_METRICS), picks)]
     t0 = time.perf_counter()
-    rows["peer_best"], chosen["peer_best"] = peer_family(table, counts, train, validation)
+    rows["peer_best"], chosen["peer_best"] = peer_family(column, counts)
     seconds["peer_best"] = time.perf_counter() - t0
     searched = chosen["peer_best"]["validation_split_error"]
     for m in settings.PEERS + settings.BEYOND:
         t0 = time.perf_counter()
         name, w = ("learned", weights["learned_median"]) if m in settings.BEYOND else (m, None)
-        picked = (None if m in settings.BEYOND else from_search(name, searched, table, counts, train)) \
-            or peers.select(name, table, counts, train, validation, w)
+        picked = (None if m in settings.BEYOND else from_search(name, searched, column, counts)) \
+            or peers.select(name, column, counts, w)
         chosen[m] = {metric: {"params": params, "validation_split_error": err}
                      for metric, (_, params, err) in picked.items()}
-        rows[m] = peers.passes(picked)
+        rows[m] = peers.passes(name, picked)
         seconds[m] = time.perf_counter() - t0
     return rows, chosen, seconds
 
 
-def from_search(name: str, errors: dict, table, counts, train) -> dict | None:
+def from_search(name: str, errors: dict, column: scoring.Column, counts) -> dict | None:
     """:func:`repro.evaluate.peers.select`'s choice for peer ``name`` read off the peer family's search
     ``errors`` ({metric: {config key: validation split error}}, :func:`repro.evaluate.peerfamily.search`),
     where every entry of the peer's grid is a configuration of the family (SIF and Zipfian
-    whitening): per metric the entry of the lowest error (ties: the earlier entry), fitted by
-    :func:`repro.evaluate.peers.fit_peer`, so the row is scored by the one surface exactly as before and only the
-    search is shared. None where the grid has an entry the family lacks."""
+    whitening): per metric (encoding, entry, error) of the entry of the lowest error (ties: the
+    earlier entry), its encoding before its components (:func:`repro.evaluate.peers.peer_encoding`):
+    the row's pass fits them (:func:`repro.evaluate.peers.passes`), so the row is scored by the one
+    surface exactly as :func:`repro.evaluate.peers.select`'s choice and only the search is shared.
+    None where the grid has an entry the family lacks."""
     grid = peers.GRIDS[name]
     configs = [peerfamily.from_peer(name, p) for p in grid]
     if any(c is None for c in configs):
         return None
-    picked, fitted = {}, {}
+    picked, built = {}, {}
     for metric, errs in errors.items():
         i = min(range(len(grid)), key=lambda j: (errs[configs[j].key], j))
-        if i not in fitted:
-            fitted[i] = peers.fit_peer(name, table, counts, train, **grid[i])
-        picked[metric] = (fitted[i], dict(grid[i]), float(errs[configs[i].key]))
+        if i not in built:
+            built[i] = peers.peer_encoding(name, column, counts, **grid[i])
+        picked[metric] = (built[i], dict(grid[i]), float(errs[configs[i].key]))
     return picked
 
 
-def peer_family(table, counts, train, validation, configs=family.PEER_CONFIGS) -> tuple[list, dict]:
+def peer_family(column: scoring.Column, counts, configs=family.PEER_CONFIGS) -> tuple[list, dict]:
     """The row "Peers, best configuration (validation)": per metric, the configuration of
     ``configs`` (the peer family of :mod:`repro.evaluate.peerfamily`) of the lowest validation split error
-    (:func:`repro.evaluate.peerfamily.search`), built as an encoding of the one scoring surface. Returns
-    (its passes, as :func:`row_passes` gives them; the choices with every configuration's error)."""
-    maps = peerfamily.word_maps(configs, table, counts)
-    errors = peerfamily.search(table, counts, train, validation, configs, metrics=settings.TABLE_METRICS, maps=maps)
-    picked, chosen, built = {}, {}, {}
+    (:func:`repro.evaluate.peerfamily.search`), a pass of the one scoring surface
+    (:func:`repro.evaluate.peerfamily.row_pass`). Returns (its passes, as :func:`row_passes` gives
+    them; the choices with every configuration's error)."""
+    maps = peerfamily.word_maps(configs, column, counts)
+    errors = peerfamily.search(column, counts, configs, metrics=settings.TABLE_METRICS, maps=maps)
+    picked, chosen = {}, {}
     for metric in settings.TABLE_METRICS:
         config, err = peerfamily.choose(errors[metric], configs)
-        if config not in built:
-            built[config] = peerfamily.encoding(config, table, counts, train, maps)
         picked.setdefault(config, []).append(metric)
         chosen[metric] = {"params": config.as_dict(), "config": config.key, "label": config.label,
                           "validation_split_error_search": err}
-    passes = [(built[c], [built[c].components], [(m, 0) for m in ms]) for c, ms in picked.items()]
+    passes = [(peerfamily.row_pass(c, column, counts, maps, ms), [(m, 0) for m in ms]) for c, ms in picked.items()]
     return passes, dict(chosen, grid=len(configs), validation_split_error=errors)
 
 
-def score_split(rows: dict, table, split: str, pairs, seconds: dict) -> dict:
-    """{score key: (P,) scores} of one split's couples under every method's passes (``seconds``
-    gains each method's time)."""
+def score_rows(rows: dict, column: scoring.Column, seconds: dict) -> dict:
+    """{method: [:class:`repro.evaluate.scoring.Scored` per pass]}: each row of ``rows`` scored on
+    every split of the ``column`` by one call of :meth:`repro.evaluate.scoring.Column.score`
+    (``seconds`` gains each method's time)."""
     out = {}
-    for m in rows:
+    for m, passes in rows.items():
         t0 = time.perf_counter()
-        for enc, sets, picks in rows[m]:
-            s = scoring.couple_scores(enc, table, pairs, components=sets, metrics=[mt for mt, _ in picks])
-            for j, (metric, i) in enumerate(picks):
-                out[settings.score_key(split, m, metric)] = s[i, j]
+        out[m] = column.score([p for p, _ in passes])
         seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
     return out
 
 
-def family_scores(layout: Layout, source: str, table, counts, train, splits: dict) -> tuple[dict, dict]:
+def split_scores(rows: dict, scored: dict, split: str) -> dict:
+    """{score key: (P,) scores} of one split's couples under every method's passes, read off their
+    :func:`score_rows`."""
+    out = {}
+    for m, passes in rows.items():
+        for (_, picks), result in zip(passes, scored[m]):
+            for j, (metric, i) in enumerate(picks):
+                out[settings.score_key(split, m, metric)] = result.scores[split][i, j]
+    return out
+
+
+def family_scores(layout: Layout, source: str, column: scoring.Column, counts) -> tuple[dict, dict]:
     """Every member of the learned family (:mod:`repro.evaluate.family`, weights from ``source``'s family)
-    scored on every split under both metrics, its word map fitted on this column's ``table`` and
-    ``counts`` and the ``train`` couples' texts; the row ``learned_best`` is, per metric, the member
-    of the lowest split error on the validation couples. Returns ({score key: (P,) scores}, meta)."""
+    scored on every split of the ``column`` under both metrics, one call each, its word map fitted on
+    the column's table, ``counts`` and training couples' texts; the row ``learned_best`` is, per
+    metric, the member of the lowest split error on the validation couples. Returns ({score key:
+    (P,) scores}, meta)."""
     t0 = time.perf_counter()
-    maps = {name: family.member_map(name, table, counts, train) for name in family.maps()}
+    maps = {name: family.member_map(name, column.table, counts, column.train) for name in family.maps()}
     out, errors = {}, {metric: {} for metric in settings.TABLE_METRICS}
+    validation = column.splits["validation"]
     for member in family.members():
         weights = store.load_model(layout.family(source, member.key)).weights
         enc = scoring.Encoding("rank", weights, transform=maps[member.name])
-        for split, pairs in splits.items():
-            both = scoring.couple_scores(enc, table, pairs, metrics=settings.TABLE_METRICS)[0]
+        both = column.score([scoring.Pass(enc, None, settings.TABLE_METRICS)])[0].scores
+        for split in column.splits:
             for j, metric in enumerate(settings.TABLE_METRICS):
-                out[settings.score_key(split, settings.family_method(member.key), metric)] = both[j]
+                out[settings.score_key(split, settings.family_method(member.key), metric)] = both[split][0, j]
         for metric in settings.TABLE_METRICS:
             key = settings.score_key("validation", settings.family_method(member.key), metric)
-            errors[metric][member.key] = float(protocol.split(out[key], splits["validation"].label,
-                                                              out[key], splits["validation"].label).error)
+            errors[metric][member.key] = float(protocol.split(out[key], validation.label,
+                                                              out[key], validation.label).error)
     chosen = {}
     for metric, errs in errors.items():
         key, err = family.choose(errs)
         chosen[metric] = {"member": key, "validation_split_error": err}
-        for split in splits:
+        for split in column.splits:
             out[settings.score_key(split, "learned_best", metric)] = \
                 out[settings.score_key(split, settings.family_method(key), metric)]
     return out, {"chosen": chosen, "validation_split_error": errors, "seconds": time.perf_counter() - t0}
@@ -162,7 +175,9 @@ PARTS = ("all", "rows", "family")
 
 
 def _inputs(args):
-    """(layout, table, idf, counts, train, splits, meta, weights) of the setting, as every part reads them."""
+    """(layout, column, idf, counts, meta, weights) of the setting, as every part reads them: the
+    column (:class:`repro.evaluate.scoring.Column`) holds the table, the validation and test couples
+    and the training couples (the peers' common components are fitted on their texts), checked once."""
     cfg = settings.setting(args.setting)
     layout = Layout(args.data)
     vocab, table = load_corpus(args.data)
@@ -185,7 +200,7 @@ def _inputs(args):
             meta[f"remap_{s}"] = stats
     weights = {f"learned_{loss}": store.load_model(layout.model(cfg.source, loss)).weights
                for loss in settings.LOSSES}
-    return layout, scoring.Table(table), idf, counts, train, splits, meta, weights
+    return layout, scoring.Column(table, splits, train), idf, counts, meta, weights
 
 
 def _rows_file(path: str, meta: dict) -> tuple[dict, dict]:
@@ -208,24 +223,24 @@ def _rows_file(path: str, meta: dict) -> tuple[dict, dict]:
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    layout, table, idf, counts, train, splits, meta, weights = _inputs(args)
+    layout, column, idf, counts, meta, weights = _inputs(args)
     if args.part == "family":
         out, meta = _rows_file(args.rows, meta)
         seconds = meta.pop("seconds")
     else:
-        rows, chosen, seconds = row_passes(table, weights, idf, counts, train, splits["validation"], args.top_rule)
+        rows, chosen, seconds = row_passes(column, weights, idf, counts, args.top_rule)
         meta["peers"] = chosen
+        scored = score_rows(rows, column, seconds)
         out = {}
-        if os.path.exists(layout.pairs_groups(settings.setting(args.setting).source)):  # bootstrap units
-            groups = store.load_groups(layout.pairs_groups(settings.setting(args.setting).source),
-                                       {s: p.size for s, p in splits.items()})
-            out.update({f"{s}_group": groups[s] for s in splits})
-        for split, pairs in splits.items():
+        source = settings.setting(args.setting).source
+        if os.path.exists(layout.pairs_groups(source)):  # bootstrap units
+            groups = store.load_groups(layout.pairs_groups(source), {s: p.size for s, p in column.splits.items()})
+            out.update({f"{s}_group": groups[s] for s in column.splits})
+        for split, pairs in column.splits.items():
             out[f"{split}_label"] = pairs.label
-            out.update(score_split(rows, table, split, pairs, seconds))
+            out.update(split_scores(rows, scored, split))
     if args.part != "rows":
-        family_out, meta["family"] = family_scores(layout, settings.setting(args.setting).source, table, counts,
-                                                   train, splits)
+        family_out, meta["family"] = family_scores(layout, settings.setting(args.setting).source, column, counts)
         out.update(family_out)
         seconds["learned_best"] = meta["family"].pop("seconds")
     meta["seconds"] = seconds

@@ -42,35 +42,37 @@ def validation_error(scores, labels) -> float:
 def score(table, counts, couples: dict, member_weights: dict) -> tuple[dict, dict]:
     """({score key: (P,) scores}, choices) of every token row on the token couples ``couples``
     {split: PairSet} (``train`` for the maps and components, ``validation``, ``test``);
-    ``member_weights`` {member key: (n_max,) weights}."""
-    table = scoring.as_table(table)
-    train, validation = couples["train"], couples["validation"]
-    splits = {s: couples[s] for s in ("validation", "test")}
+    ``member_weights`` {member key: (n_max,) weights}. The table and couples are checked once, as a
+    :class:`repro.evaluate.scoring.Column`, and each row is scored on both splits by one call."""
+    column = scoring.Column(table, {s: couples[s] for s in ("validation", "test")}, couples["train"])
+    validation = column.splits["validation"]
     out, seconds = {}, {}
     errors = {"family": {m: {} for m in settings.TABLE_METRICS}, "peers": {m: {} for m in settings.TABLE_METRICS}}
 
-    def put(method: str, enc: scoring.Encoding) -> None:
-        for split, pairs in splits.items():
-            both = scoring.couple_scores(enc, table, pairs, metrics=settings.TABLE_METRICS)[0]
+    def put(method: str, row: scoring.Pass) -> None:
+        both = column.score([row])[0].scores
+        for split in column.splits:
             for j, metric in enumerate(settings.TABLE_METRICS):
-                out[settings.score_key(split, method, metric)] = both[j]
+                out[settings.score_key(split, method, metric)] = both[split][0, j]
 
     t0 = time.perf_counter()
-    maps = peerfamily.word_maps(tokentables.PEER_CONFIGS, table.host, counts)
-    errors["peers"] = peerfamily.search(table, counts, train, validation, tokentables.PEER_CONFIGS,
-                                        metrics=settings.TABLE_METRICS, maps=maps)
+    maps = peerfamily.word_maps(tokentables.PEER_CONFIGS, column, counts)
+    errors["peers"] = peerfamily.search(column, counts, tokentables.PEER_CONFIGS, metrics=settings.TABLE_METRICS,
+                                        maps=maps)
     for config in tokentables.PEER_CONFIGS:
-        put(tokentables.peer_method(config), peerfamily.encoding(config, table, counts, train, maps))
+        put(tokentables.peer_method(config),
+            peerfamily.row_pass(config, column, counts, maps, settings.TABLE_METRICS))
     for metric in settings.TABLE_METRICS:  # the row "WordLlama": its own mean pooling
-        for split in splits:
+        for split in column.splits:
             out[settings.score_key(split, "wordllama", metric)] = \
                 out[settings.score_key(split, tokentables.peer_method(tokentables.ROW_CONFIG), metric)]
     seconds["peers"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    word_maps = {name: family.member_map(name, table.host, counts, train) for name in family.TOKEN_MAPS}
+    word_maps = {name: family.member_map(name, column.table, counts, column.train) for name in family.TOKEN_MAPS}
     for m in family.members("tokens"):
         method = settings.family_method(m.key)
-        put(method, scoring.Encoding("rank", member_weights[m.key], transform=word_maps[m.name]))
+        put(method, scoring.Pass(scoring.Encoding("rank", member_weights[m.key], transform=word_maps[m.name]),
+                                 None, settings.TABLE_METRICS))
         for metric in settings.TABLE_METRICS:
             errors["family"][metric][m.key] = validation_error(out[settings.score_key("validation", method, metric)],
                                                                validation.label)

@@ -72,8 +72,9 @@ def test_the_fast_scores_are_the_scoring_surfaces(config):
     """Each configuration's scores by the linear shortcut equal those of its encoding through
     repro.evaluate.scoring (the word weights, the map as a transform, components by SVD) to float32 rounding."""
     table, counts, train, validation = _case(seed=1)
-    fast = {(c, m): s for c, m, s in peerfamily.config_scores(table, counts, train, validation, [config])}
-    enc = peerfamily.encoding(config, table, counts, train)
+    column = scoring.Column(table, {"validation": validation}, train)
+    fast = {(c, m): s for c, m, s in peerfamily.config_scores(column, counts, [config])}
+    enc = peerfamily.encoding(config, column, counts)
     assert enc.components.vectors.shape[0] == config.components
     for m in ("euclidean", "cosine"):
         slow = scoring.scores(enc, table, validation, m)
@@ -82,12 +83,13 @@ def test_the_fast_scores_are_the_scoring_surfaces(config):
 
 def test_search_takes_each_configurations_validation_split_error_and_choose_the_lowest():
     table, counts, train, validation = _case(seed=2)
+    column = scoring.Column(table, {"validation": validation}, train)
     configs = peerfamily.grid()
-    errors = peerfamily.search(table, counts, train, validation, configs)
+    errors = peerfamily.search(column, counts, configs)
     assert set(errors) == {"euclidean", "cosine"}
     assert set(errors["cosine"]) == {c.key for c in configs}
     for c in (configs[0], configs[17], configs[-1]):  # by the one surface, brute force
-        s = scoring.scores(peerfamily.encoding(c, table, counts, train), table, validation, "cosine")
+        s = scoring.scores(peerfamily.encoding(c, column, counts), table, validation, "cosine")
         assert errors["cosine"][c.key] == pytest.approx(metrics.split(s, validation.label, s, validation.label).error,
                                                         abs=1.5 / validation.size)
     config, err = peerfamily.choose(errors["cosine"], configs)
@@ -110,18 +112,37 @@ def test_uniform_whitening_and_zipfian_whitening_differ_by_their_p():
 
 def test_sif_and_zipf_choices_read_off_the_family_search_are_peers_selects():
     """The single peers whose grids the family holds take their choice from the family's search:
-    the same entries peers.select picks on its own, and the same fitted encodings."""
+    the same entries peers.select picks on its own, and the same rows' scores, bit for bit."""
     from experiments.score import from_search
     from repro.evaluate import peers
 
     table, counts, train, validation = _case(seed=5, n_val=60)
-    errors = peerfamily.search(table, counts, train, validation, family.PEER_CONFIGS)
+    column = scoring.Column(table, {"validation": validation}, train)
+    errors = peerfamily.search(column, counts, family.PEER_CONFIGS)
     for name in ("sif", "zipf"):
-        fast, slow = from_search(name, errors, table, counts, train), peers.select(name, table, counts, train, validation)
+        fast, slow = from_search(name, errors, column, counts), peers.select(name, column, counts)
         for metric in ("euclidean", "cosine"):
             assert fast[metric][1] == slow[metric][1]
             assert fast[metric][2] == pytest.approx(slow[metric][2], abs=1.5 / validation.size)
-            np.testing.assert_array_equal(scoring.scores(fast[metric][0], table, validation, metric),
+            np.testing.assert_array_equal(scoring.scores(peers.fit_peer(name, column, counts, **fast[metric][1]),
+                                                         table, validation, metric),
                                           scoring.scores(slow[metric][0], table, validation, metric))
-    assert from_search("usif", errors, table, counts, train) is None  # uSIF's own 5 components: not in the family
+        rows = [column.score([p for p, _ in peers.passes(name, picked)]) for picked in (fast, slow)]
+        for a, b in zip(*rows):
+            assert a.scores["validation"].tobytes() == b.scores["validation"].tobytes()
+    assert from_search("usif", errors, column, counts) is None  # uSIF's own 5 components: not in the family
     assert peerfamily.from_peer("uwhiten", {"mode": "centre", "components": 0}) is None
+
+
+def test_a_configuration_is_one_pass_whose_components_the_column_fits():
+    """row_pass is the configuration before its components, which the column fits when it scores
+    the pass: the same encoding and the same scores as encoding(), bit for bit."""
+    table, counts, train, validation = _case(seed=6)
+    column = scoring.Column(table, {"validation": validation}, train)
+    for config in (peerfamily.Config("sif", 1e-3, "zipf", 2), peerfamily.Config("mean", None, "none", 0)):
+        p = peerfamily.row_pass(config, column, counts, metrics=("cosine",))
+        assert p.components == ((config.components,) if config.components else None) and p.metrics == ("cosine",)
+        enc = peerfamily.encoding(config, column, counts)
+        scored = column.score([p])[0]
+        np.testing.assert_array_equal(scored.encodings[0].components.vectors, enc.components.vectors)
+        assert scored.scores["validation"][0, 0].tobytes() == scoring.scores(enc, table, validation, "cosine").tobytes()

@@ -49,13 +49,14 @@ def test_mean_and_components_by_hand():
 
 def test_usif_removes_its_components_by_their_share_by_default_and_fse_squares_it():
     words, table, counts, train, (tok, lengths) = _case(seed=9)
-    published = peers.fit_peer("usif", table, counts, train, components=5)
-    fse = peers.fit_peer("usif", table, counts, train, components=5, usif_scales="share_squared")
+    column = scoring.Column(table, train=train)
+    published = peers.fit_peer("usif", column, counts, components=5)
+    fse = peers.fit_peer("usif", column, counts, components=5, usif_scales="share_squared")
     np.testing.assert_array_equal(published.components.vectors, fse.components.vectors)
     np.testing.assert_allclose(fse.components.scales, published.components.scales ** 2)
     assert np.isclose(published.components.scales.sum(), 1.0)
     with pytest.raises(ValueError, match="usif_scales"):
-        peers.fit_peer("usif", table, counts, train, usif_scales="square")
+        peers.fit_peer("usif", column, counts, usif_scales="square")
 
 
 def _case(seed=0, vocab=60, dim=12, n_train=80, n_test=20):
@@ -98,9 +99,10 @@ def test_sif_and_usif_equal_fse(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     fse_length = int(out.stdout.split()[-1])  # fse's int(total words / texts)
-    sif = peers.fit_peer("sif", table, counts, train, a=1e-3, components=1)
+    column = scoring.Column(table, train=train)
+    sif = peers.fit_peer("sif", column, counts, a=1e-3, components=1)
     # fse 1.0.0 removes uSIF's components by the square of their share: the documented option
-    usif = peers.fit_peer("usif", table, counts, train, components=5, length=fse_length, usif_scales="share_squared")
+    usif = peers.fit_peer("usif", column, counts, components=5, length=fse_length, usif_scales="share_squared")
     for name, peer in (("sif", sif), ("usif", usif)):
         ours = scoring.text_vectors(peer, table, test_tokens, test_lengths)
         theirs = np.load(tmp_path / f"fse-{name}.npy")
@@ -113,23 +115,25 @@ def test_select_takes_the_lowest_validation_error_under_each_metric_and_never_th
     words, table, counts, train, (tok, lengths) = _case(seed=3, n_test=40)
     rng = np.random.default_rng(4)
     validation = PairSet(tok[:20], tok[20:], lengths[:20], lengths[20:], (rng.random(20) < 0.5).astype(np.int8))
-    picked = peers.select("sif", table, counts, train, validation)
+    column = scoring.Column(table, {"validation": validation}, train)
+    picked = peers.select("sif", column, counts)
     assert set(picked) == {"euclidean", "cosine"}
     for metric, (enc, params, err) in picked.items():
         errors = []
         for p in peers.GRIDS["sif"]:
-            s = scoring.scores(peers.fit_peer("sif", table, counts, train, **p), table, validation, metric)
+            s = scoring.scores(peers.fit_peer("sif", column, counts, **p), table, validation, metric)
             errors.append(metrics.split(s, validation.label, s, validation.label).error)
         assert err == min(errors) and params == peers.GRIDS["sif"][int(np.argmin(errors))]
         assert enc.components.vectors.shape[0] == params["components"]
     with pytest.raises(ValueError, match="peer must be one of"):
-        peers.select("bm25", table, counts, train, validation)
+        peers.select("bm25", column, counts)
 
 
 def test_passes_share_a_weighting_and_give_each_metric_its_own_bits():
     words, table, counts, train, (tok, lengths) = _case(seed=6, n_test=40)
     pairs = PairSet(tok[:20], tok[20:], lengths[:20], lengths[20:], (np.arange(20) % 2).astype(np.int8))
-    sif = {a: {k: peers.fit_peer("sif", table, counts, train, a=a, components=k) for k in (0, 1)} for a in (1e-3, 1e-2)}
+    column = scoring.Column(table, {"pairs": pairs}, train)
+    sif = {a: {k: peers.fit_peer("sif", column, counts, a=a, components=k) for k in (0, 1)} for a in (1e-3, 1e-2)}
     cases = {  # picked per metric -> how many passes, and each metric's set index in its pass
         "same choice": ({"euclidean": (sif[1e-3][1], {"a": 1e-3, "components": 1}, 0.1),
                          "cosine": (sif[1e-3][1], {"a": 1e-3, "components": 1}, 0.2)}, [[0, 0]]),
@@ -139,13 +143,23 @@ def test_passes_share_a_weighting_and_give_each_metric_its_own_bits():
                                "cosine": (sif[1e-2][1], {"a": 1e-2, "components": 1}, 0.2)}, [[0], [0]]),
     }
     for name, (picked, shape) in cases.items():
-        got = peers.passes(picked)
-        assert [[i for _, i in picks] for _, _, picks in got] == shape, name
-        for enc, sets, picks in got:
-            s = scoring.couple_scores(enc, table, pairs, components=sets, metrics=[m for m, _ in picks])
+        got = peers.passes("sif", picked)
+        assert [[i for _, i in picks] for _, picks in got] == shape, name
+        assert all(p.metrics == tuple(m for m, _ in picks) and p.scales == "one" for p, picks in got)
+        for (p, picks), scored in zip(got, column.score([p for p, _ in got])):
+            s = scored.scores["pairs"]
             for j, (metric, i) in enumerate(picks):  # the same bits as scoring the metric's own choice alone
                 alone = scoring.scores(picked[metric][0], table, pairs, metric)
                 assert s[i, j].tobytes() == alone.tobytes(), (name, metric)
+                # the pass's fitted components are the choice's, bit for bit
+                fitted, chosen = scored.encodings[i].components, picked[metric][0].components
+                assert fitted.vectors.tobytes() == chosen.vectors.tobytes()
+    # uSIF's passes remove its components at their share
+    usif = peers.fit_peer("usif", column, counts, components=5)
+    (p, _), = peers.passes("usif", {"cosine": (usif, {"components": 5}, 0.1)})
+    assert p.scales == "share" and p.components == (5,)
+    fitted = column.score([p], splits=())[0].encodings[0].components
+    np.testing.assert_array_equal(fitted.scales, usif.components.scales)
 
 
 def test_learned_weights_with_common_components_removed():
@@ -153,7 +167,7 @@ def test_learned_weights_with_common_components_removed():
 
     words, table, counts, train, (tok, lengths) = _case(seed=5)
     w = np.linspace(1.0, 0.2, 8).astype(np.float32)
-    enc = peers.fit_peer("learned", table, None, train, weights=w, components=2)
+    enc = peers.fit_peer("learned", scoring.Column(table, train=train), None, weights=w, components=2)
     plain = scoring.text_vectors(enc, table, tok, lengths, components=False)
     np.testing.assert_allclose(plain, np.asarray(represent(w, table, tok, lengths)), rtol=1e-6)
     out = scoring.text_vectors(enc, table, tok, lengths)
@@ -175,8 +189,8 @@ def test_components_are_fitted_on_each_distinct_text_once():
     padded = train.a.copy()
     padded[0, train.len_a[0]:] = 7  # padding past a text's length does not make it another text
     assert pairset.distinct_texts(np.concatenate([train.a, padded]), np.concatenate([train.len_a] * 2))[1].size == 30
-    a = peers.fit_peer("sif", table, counts, with_hub, components=1)
-    b = peers.fit_peer("sif", table, counts, train, components=1)
+    a = peers.fit_peer("sif", scoring.Column(table, train=with_hub), counts, components=1)
+    b = peers.fit_peer("sif", scoring.Column(table, train=train), counts, components=1)
     np.testing.assert_allclose(a.components.vectors, b.components.vectors, atol=1e-12)
 
 
@@ -187,7 +201,8 @@ def test_scores_in_small_chunks_are_the_whole_computation():
     validation = PairSet(tok[:30], tok[30:], lengths[:30], lengths[30:], (rng.random(30) < 0.5).astype(np.int8))
     for name in ("sif", "usif", "learned"):
         w = np.linspace(1.0, 0.2, 8).astype(np.float32) if name == "learned" else None
-        for metric, (enc, _, _) in peers.select(name, table, counts, train, validation, w).items():
+        column = scoring.Column(table, {"validation": validation}, train)
+        for metric, (enc, _, _) in peers.select(name, column, counts, w).items():
             s = scoring.scores(enc, table, validation, metric)
             np.testing.assert_allclose(scoring.scores(enc, table, validation, metric, chunk=4), s,
                                        rtol=1e-6, atol=1e-7)
@@ -195,7 +210,7 @@ def test_scores_in_small_chunks_are_the_whole_computation():
 
 def test_components_come_from_a_seeded_sample_beyond_the_limit(monkeypatch):
     words, table, counts, train, _ = _case(seed=8, n_train=400)
-    full = peers.fit_peer("sif", table, counts, train, components=1)
+    full = peers.fit_peer("sif", scoring.Column(table, train=train), counts, components=1)
     monkeypatch.setattr(pairset, "COMPONENT_TEXTS", 150)
     tokens, lengths = pairset.training_texts(train)
     assert lengths.size == 150
@@ -203,7 +218,7 @@ def test_components_come_from_a_seeded_sample_beyond_the_limit(monkeypatch):
     assert (again[0] == tokens).all()  # seeded: the same sample every time
     every = np.concatenate([train.a, train.b])
     assert all((row == every).all(axis=1).any() for row in tokens)  # training texts, nothing else
-    sample = peers.fit_peer("sif", table, counts, train, components=1)
+    sample = peers.fit_peer("sif", scoring.Column(table, train=train), counts, components=1)
     ref = fit_components(peers.weighted_means(table, tokens, lengths, sample.weights), 1)
     assert sample.components.vectors.tobytes() == ref.vectors.tobytes()
     # the first common direction of 150 of the 400 texts is the first of all of them, nearly

@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks import bench_scale, measure, scale_doc, scoring_scale, synthdump
 from repro import settings
+from repro.evaluate import scoring
 from repro.data.wikipedia import wikidump
 
 
@@ -194,8 +195,8 @@ def test_one_row_measured_scores_what_the_scoring_surface_scores(tmp_path):
     counts, idf = scoring_scale.corpus(4, docs=8)
     np.testing.assert_allclose(idf, np.log(8 / np.array([8, 4, 2, 2])))  # df = floor(8 / rank)
     assert list(counts) == [1e9 + 1, 5e8 + 1, np.floor(1e9 / 3) + 1, 2.5e8 + 1]
-    encs, facts = scoring_scale.row_encodings("learned_median", np.ones((5, 2), np.float32), counts, idf, None, None)
-    assert encs[0][0].kind == "rank" and facts == {"grid_weightings": 0}
+    encs, facts = scoring_scale.row_encodings("learned_median", scoring.Column(np.ones((5, 2), np.float32)), counts, idf)
+    assert encs[0][0].encoding.kind == "rank" and facts == {"grid_weightings": 0}
 
 
 def test_a_peer_row_counts_its_grid_and_choices(tmp_path):

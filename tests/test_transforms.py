@@ -126,7 +126,7 @@ def test_whitening_peers_choose_on_validation_as_brute_force(name):
     table, p = _table(seed=4)
     counts = np.round(p * 1e6)
     train, validation = _pairs(5), _pairs(6)
-    picked = peers.select(name, table, counts, train, validation)
+    picked = peers.select(name, scoring.Column(table, {"validation": validation}, train), counts)
     assert set(picked) == {"euclidean", "cosine"}
     pw = peers.probabilities(counts) if name == "zipf" else "uniform"
     for metric, (enc, params, err) in picked.items():

@@ -15,7 +15,7 @@ family of their own, chosen by the same rule on the same couples: every combinat
 
 A configuration's text vector is t = (1/n) sum_j f(w_j) P (e_(j) - mu) with the components
 removed, the :class:`repro.evaluate.scoring.Encoding` of kind ``word`` with the map as its transform, so
-the chosen configuration is scored by the one surface of every row (:func:`encoding`).
+the chosen configuration is scored by the one surface of every row (:func:`row_pass`, :func:`encoding`).
 
 The search (:func:`search`) scores every configuration on the validation couples cheaply, by
 linearity: t = (m_f - c_f mu) P with m_f = (1/n) sum_j f(w_j) e_(j) and c_f = (1/n) sum_j f(w_j),
@@ -23,7 +23,9 @@ so each word weighting's sums are made once (a sparse product in float64) and ev
 component count is a few dense operations on them; the components are the top eigenvectors of
 the training vectors' Gram matrix (the same directions as the singular vectors). The search's
 errors agree with the one surface's to float32 rounding; the chosen configuration is then scored
-by :mod:`repro.evaluate.scoring` like every other row (experiments/score.py).
+by :mod:`repro.evaluate.scoring` like every other row (experiments/score.py). Every function takes
+the column it reads (:class:`repro.evaluate.scoring.Column`: the checked table, the couples, the
+distinct training texts), so nothing is checked or made twice.
 
 :func:`repro.evaluate.family.budgets` holds both families' sizes (the candidates each chooses among on
 validation), so that neither can get a bigger search silently (tests/test_peerfamily.py).
@@ -36,7 +38,6 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from repro.core import pairset
 from repro.evaluate import scoring
 from repro.spaces import transforms, wordmap
 from repro.spaces.components import fit_components
@@ -119,18 +120,24 @@ def whitening(name: str, table, counts) -> transforms.Transform:
     return wordmap.word_map(wordmap.of(whiten=name), table, counts)
 
 
-def encoding(config: Config, table, counts, train, maps: dict | None = None) -> scoring.Encoding:
+def row_pass(config: Config, column: scoring.Column, counts, maps: dict | None = None,
+             metrics=METRICS) -> scoring.Pass:
+    """The configuration as a :class:`repro.evaluate.scoring.Pass` over the ``column``'s couples: the
+    encoding of kind ``word`` of its word weights (uSIF's length the mean of the column's distinct
+    training texts) and its map (from ``maps`` when given), its number of common components (fitted
+    by :meth:`repro.evaluate.scoring.Column.fit` on those texts, at scale 1; none: the encoding's
+    own, none), scored under ``metrics``."""
+    t = (maps or {}).get(config.map) or whitening(config.map, column.table.host, counts)
+    enc = scoring.Encoding("word", word_weights(config, counts, float(np.mean(column.texts[1]))), transform=t)
+    return scoring.Pass(enc, (config.components,) if config.components else None, tuple(metrics))
+
+
+def encoding(config: Config, column: scoring.Column, counts, maps: dict | None = None) -> scoring.Encoding:
     """The configuration as the :class:`repro.evaluate.scoring.Encoding` every row is scored by: its word
-    weights, its map (from ``maps`` when given) and its components fitted (by
-    :func:`repro.spaces.components.fit_components`) on the distinct texts of the ``train`` couples."""
-    table = scoring.as_table(table)
-    tokens, lengths = pairset.training_texts(train)
-    t = (maps or {}).get(config.map) or whitening(config.map, table.host, counts)
-    enc = scoring.Encoding("word", word_weights(config, counts, float(np.mean(lengths))), transform=t)
-    if config.components:
-        means = scoring.text_vectors(enc, table, tokens, lengths)
-        enc = enc._replace(components=fit_components(means, config.components))
-    return enc
+    weights, its map (from ``maps`` when given) and its components fitted on the distinct texts of
+    the ``column``'s training couples (:func:`row_pass`)."""
+    p = row_pass(config, column, counts, maps)
+    return p.encoding._replace(components=column.fit(p.encoding, p.components)[0]) if p.components else p.encoding
 
 
 def _averager(tokens, lengths, vocab_size: int) -> sp.csr_matrix:
@@ -175,28 +182,31 @@ def _remove(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return x if c.shape[0] == 0 else x - (x @ c.T) @ c
 
 
-def word_maps(configs, table, counts) -> dict:
-    """{map name: its :func:`whitening`} for the maps of ``configs``, each made once."""
-    host = scoring.as_table(table).host
-    return {m: whitening(m, host, counts) for m in dict.fromkeys(c.map for c in configs)}
+def word_maps(configs, column: scoring.Column, counts) -> dict:
+    """{map name: its :func:`whitening`} of the ``column``'s word vectors for the maps of ``configs``,
+    each made once."""
+    return {m: whitening(m, column.table.host, counts) for m in dict.fromkeys(c.map for c in configs)}
 
 
-def config_scores(table, counts, train, couples, configs=None, *, metrics=METRICS, maps: dict | None = None):
-    """Yield (config, metric, (P,) float64 scores of the ``couples``) for every configuration of
-    ``configs`` (default :func:`grid`) and metric, by the linear shortcut of the module docstring
-    (each word weighting's sums made once, every map and component count from them); ``maps``:
-    the :func:`word_maps` of ``configs`` when already made."""
+def config_scores(column: scoring.Column, counts, configs=None, *, split: str = "validation", metrics=METRICS,
+                  maps: dict | None = None):
+    """Yield (config, metric, (P,) float64 scores of the ``column``'s ``split`` couples) for every
+    configuration of ``configs`` (default :func:`grid`) and metric, by the linear shortcut of the
+    module docstring (each word weighting's sums made once, every map and component count from
+    them; the components from the column's distinct training texts); ``maps``: the
+    :func:`word_maps` of ``configs`` when already made."""
     metrics = [check_metric(m) for m in metrics]
     configs = grid() if configs is None else tuple(configs)
-    host = scoring.as_table(table).host
+    host = column.table.host
     table64 = host.astype(np.float64)
     v = host.shape[0]
-    tokens, lengths = pairset.training_texts(train)
+    tokens, lengths = column.texts
+    couples = column.splits[split]
     mean_length = float(np.mean(lengths))
     s_train = _averager(tokens, lengths, v)
     s_a = _averager(couples.a, couples.len_a, v)
     s_b = _averager(couples.b, couples.len_b, v)
-    maps = maps or word_maps(configs, host, counts)
+    maps = maps or word_maps(configs, column, counts)
     for w in dict.fromkeys((c.weighting, c.a) for c in configs):
         mine = [c for c in configs if (c.weighting, c.a) == w]
         f = word_weights(mine[0], counts, mean_length)
@@ -212,16 +222,17 @@ def config_scores(table, counts, train, couples, configs=None, *, metrics=METRIC
                     yield Config(w[0], w[1], name, k), m, vector_scores(ra, rb, m)
 
 
-def search(table, counts, train, validation, configs=None, *, metrics=METRICS, maps: dict | None = None) -> dict:
+def search(column: scoring.Column, counts, configs=None, *, split: str = "validation", metrics=METRICS,
+           maps: dict | None = None) -> dict:
     """The validation split error of every configuration of ``configs`` (default :func:`grid`) under
-    each of ``metrics`` (:func:`config_scores`): {metric: {config key: error}}. The error is
-    :func:`repro.core.metrics.split`'s on the validation couples (threshold and error both on them), as
-    :func:`repro.evaluate.peers.select` and the learned family choose."""
+    each of ``metrics`` on the ``column``'s ``split`` couples (:func:`config_scores`): {metric:
+    {config key: error}}. The error is :func:`repro.core.metrics.split`'s on those couples (threshold
+    and error both on them), as :func:`repro.evaluate.peers.select` and the learned family choose."""
     from repro.core import metrics as protocol
 
     out = {m: {} for m in metrics}
-    labels = validation.label
-    for config, m, s in config_scores(table, counts, train, validation, configs, metrics=metrics, maps=maps):
+    labels = column.splits[split].label
+    for config, m, s in config_scores(column, counts, configs, split=split, metrics=metrics, maps=maps):
         out[m][config.key] = float(protocol.split(s, labels, s, labels).error)
     return out
 

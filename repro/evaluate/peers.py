@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.core import pairset
 from repro.evaluate import scoring
 from repro.spaces import transforms
-from repro.spaces.components import fit_components, fit_components_each
+from repro.spaces.components import NO_COMPONENTS
 from repro.evaluate.scoring import Encoding
 from repro.core.textmetric import METRICS
 # p(w) and SIF's and uSIF's word weights live in repro.spaces.transforms (NumPy only: the encoder's word
@@ -79,17 +78,22 @@ def component_scales(name: str, usif_scales: str = "share") -> str:
     return usif_scales if name == "usif" else "one"
 
 
-def fit_peer(name: str, table, counts, train, *, weights=None, components: int = 1, usif_scales: str = "share",
-        **params) -> Encoding:
-    """Peer ``name`` (:func:`weighting`, with ``params``) with the first ``components`` common
-    components of the distinct texts of the ``train`` couples removed."""
-    table = scoring.as_table(table)
-    tokens, lengths = pairset.training_texts(train)
-    enc = weighting(name, counts, float(np.mean(lengths)), weights, **params,
-                    table=table.host if name in WHITENING else None)
-    # no training-text vectors without components to fit on them
-    means = scoring.text_vectors(enc, table, tokens, lengths) if components else np.zeros((0, table.shape[1]))
-    return enc._replace(components=fit_components(means, components, component_scales(name, usif_scales)))
+def peer_encoding(name: str, column: scoring.Column, counts, weights=None, **params) -> Encoding:
+    """Peer ``name``'s encoding on the ``column`` (:func:`weighting` with the grid entry ``params``,
+    its ``components`` aside) before its common components: uSIF's length is the mean length of
+    the column's distinct training texts, a whitening's table the column's."""
+    params = {k: v for k, v in params.items() if k != "components"}
+    return weighting(name, counts, float(np.mean(column.texts[1])), weights, **params,
+                     table=column.table.host if name in WHITENING else None)
+
+
+def fit_peer(name: str, column: scoring.Column, counts, *, weights=None, components: int = 1,
+             usif_scales: str = "share", **params) -> Encoding:
+    """Peer ``name`` (:func:`peer_encoding`, with ``params``) with the first ``components`` common
+    components of the distinct texts of the ``column``'s training couples removed
+    (:meth:`repro.evaluate.scoring.Column.fit`)."""
+    enc = peer_encoding(name, column, counts, weights, **params)
+    return enc._replace(components=column.fit(enc, (components,), component_scales(name, usif_scales))[0])
 
 
 #: The hyperparameters tried for each peer; the one of lowest optimal split error on the
@@ -103,39 +107,38 @@ GRIDS = {
 }
 
 
-def select(name: str, table, counts, train, validation, weights=None, *, metrics=METRICS,
-           usif_scales: str = "share") -> dict:
+def select(name: str, column: scoring.Column, counts, weights=None, *, metrics=METRICS,
+           usif_scales: str = "share", split: str = "validation") -> dict:
     """Per metric of ``metrics``: (encoding, its hyperparameters, its validation split error), the
-    entry of :data:`GRIDS` [``name``] of the lowest optimal split error on ``validation``
-    (threshold and error both on it) under that metric, its components fitted on the distinct
-    texts of ``train``. Ties go to the earlier grid entry.
+    entry of :data:`GRIDS` [``name``] of the lowest optimal split error on the ``column``'s
+    ``split`` couples (threshold and error both on them) under that metric, its components
+    fitted on the distinct texts of the column's training couples. Ties go to the earlier grid
+    entry.
 
-    The steps of :func:`fit_peer`, shared: each word weighting's training vectors are computed once for
-    all its component counts, and the validation couples are scored once for all of them under
-    every metric (chunk by chunk, so memory does not grow with the couples)."""
+    One call of :meth:`repro.evaluate.scoring.Column.score` for the whole grid: a pass per word
+    weighting, whose training vectors are made once for all its component counts and whose
+    validation couples are scored once for all of them under every metric (chunk by chunk, so
+    memory does not grow with the couples)."""
     from repro.core import metrics as protocol
 
     if name not in GRIDS:
         raise ValueError(f"peer must be one of {tuple(GRIDS)}, got {name!r}")
-    table = scoring.as_table(table)
-    tokens, lengths = pairset.training_texts(train)
-    mean_length = float(np.mean(lengths))
     keys = {}  # word weighting -> the grid entries (index, params) that share it, in grid order
     for i, params in enumerate(GRIDS[name]):
         keys.setdefault(tuple(sorted((k, v) for k, v in params.items() if k != "components")), []).append((i, params))
-    results = {m: {} for m in metrics}  # metric -> grid index -> (encoding, validation error)
     scales = component_scales(name, usif_scales)
-    for key, entries in keys.items():
-        enc = weighting(name, counts, mean_length, weights, **dict(key), table=table.host if name in WHITENING else None)
-        ks = [p["components"] for _, p in entries]
-        means = scoring.text_vectors(enc, table, tokens, lengths) if max(ks) else np.zeros((0, table.shape[1]))
-        fitted = [enc._replace(components=c) for c in fit_components_each(means, ks, scales)]
-        del means
-        s = scoring.couple_scores(enc, table, validation, components=[f.components for f in fitted], metrics=metrics)
+    mean_length, host = float(np.mean(column.texts[1])), column.table.host if name in WHITENING else None
+    grid = [scoring.Pass(weighting(name, counts, mean_length, weights, **dict(key), table=host),
+                         tuple(p["components"] for _, p in entries), tuple(metrics), scales)
+            for key, entries in keys.items()]
+    labels = column.splits[split].label
+    results = {m: {} for m in metrics}  # metric -> grid index -> (encoding, validation error)
+    for entries, scored in zip(keys.values(), column.score(grid, splits=(split,))):
+        s = scored.scores[split]
         for j, (i, _) in enumerate(entries):
             for k, m in enumerate(metrics):
-                err = protocol.split(s[j, k], validation.label, s[j, k], validation.label).error
-                results[m][i] = (fitted[j], float(err))
+                err = protocol.split(s[j, k], labels, s[j, k], labels).error
+                results[m][i] = (scored.encodings[j], float(err))
     out = {}
     for m in metrics:
         best = min(results[m], key=lambda i: (results[m][i][1], i))
@@ -143,18 +146,24 @@ def select(name: str, table, counts, train, validation, weights=None, *, metrics
     return out
 
 
-def passes(picked: dict) -> list[tuple[Encoding, list, list]]:
-    """How to score the couples under :func:`select`'s choices in as few passes as there are word
-    weightings among them: [(encoding, component sets, [(metric, index of its set)])].
+def passes(name: str, picked: dict, usif_scales: str = "share") -> list[tuple[scoring.Pass, list]]:
+    """How to score peer ``name``'s row, its choices ``picked`` ({metric: (encoding, its grid entry,
+    error)}, :func:`select`'s), in as few passes as there are word weightings among them:
+    [(:class:`repro.evaluate.scoring.Pass`, [(metric, index of its component set)])].
 
     The metrics whose choices share a word weighting (every hyperparameter but the number of
-    components) share one pass of :func:`repro.evaluate.scoring.couple_scores`, which computes each
-    chunk's text vectors once and removes every component set from them; a metric's scores are
-    the same bits as scoring its own choice alone."""
-    groups = {}  # word weighting -> (encoding, component sets by params, [(metric, set index)])
+    components) share one pass, which computes each chunk's text vectors once and removes every
+    component set from them; each set is the number of components of its entry, fitted by the
+    column (:meth:`repro.evaluate.scoring.Column.fit`, at :func:`component_scales` of ``name`` and
+    ``usif_scales``, the choice's: the same bits as :func:`select`'s fit, read off the same
+    spectrum), so an encoding ``picked`` holds may come with its components or without. A metric's
+    scores are the same bits as scoring its own choice alone."""
+    groups = {}  # word weighting -> (encoding, {params: (set index, components)}, [(metric, set index)])
     for metric, (enc, params, _) in picked.items():
         weighting_key = tuple(sorted((k, v) for k, v in params.items() if k != "components"))
-        base, sets, picks = groups.setdefault(weighting_key, (enc, {}, []))
-        index = sets.setdefault(tuple(sorted(params.items())), (len(sets), enc.components))[0]
+        base, sets, picks = groups.setdefault(weighting_key, (enc._replace(components=NO_COMPONENTS), {}, []))
+        index = sets.setdefault(tuple(sorted(params.items())), (len(sets), int(params["components"])))[0]
         picks.append((metric, index))
-    return [(base, [c for _, c in sets.values()], picks) for base, sets, picks in groups.values()]
+    scales = component_scales(name, usif_scales)
+    return [(scoring.Pass(base, tuple(k for _, k in sets.values()), tuple(m for m, _ in picks), scales), picks)
+            for base, sets, picks in groups.values()]

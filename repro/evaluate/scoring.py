@@ -27,21 +27,31 @@ array and its device copy), walks the texts ``chunk`` at a time with the last ch
 same shape (one compiled program serves every call) and returns float64 scores under both
 metrics of :mod:`repro.core.textmetric` (minus the Euclidean distance, the paper's; the cosine), so
 that every row of a table is scored by the same code.
+
+A table's column is a :class:`Column`: the checked table, the couples of its splits and the
+distinct training texts, checked once, and the training texts' spectrum under each encoding made
+once (the common components of any number are read off it). A row of the column is a list of
+:class:`Pass` (an encoding, its component sets, given or to fit, and its metrics), scored on every
+split by one call, :meth:`Column.score`, which returns each pass's fitted encodings and scores
+(:class:`Scored`). :func:`text_vectors` and :func:`couple_scores` are the same code on inputs
+checked per call.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
 
-from repro.core import baselines
+from repro.core import baselines, pairset
 from repro.spaces import transforms
 from repro.core.chunks import CHUNK, host_chunks
 from repro.checks import check_idf, check_pairs, check_table, check_texts, check_weights
-from repro.spaces.components import NO_COMPONENTS, Components, remove_components
+from repro.spaces.components import (NO_COMPONENTS, Components, components_of, no_spectrum, remove_components,
+                                     spectrum)
 from repro.core.jitting import jit
 from repro.core.model import column_sums, represent_rows
 from repro.core.textmetric import METRICS, check_metric, vector_scores
@@ -171,15 +181,8 @@ def _sparse_scores(va: sp.csr_matrix, vb: sp.csr_matrix, metrics) -> np.ndarray:
     return np.stack(out)
 
 
-def text_vectors(enc: Encoding, table, tokens, lengths, *, components: bool = True, chunk: int = CHUNK) -> np.ndarray:
-    """(N, d) float64 text vectors of the rows ``tokens`` (N, W), ``lengths`` (N,) under ``enc``,
-    its components removed unless ``components=False``. A text of length 0 is the zero vector."""
-    if enc.kind == "tfidf":
-        raise ValueError("encoding: tf-idf vectors are sparse; score its couples with couple_scores")
-    table = as_table(table)
-    enc = check_encoding(enc, table.shape[0])
-    tokens, lengths = check_texts(tokens, lengths, table.shape[0])
-    table = table.transformed(enc.transform)
+def _vectors(enc: Encoding, table: Table, tokens, lengths, components: bool, chunk: int) -> np.ndarray:
+    """:func:`text_vectors` of checked inputs, ``table`` already the encoding's transformed table."""
     dim = 2 * table.shape[1] if enc.kind.startswith("minmax") else table.shape[1]
     out = np.empty((len(lengths), dim), np.float64)
     for s, n, (tok, ln) in host_chunks([tokens, lengths], chunk):
@@ -188,17 +191,20 @@ def text_vectors(enc: Encoding, table, tokens, lengths, *, components: bool = Tr
     return out
 
 
-def couple_scores(enc: Encoding, table, pairs, *, components=None, metrics=METRICS,
-                  chunk: int = CHUNK) -> np.ndarray:
-    """(S, M, P) float64 scores (higher = more related) of the ``pairs`` couples under ``enc``'s
-    text vectors with each of ``components`` (S sets; default ``[enc.components]``) removed, under
-    each of ``metrics`` (M). Every chunk's vectors are computed once for all S x M scores."""
-    metrics = [check_metric(m) for m in metrics]
+def text_vectors(enc: Encoding, table, tokens, lengths, *, components: bool = True, chunk: int = CHUNK) -> np.ndarray:
+    """(N, d) float64 text vectors of the rows ``tokens`` (N, W), ``lengths`` (N,) under ``enc``,
+    its components removed unless ``components=False``. A text of length 0 is the zero vector."""
+    if enc.kind == "tfidf":
+        raise ValueError("encoding: tf-idf vectors are sparse; score its couples with couple_scores")
     table = as_table(table)
     enc = check_encoding(enc, table.shape[0])
-    check_pairs(pairs, vocab_size=table.shape[0])
-    table = table.transformed(enc.transform)
-    sets = [enc.components] if components is None else list(components)
+    tokens, lengths = check_texts(tokens, lengths, table.shape[0])
+    return _vectors(enc, table.transformed(enc.transform), tokens, lengths, components, chunk)
+
+
+def _couple_scores(enc: Encoding, table: Table, pairs, sets, metrics, chunk: int) -> np.ndarray:
+    """:func:`couple_scores` of checked inputs, ``table`` already the encoding's transformed table
+    and ``sets`` the component sets (S), ``metrics`` the checked metrics (M): (S, M, P)."""
     if enc.kind == "tfidf" and any(c.vectors.shape[0] for c in sets):
         raise ValueError("components: tf-idf vectors have no common components to remove")
     out = np.empty((len(sets), len(metrics), pairs.size), np.float64)
@@ -213,6 +219,152 @@ def couple_scores(enc: Encoding, table, pairs, *, components=None, metrics=METRI
             for j, m in enumerate(metrics):
                 out[i, j, s:s + n] = vector_scores(ra, rb, m)
     return out
+
+
+def couple_scores(enc: Encoding, table, pairs, *, components=None, metrics=METRICS,
+                  chunk: int = CHUNK) -> np.ndarray:
+    """(S, M, P) float64 scores (higher = more related) of the ``pairs`` couples under ``enc``'s
+    text vectors with each of ``components`` (S sets; default ``[enc.components]``) removed, under
+    each of ``metrics`` (M). Every chunk's vectors are computed once for all S x M scores."""
+    metrics = [check_metric(m) for m in metrics]
+    table = as_table(table)
+    enc = check_encoding(enc, table.shape[0])
+    check_pairs(pairs, vocab_size=table.shape[0])
+    sets = [enc.components] if components is None else list(components)
+    return _couple_scores(enc, table.transformed(enc.transform), pairs, sets, metrics, chunk)
+
+
+class Pass(NamedTuple):
+    """One pass of a row over the couples of a :class:`Column`: each chunk's text vectors under
+    ``encoding`` are made once, each of the S sets of ``components`` is removed from them and each
+    result scored under each of the M ``metrics``.
+
+    A set is a :class:`repro.spaces.components.Components`, or a number k: the first k common
+    components of the column's distinct training texts under the encoding (:meth:`Column.fit`),
+    removed at ``scales`` (:data:`repro.spaces.components.COMPONENT_SCALES`; SIF's rule, 1, by
+    default). None (the default) is the encoding's own components, one set."""
+
+    encoding: Encoding
+    components: tuple | None = None
+    metrics: tuple = METRICS
+    scales: str = "one"
+
+
+class Scored(NamedTuple):
+    """A :class:`Pass` scored on a :class:`Column`: the pass's encoding with each of its S component
+    sets in turn (fitted sets included), and {split: (S, M, P) float64 scores} (higher = more
+    related; M metrics, P couples of the split), as :func:`couple_scores` gives them."""
+
+    encodings: tuple
+    scores: dict
+
+
+def _content(x) -> tuple | None:
+    """A key of an array's values: its dtype, shape and the SHA-256 of its bytes; None for None."""
+    if x is None:
+        return None
+    a = np.ascontiguousarray(x)
+    return a.dtype.str, a.shape, hashlib.sha256(a.reshape(-1).view(np.uint8)).hexdigest()
+
+
+class Column:
+    """One column of a table, its inputs checked once and its mapped state kept: what every row of
+    the column is scored from, in one call per row (:meth:`score`). A column of Table 1 is a
+    setting's couples and word vectors (wiki20, wikivar, other vectors: paper, section 5.3).
+
+    It holds the word vectors as a checked :class:`Table` (each transform's table made once,
+    :meth:`Table.transformed`), the couples of each split (checked when the column is made), the
+    distinct texts of the ``train`` couples (:func:`repro.core.pairset.training_texts`, checked on
+    first use) and, per encoding, the :class:`repro.spaces.components.Spectrum` of those texts'
+    vectors: the training texts' means under an encoding (its weights and word map) are made once
+    and every number of common components any row asks of that encoding is read off the one SVD
+    (:meth:`fit`). An encoding is known by its values, not its identity, so two rows that build the
+    same weighting apart share it.
+
+    Args:
+      table: (V, d) float word vectors, or a checked :class:`Table`.
+      splits: {split name: :class:`repro.core.pairset.PairSet`} of the couples the rows score
+        (e.g. ``validation`` and ``test``); word ids in 0..V-1.
+      train: the training :class:`~repro.core.pairset.PairSet`, whose distinct texts the common
+        components are fitted on (SIF's and uSIF's rule; not in the paper); None where no row fits any.
+    """
+
+    def __init__(self, table, splits: dict | None = None, train=None):
+        self.table = as_table(table)
+        self.splits = dict(splits or {})
+        for name, pairs in self.splits.items():
+            check_pairs(pairs, name, vocab_size=self.table.shape[0])
+        self.train = train
+        self._texts = None
+        self._spectra = {}  # the values of an encoding's weights and map -> Spectrum of the training texts
+
+    @property
+    def texts(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct training texts, checked: tokens (N, W) and lengths (N,), made once."""
+        if self._texts is None:
+            if self.train is None:
+                raise ValueError("train: this column has no training couples to fit common components on")
+            self._texts = check_texts(*pairset.training_texts(self.train), self.table.shape[0])
+        return self._texts
+
+    def fit(self, enc: Encoding, ks, scales: str = "one") -> list[Components]:
+        """The first k common components of the distinct training texts' vectors under ``enc``
+        (before any of its own components) for every k of ``ks``: the top right singular vectors,
+        not centred, each removed at ``scales`` (:func:`repro.spaces.components.components_of`; the
+        same bits as :func:`repro.spaces.components.fit_components` of :func:`text_vectors`).
+
+        Args:
+          enc: the :class:`Encoding` (not tf-idf: its vectors have no components to remove).
+          ks: numbers of components, each in 0..min(N, d); k = 0 makes no text vector.
+          scales: how each component is scaled when removed.
+
+        Returns:
+          One :class:`repro.spaces.components.Components` per k: vectors (k, d), values, scales (k,).
+        """
+        return self._fit(check_encoding(enc, self.table.shape[0]), ks, scales)
+
+    def _fit(self, enc: Encoding, ks, scales: str) -> list[Components]:
+        """:meth:`fit` of a checked encoding."""
+        if enc.kind == "tfidf":
+            raise ValueError("components: tf-idf vectors have no common components to remove")
+        ks = list(ks)
+        if max(ks, default=0) == 0:
+            d = self.table.shape[1] if enc.transform.matrix is None else np.shape(enc.transform.matrix)[1]
+            return components_of(no_spectrum(0, 2 * d if enc.kind.startswith("minmax") else d), ks, scales)
+        key = (enc.kind, enc.top_rule, _content(enc.weights), tuple(_content(x) for x in enc.transform))
+        found = self._spectra.get(key)
+        if found is None:
+            tokens, lengths = self.texts
+            found = spectrum(_vectors(enc, self.table.transformed(enc.transform), tokens, lengths, False, CHUNK))
+            self._spectra[key] = found
+        return components_of(found, ks, scales)
+
+    def score(self, passes, splits=None, chunk: int = CHUNK) -> list[Scored]:
+        """Every :class:`Pass` of ``passes`` (a row's) on the couples of each of ``splits`` (default:
+        every split of the column; () fits the passes' components and scores nothing): its encoding
+        checked, its transformed table, its fitted components (:meth:`fit`) and each chunk's text
+        vectors made once for all its S x M scores, chunk by chunk (``chunk`` couples at a time).
+
+        Returns:
+          One :class:`Scored` per pass: the encoding with each of its S sets, and {split: (S, M, P)}.
+        """
+        names = list(self.splits) if splits is None else list(splits)
+        unknown = [name for name in names if name not in self.splits]
+        if unknown:
+            raise ValueError(f"splits: this column has no {', '.join(map(str, unknown))} couples "
+                             f"(it has {', '.join(self.splits) or 'none'})")
+        out = []
+        for p in passes:
+            metrics = [check_metric(m) for m in p.metrics]
+            enc = check_encoding(p.encoding, self.table.shape[0])
+            given = [enc.components] if p.components is None else list(p.components)
+            ks = [c for c in given if not isinstance(c, Components)]
+            fitted = iter(self._fit(enc, ks, p.scales) if ks else ())
+            sets = [c if isinstance(c, Components) else next(fitted) for c in given]
+            mapped = self.table.transformed(enc.transform)
+            scores = {name: _couple_scores(enc, mapped, self.splits[name], sets, metrics, chunk) for name in names}
+            out.append(Scored(tuple(p.encoding._replace(components=c) for c in sets), scores))
+        return out
 
 
 def scores(enc: Encoding, table, pairs, metric: str = "euclidean", chunk: int = CHUNK) -> np.ndarray:

@@ -128,36 +128,45 @@ def zipf_mode(x: Setup) -> tuple:
     return best, tried
 
 
-def with_k_on_dev(enc: scoring.Encoding, x: Setup, scales: str = "one", ks=KS) -> tuple:
+def dev_column(x: Setup) -> scoring.Column:
+    """The setup's dev pairs as a :class:`repro.evaluate.scoring.Column` of its table, common
+    components fitted on its distinct train sentences: what every choice is made on, checked once
+    (it holds no test pair)."""
+    return scoring.Column(x.table, {"dev": x.splits["dev"]}, x.splits["train"])
+
+
+def with_k_on_dev(enc: scoring.Encoding, x: Setup, scales: str = "one", ks=KS,
+                  column: scoring.Column | None = None) -> tuple:
     """``enc`` with the k of ``ks`` common components (fitted on the distinct train sentences,
-    removed at ``scales``) of the best dev Pearson (ties: the smaller k). Returns (encoding, k,
-    {k: dev Pearson})."""
-    tokens, lengths = pairset.training_texts(x.splits["train"])
-    means = scoring.text_vectors(enc, x.table, tokens, lengths)
-    sets = [fit_components(means, k, scales) for k in ks]
-    dev = scoring.couple_scores(enc, x.table, x.splits["dev"], components=sets, metrics=("cosine",))[:, 0]
-    tried = {int(k): pearson(s, x.gold["dev"]) for k, s in zip(ks, dev)}
+    removed at ``scales``) of the best dev Pearson (ties: the smaller k): one pass of the setup's
+    ``column`` (default :func:`dev_column`) for every k. Returns (encoding, k, {k: dev Pearson})."""
+    column = column or dev_column(x)
+    scored = column.score([scoring.Pass(enc, tuple(ks), ("cosine",), scales)], splits=("dev",))[0]
+    tried = {int(k): pearson(s, x.gold["dev"]) for k, s in zip(ks, scored.scores["dev"][:, 0])}
     best = max(ks, key=lambda k: (tried[int(k)], -k))
-    return enc._replace(components=sets[list(ks).index(best)]), int(best), tried
+    return scored.encodings[list(ks).index(best)], int(best), tried
 
 
-def dev_pearsons(x: Setup, configs) -> tuple[dict, dict]:
+def dev_pearsons(x: Setup, configs, column: scoring.Column | None = None) -> tuple[dict, dict]:
     """The dev Pearson of every peer configuration of ``configs`` under the cosine
-    (:func:`repro.evaluate.peerfamily.config_scores`, components fitted on the train sentences). Returns
-    ({config key: dev Pearson}, the word maps made for them)."""
-    maps = peerfamily.word_maps(configs, x.table, x.counts)
+    (:func:`repro.evaluate.peerfamily.config_scores` on the setup's ``column``, default
+    :func:`dev_column`: components fitted on the train sentences). Returns ({config key: dev
+    Pearson}, the word maps made for them)."""
+    column = column or dev_column(x)
+    maps = peerfamily.word_maps(configs, column, x.counts)
     return {c.key: pearson(s, x.gold["dev"]) for c, _, s in peerfamily.config_scores(
-        x.table, x.counts, x.splits["train"], x.splits["dev"], configs, metrics=("cosine",), maps=maps)}, maps
+        column, x.counts, configs, split="dev", metrics=("cosine",), maps=maps)}, maps
 
 
 def peer_on_dev(x: Setup, configs=family.PEER_CONFIGS_STS) -> tuple:
     """The peers' configuration of the best dev Pearson (:func:`dev_pearsons`; ties: the earlier
     configuration), as an encoding. Returns (encoding, its record)."""
-    tried, maps = dev_pearsons(x, configs)
+    column = dev_column(x)
+    tried, maps = dev_pearsons(x, configs, column)
     order = {c.key: i for i, c in enumerate(configs)}
     key = max(tried, key=lambda k: (tried[k], -order[k]))
     config = peerfamily.from_key(key)
-    return peerfamily.encoding(config, x.table, x.counts, x.splits["train"], maps), {
+    return peerfamily.encoding(config, column, x.counts, maps), {
         "config": key, "label": config.label, "grid": len(configs), "dev_pearson_search": tried}
 
 
@@ -165,12 +174,13 @@ def peers_on_dev(x: Setup, configs=family.PEER_CONFIGS_STS) -> tuple:
     """The peers' configuration of the best dev Pearson among those that remove no component (a
     table's first column) and among those that remove some (its "with components removed" column;
     ties: the earlier configuration). Returns ((encoding without, encoding with), the record)."""
-    tried, maps = dev_pearsons(x, configs)
+    column = dev_column(x)
+    tried, maps = dev_pearsons(x, configs, column)
     picked, record = [], {"grid": len(configs), "dev_pearson_search": tried}
     for removal, pool in (("without", [c for c in configs if c.components == 0]),
                           ("with", [c for c in configs if c.components > 0])):
         config = max(pool, key=lambda c: (tried[c.key], -configs.index(c)))
-        picked.append(peerfamily.encoding(config, x.table, x.counts, x.splits["train"], maps))
+        picked.append(peerfamily.encoding(config, column, x.counts, maps))
         record[removal] = {"config": config.key, "label": config.label}
     return tuple(picked), record
 
@@ -205,13 +215,13 @@ def family_on_dev(x: Setup, couples, kappa: float, seed: int, *, names=None, ks=
     with the k of ``ks`` common components chosen on dev for each member (:func:`with_k_on_dev`).
     Each member's record holds ``keys`` of: member (its key), map, distance, k, dev_pearson,
     dev_pearson_by_k, epochs, seconds."""
-    best, tried = None, []
+    best, tried, column = None, [], None if ks is None else dev_column(x)
     for member, t, result, seconds in family_fits(x, couples, kappa, seed, names):
         enc, k, by_k = scoring.Encoding("rank", result.weights, transform=t), None, None
         if ks is None:
             dev = dev_pearson(enc, x)
         else:
-            enc, k, by_k = with_k_on_dev(enc, x, ks=ks)
+            enc, k, by_k = with_k_on_dev(enc, x, ks=ks, column=column)
             dev = by_k[k]
         full = {"member": member.key, "map": member.name, "distance": member.distance, "k": k, "dev_pearson": dev,
                 "dev_pearson_by_k": by_k, "epochs": int(result.epochs), "seconds": seconds}
