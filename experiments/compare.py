@@ -74,13 +74,15 @@ def _amount(number: str, value: float) -> str:
     return f"{value * 100:.2g} points" if number == "split_error" else f"{value:.2g}"
 
 
-def comparison(new: dict, ref: dict, ref_path: str = "results") -> str:
-    """The one line that compares the table ``new`` (a table JSON) with the committed ``ref``."""
+def comparison(new: dict, ref: dict, ref_path: str = "results", differs: str = "differs from") -> str:
+    """The one line that compares the table ``new`` (a table JSON) with the committed ``ref``;
+    ``differs``: the words for a table that is not the committed one ("other digits than" where the
+    published seeds judge the run, :func:`report`)."""
     missing, extra = _missing(new, ref), _missing(ref, new)
     if missing or extra:
         said = ([f"rows missing: {', '.join(missing)}"] if missing else []) + (
             [f"rows the committed table lacks: {', '.join(extra)}"] if extra else [])
-        return f"differs from the committed table ({ref_path}): " + "; ".join(said)
+        return f"{differs} the committed table ({ref_path}): " + "; ".join(said)
     diffs = _differences(new, ref)
     if all(worst == 0 for worst, _, _ in diffs.values()):
         return f"matches the committed table ({ref_path}) exactly"
@@ -94,7 +96,7 @@ def comparison(new: dict, ref: dict, ref_path: str = "results") -> str:
             title = settings.SETTINGS[setting].title if setting in settings.SETTINGS else setting
             parts.append(f"{title}, {METRICS[key]}, {'split error' if number == 'split_error' else 'JS'} "
                          f"{_amount(number, worst)} ({settings.LABELS.get(method, method)})")
-    return f"differs from the committed table ({ref_path}); largest difference per column: " + "; ".join(parts)
+    return f"{differs} the committed table ({ref_path}); largest difference per column: " + "; ".join(parts)
 
 
 # ---- every printed cell of a Markdown file ------------------------------------------------------
@@ -234,19 +236,20 @@ def report(run_dir: str, committed: str, name: str) -> list[str]:
     generated Markdown file, and a line on the JSON's unprinted digits where they differ."""
     new_json, ref_json = os.path.join(run_dir, f"{name}.json"), os.path.join(committed, f"{name}.json")
     new, ref = _load(new_json), _load(ref_json)
-    lines = []
-    if name.startswith("table"):
-        lines.append(f"Table {new.get('table', '?')} ({new_json}) {comparison(new, ref, ref_json)}")
-    exact, said = json_comparison(new, ref)
     files = generated_files(committed, name)
     if not files:
         raise InputError(committed, f"no {name}*.md to compare with")
     seeds_json = os.path.join(committed, f"seeds_{name}.json")
+    # where the published seeds judge the run (its conclusion, last), the committed run's cells are a
+    # bit-for-bit check that holds on the committed kernel only
     seeded = name.startswith("table") and os.path.exists(seeds_json)
-    if seeded:  # the conclusion is the seeds' (last); the committed run's cells are a bit-for-bit check
-        lines[0] = lines[0].replace(f"Table {new.get('table', '?')} ({new_json}) ",
-                                    f"Bit for bit, against the committed run (seed 0; {new_json}): ", 1).replace(
-            "differs from the committed table", "other digits than the committed table")
+    lines = []
+    if seeded:
+        lines.append(f"Bit for bit, against the committed run (seed 0; {new_json}): "
+                     + comparison(new, ref, ref_json, differs="other digits than"))
+    elif name.startswith("table"):
+        lines.append(f"Table {new.get('table', '?')} ({new_json}) {comparison(new, ref, ref_json)}")
+    exact, said = json_comparison(new, ref)
     for f in files:
         where = markdown_comparison(_read(os.path.join(run_dir, f)), _read(os.path.join(committed, f)))
         verdict = ("matches" if exact else "equal to the printed digits") if where is None else \

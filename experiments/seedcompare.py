@@ -18,6 +18,7 @@ cells named with their values and bands), "verdicts differ" (named, with the pub
 from __future__ import annotations
 
 from repro import settings
+from repro.core import verdicts
 from repro.evaluate import report, seedrows
 from repro.evaluate.seedrows import CLAIMS
 
@@ -29,10 +30,12 @@ METRIC_SHORT = {"euclidean": "Euclidean", "cosine": "cosine"}
 
 
 def _word(d: dict | None, flip: bool = False) -> str | None:
+    """The one-run word of a paired difference (``flip``: of its negation), by the rule that gave
+    the published seeds' own words (:func:`repro.core.verdicts.word_of` with one seed)."""
     if not d:
         return None
-    low, high = (-d["high"], -d["low"]) if flip else (d["low"], d["high"])
-    return "better" if high < 0 else "worse" if low > 0 else "level"
+    low, high, diff = (-d["high"], -d["low"], -d["difference"]) if flip else (d["low"], d["high"], d["difference"])
+    return verdicts.word_of(low, high, [diff])
 
 
 def run_word(rows: dict, ours: str, against: str) -> str | None:

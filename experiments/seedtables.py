@@ -223,11 +223,10 @@ def glance(provs: dict) -> str:
     per claim, one column per table column and metric, each cell the seed-aware word and the
     seed-mean difference in points."""
     start, end = readme_markers("glance")
-    evs = provs
     first = provs[1] if 1 in provs else next(iter(provs.values()))
     seeds, commit = first["seeds"], first["commit"]
     heads, cells = [], {name: [] for name in ("paper", "peers", "wordllama")}
-    for table, ev in ((t, e) for t, e in evs.items() if t != "sts"):
+    for table, ev in ((t, e) for t, e in provs.items() if t != "sts"):
         for metric in settings.TABLE_METRICS:
             for c in settings.TABLE_SETTINGS[table]:
                 heads.append(f"{_title(c)}, {METRIC_SHORT[metric]}")
