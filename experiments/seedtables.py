@@ -33,6 +33,7 @@ CLAIM_TITLES = {
     "peers": "Our best (the learned family, chosen on validation) against the peers' best configuration (chosen on validation)",
     "paper_vs_peers": "The paper's weights (median loss) against the peers' best configuration (chosen on validation)",
     "wordllama": "Weights learned on WordLlama's token space against WordLlama's own pooling",
+    "encoder": "The `Encoder`'s shipped default (`Encoder.pretrained()`) against WordLlama's own pooling",
 }
 METRIC_SHORT = {"euclidean": "Euclidean", "cosine": "cosine"}
 
@@ -184,7 +185,7 @@ def sts_evaluate(provs: list) -> dict:
     def claim(diffs, row, against):
         return {"word": seedrows.interval_word(diffs), "difference": float(sum(d["difference"] for d in diffs) / len(diffs)),
                 "per_seed": [d["difference"] for d in diffs], "row": row, "against": against}
-    return {
+    out = {
         "rows": {"learned_best": seedrows.spread([x["pearson"] for x in learned]),
                  "peer_best": seedrows.spread([p["results"][peer["peer"]][peer["removal"]]["test"]["pearson"] for p in provs]),
                  "tokens_learned_best": seedrows.spread([t["learned_best"]["test_pearson"] for t in tokens]),
@@ -194,6 +195,11 @@ def sts_evaluate(provs: list) -> dict:
         "chosen": {"learned_best": seedrows.counts(["{map}-{distance}".format(**p["chosen_on_dev"]["learned_best"]) for p in provs]),
                    "tokens": seedrows.counts([p["tokens"]["chosen"]["member"] for p in provs])},
     }
+    defaults = [p["tokens"].get("default_vs_mean") for p in provs]
+    if all(defaults):  # one shipped model: the seeds change only the bootstrap's resamples, never its numbers
+        out["rows"]["encoder_default"] = seedrows.spread([d["pearson"] for d in defaults])
+        out["verdicts"]["encoder"] = claim(defaults, "encoder_default", "wordllama")
+    return out
 
 
 def sts_markdown(sts: dict, seeds: list) -> str:
@@ -201,10 +207,11 @@ def sts_markdown(sts: dict, seeds: list) -> str:
     names = {"learned_best": "Weights learned on STS-B train, best transform (dev), components removed",
              "peer_best": "Peers, best configuration (dev), as the best peer chosen on dev is scored",
              "tokens_learned_best": "Weights learned on WordLlama's token space (STS-B train, best transform, dev)",
-             "wordllama": "WordLlama (its own mean pooling)"}
+             "wordllama": "WordLlama (its own mean pooling)",
+             "encoder_default": "The `Encoder`'s shipped default (`Encoder.pretrained()`, one model for every seed)"}
     lines = [f"STS Benchmark test over {len(seeds)} seeds ({', '.join(map(str, seeds))}): Pearson × 100, the mean ± "
              "standard deviation (min–max).", "", "| Row | test Pearson |", "|---|---:|"]
-    for k, title in names.items():
+    for k, title in ((k, t) for k, t in names.items() if k in sts["rows"]):
         sp = sts["rows"][k]
         lines.append(f"| {title} | {sp['mean']:.2f} ± {sp['sd']:.2f} ({sp['min']:.2f}–{sp['max']:.2f}) |")
     lines += ["", "Verdicts (every seed's paired 95% interval above 0: better; `repro.evaluate.seedrows.interval_word`), "
@@ -225,7 +232,7 @@ def glance(provs: dict) -> str:
     start, end = readme_markers("glance")
     first = provs[1] if 1 in provs else next(iter(provs.values()))
     seeds, commit = first["seeds"], first["commit"]
-    heads, cells = [], {name: [] for name in ("paper", "peers", "wordllama")}
+    heads, cells = [], {name: [] for name in ("paper", "peers", "wordllama", "encoder")}
     for table, ev in ((t, e) for t, e in provs.items() if t != "sts"):
         for metric in settings.TABLE_METRICS:
             for c in settings.TABLE_SETTINGS[table]:
@@ -243,9 +250,10 @@ def glance(provs: dict) -> str:
              f"({', '.join(map(str, seeds))}), every seed on the same test couples. Each cell: the verdict over "
              "the test couples and the seeds (better, level, worse, depends on the seed; not ranked where a column "
              "has too few independent clusters) and the seed-mean difference of split error in points (ours minus "
-             "theirs; below 0: ours errs less; on STS-B, Pearson points, above 0: ours is better).", "",
+             "theirs; below 0: ours errs less; on STS-B, Pearson points, above 0: ours is better). The `Encoder`'s "
+             "default is one shipped model, the same in every seed: its cell counts the test pairs only.", "",
              "| Claim | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
-    for name, row in cells.items():
+    for name, row in ((n, r) for n, r in cells.items() if set(r) != {"–"}):
         lines.append(f"| {CLAIM_TITLES[name]} | " + " | ".join(row) + " |")
     lines += ["", end]
     return "\n".join(lines)
@@ -256,7 +264,8 @@ def main(argv=None) -> int:
     ap.add_argument("--data", required=True)
     ap.add_argument("--seeds", required=True, help="comma-separated seeds, e.g. 0,1,2,3,4")
     ap.add_argument("--results", required=True)
-    ap.add_argument("--tables", default="1,2")
+    ap.add_argument("--tables", default="1,2", help="the tables to evaluate (comma-separated, may be empty: the "
+                    "glance then reads <results>/seeds_table<N>.json)")
     ap.add_argument("--sts", action="store_true", help="also the STS Benchmark's learned rows, from each seed's sts.json "
                     "(seed 0: <results>/sts.json; seed s: <results>/seeds/<s>/sts.json)")
     ap.add_argument("--readme", action="append", default=[])
@@ -294,7 +303,15 @@ def main(argv=None) -> int:
         write_json(os.path.join(args.results, "seeds_sts.json"), provs["sts"])
         write_text(os.path.join(args.results, "seeds_sts.md"), sts_markdown(sts, seeds))
         print(f"STS Benchmark over seeds {seeds}: {os.path.join(args.results, 'seeds_sts.md')} (.json beside it)")
-    if args.readme and {1, 2} <= set(tables):
+    for key, file in ((1, "seeds_table1.json"), (2, "seeds_table2.json"), ("sts", "seeds_sts.json")):
+        path = os.path.join(args.results, file)  # the glance also from what an earlier run wrote
+        if key not in provs and os.path.exists(path):
+            provs[key] = read_json(path)
+    if args.readme and {1, 2, "sts"} <= set(provs):
+        other = next((p for p in provs.values() if p["seeds"] != seeds), None)
+        if other is not None:
+            raise InputError(args.results, f"a seed table there was made over seeds {other['seeds']}, not {seeds} "
+                             "(make seeds remakes them)")
         ReadmeBlock(args.readme, "glance").fill(glance(provs))
     return 0
 

@@ -104,8 +104,11 @@ def tokens_block(data: dict, lo_hi: tuple, kappa: float, seed: int) -> tuple:
     x = setups.token_setup(data, ststokens.SOURCE)
     encs, record = ststokens.rows(x, setups.token_couples(x, *lo_hi), kappa, seed)
     results = ststokens.evaluate(encs, x, seed)
-    return ({"results": results, "chosen": record, "source": ststokens.SOURCE, "vocabulary": len(x.vocab),
-             "seconds": time.perf_counter() - t0}, ststokens.markdown(results, record))
+    out = {"results": results, "chosen": record, "source": ststokens.SOURCE, "vocabulary": len(x.vocab)}
+    if stsdefault.default_record() is not None:  # Encoder.pretrained()'s default against the same pooling, paired
+        out["default_vs_mean"] = stsdefault.versus(data, protocol.cosines(encs["mean"], x.table, x.splits["test"]),
+                                                   seed=seed)
+    return dict(out, seconds=time.perf_counter() - t0), ststokens.markdown(results, record)
 
 
 def main(argv=None):

@@ -211,6 +211,24 @@ def sources(data: dict, weights_path: str | None = None, spaces=None, installed=
     return out
 
 
+def versus(data: dict, reference, space=SPACES[0], weights_path: str | None = None, seed: int = 0) -> dict:
+    """The shipped default on ``space`` (as ``Encoder.pretrained`` builds it, scored as :func:`choose`
+    scores) against a reference row on the same STS-B test pairs: ``reference`` the (P,) cosines of
+    that row for ``data["test"]``, in its order (make sts: WordLlama's own mean pooling). The paired
+    bootstrap of the two test Pearsons (:func:`repro.core.metrics.paired_pearson`, ``seed``), the
+    pairs taken as independent; with the default's test Pearson (``pearson``)."""
+    from repro.encode.encoder import Encoder
+
+    pairs = data["test"]
+    reference = np.asarray(reference, np.float64)
+    if reference.shape != (len(pairs),):
+        raise ValueError(f"reference: need one score per test pair ({len(pairs)}), got shape {reference.shape}")
+    enc = Encoder.pretrained(space[1]) if weights_path is None else Encoder.pretrained(space[1], weights_path=weights_path)
+    s = enc.similarity([p.a for p in pairs], [p.b for p in pairs], metric=METRIC)
+    gold = np.array([p.score for p in pairs])
+    return dict(protocol.paired_pearson(s, reference, gold, seed=seed), pearson=pearson(s, gold), space=space[0])
+
+
 def default_record(weights_path: str | None = None) -> dict | None:
     """The choice recorded with the shipped default (its ``.json``; default :data:`DEFAULT`), None
     without one."""

@@ -50,6 +50,28 @@ def test_the_readmes_glance_is_written_from_the_seeds_json():
     assert provs[1]["seeds"] == provs[2]["seeds"] and len(provs[1]["seeds"]) >= 5
 
 
+def test_the_glance_alone_from_the_seed_tables_json(tmp_path):
+    """seedtables with no table to evaluate writes the glance from the seed JSONs already in
+    --results (make seeds' STS step), and refuses JSONs made over other seeds."""
+    import shutil
+
+    from experiments import seedtables
+    from repro.errors import InputError
+
+    provs = {n: _json(f"seeds_table{n}.json") for n in (1, 2)}
+    provs["sts"] = _json("seeds_sts.json")
+    for name in ("seeds_table1.json", "seeds_table2.json", "seeds_sts.json"):
+        shutil.copy(os.path.join(ROOT, "results", name), tmp_path / name)
+    readme = tmp_path / "README.md"
+    readme.write_text("a\n<!-- glance:start -->\n<!-- glance:end -->\nb\n")
+    seeds = ",".join(map(str, provs[1]["seeds"]))
+    argv = ["--data", str(tmp_path / "no-data"), "--tables", "", "--results", str(tmp_path), "--readme", str(readme)]
+    assert seedtables.main(argv + ["--seeds", seeds]) == 0
+    assert readme.read_text() == "a\n" + seedtables.glance(provs) + "\nb\n"
+    with pytest.raises(InputError, match="made over seeds"):
+        seedtables.main(argv + ["--seeds", "0,1"])
+
+
 def test_sts_findings_block_is_written_from_the_json():
     from experiments.stsreport import findings_block
 

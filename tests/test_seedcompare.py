@@ -114,3 +114,29 @@ def test_the_sts_rows_over_seeds_of_one_run_repeated_are_that_runs_numbers():
     chosen = prov["chosen_on_dev"]["learned_best"]
     assert sts["chosen"]["learned_best"] == [(f"{chosen['map']}-{chosen['distance']}", 2)]
     assert "STS Benchmark test over 2 seeds (0, 1)" in seedtables.sts_markdown(sts, [0, 1])
+
+
+def test_the_encoders_default_over_seeds_is_one_model_and_only_where_every_seed_scored_it():
+    """The shipped default against WordLlama's pooling (make sts's tokens.default_vs_mean): the same
+    numbers in every seed, its word from every seed's paired interval; absent in one seed, no row."""
+    import copy
+    import os
+
+    from experiments import seedtables
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "results", "sts.json"), encoding="utf-8") as f:
+        prov = json.load(f)
+    prov["tokens"].pop("default_vs_mean", None)
+    above, level = copy.deepcopy(prov), copy.deepcopy(prov)
+    above["tokens"]["default_vs_mean"] = {"difference": 0.4, "low": 0.1, "high": 0.7, "p_value": 0.01, "pearson": 77.9}
+    level["tokens"]["default_vs_mean"] = {"difference": 0.4, "low": -0.1, "high": 0.9, "p_value": 0.2, "pearson": 77.9}
+    sts = seedtables.sts_evaluate([above, above])
+    assert sts["verdicts"]["encoder"]["word"] == "better" and sts["verdicts"]["encoder"]["difference"] == 0.4
+    assert sts["rows"]["encoder_default"]["mean"] == 77.9 and sts["rows"]["encoder_default"]["sd"] == 0.0
+    assert seedtables.sts_evaluate([level, level])["verdicts"]["encoder"]["word"] == "level"
+    assert seedtables.sts_evaluate([above, level])["verdicts"]["encoder"]["word"] == "depends on the seed"
+    assert "shipped default" in seedtables.sts_markdown(sts, [0, 1])
+    alone = seedtables.sts_evaluate([above, prov])
+    assert "encoder" not in alone["verdicts"] and "encoder_default" not in alone["rows"]
+    assert "shipped default" not in seedtables.sts_markdown(alone, [0, 1])

@@ -151,6 +151,16 @@ def test_shipping_records_the_choice_and_pretrained_loads_it(tiny, tmp_path, cap
     got = stsdefault.sources(data, out, spaces=(("tiny", folder, {}), ("absent", "no-such-vectors", {})))
     assert set(got) == {"tiny"}
     assert got["tiny"]["test_pearson"] == pytest.approx(_cosine_pearson(enc, data["test"]), abs=1e-4)
+    # the default against another row's test cosines, paired: the difference of the two Pearsons by hand
+    other_enc = Encoder(folder, weights=np.ones(30, np.float32), frequencies="wordfreq:en", normalize=False)
+    a, b = [p.a for p in data["test"]], [p.b for p in data["test"]]
+    reference = other_enc.similarity(a, b, metric="cosine")
+    vs = stsdefault.versus(data, reference, space=("tiny", folder, {}), weights_path=out)
+    assert vs["pearson"] == pytest.approx(_cosine_pearson(enc, data["test"]), abs=1e-4)
+    assert vs["difference"] == pytest.approx(vs["pearson"] - _cosine_pearson(other_enc, data["test"]), abs=1e-4)
+    assert vs["low"] <= vs["difference"] <= vs["high"] and vs["space"] == "tiny"
+    with pytest.raises(ValueError, match="one score per test pair"):
+        stsdefault.versus(data, reference[:-1], space=("tiny", folder, {}), weights_path=out)
     record = stsdefault.default_record(out)
     assert record["key"] == winner.key and stsdefault.default_record(str(tmp_path / "none.npz")) is None
     line = stsdefault.finding(record)
