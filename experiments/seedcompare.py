@@ -13,9 +13,17 @@ seed's would. The question a run's last line answers is whether they moved *more
 
 The three outcomes: "agrees with the published results", "outside the published seeds' band" (the
 cells named with their values and bands), "verdicts differ" (named, with the published words).
+
+Two sets of seeds against each other (another set of seeds, the same seeds on another BLAS kernel
+or machine), verdict by verdict: :func:`between_sets`, and
+
+    python -m experiments.seedcompare results/seeds_table1.json other/seeds_table1.json
 """
 
 from __future__ import annotations
+
+import argparse
+import sys
 
 from repro import settings
 from repro.core import verdicts
@@ -124,3 +132,51 @@ def lines(run: dict, seeds: dict, seeds_path: str, run_path: str) -> list[str]:
     else:
         out.append(f"Table {table}: the run agrees with the published results.")
     return out
+
+
+def between_sets(a: dict, b: dict) -> list[tuple]:
+    """Every comparison of :data:`repro.evaluate.seedrows.CLAIMS` in two seed tables' JSON (the
+    same table over two sets of seeds): [(metric, column, claim, word in a, word in b, seed-mean
+    difference in a, in b)], in the tables' order."""
+    out = []
+    for metric, cols in (a.get("verdicts") or {}).items():
+        for c, claims in cols.items():
+            other = ((b.get("verdicts") or {}).get(metric) or {}).get(c) or {}
+            for name, _, _ in CLAIMS:
+                if name in claims and name in other:
+                    va, vb = claims[name], other[name]
+                    out.append((metric, c, name, va["word"], vb["word"], va["difference"], vb["difference"]))
+    return out
+
+
+def between_sets_markdown(a: dict, b: dict, names=("a", "b")) -> str:
+    """:func:`between_sets` as a Markdown table, the verdicts that differ marked, a count last."""
+    rows = between_sets(a, b)
+    title = lambda c: settings.SETTINGS[c].title if c in settings.SETTINGS else c  # noqa: E731
+    head = [f"| Column | Metric | Claim | {names[0]} (seeds {', '.join(map(str, a.get('seeds', [])))}) | "
+            f"{names[1]} (seeds {', '.join(map(str, b.get('seeds', [])))}) | |", "|---|---|---|---|---|---|"]
+    body = [f"| {title(c)} | {METRIC_SHORT[m]} | {name} | {wa} ({100 * da:+.2f}) | {wb} ({100 * db:+.2f}) | "
+            f"{'' if wa == wb else 'differs'} |" for m, c, name, wa, wb, da, db in rows]
+    same = sum(r[3] == r[4] for r in rows)
+    return "\n".join(head + body + ["", f"{same} of {len(rows)} verdicts read the same."])
+
+
+def main(argv=None) -> int:
+    from repro.errors import InputError
+    from repro.io.store import read_json
+
+    ap = argparse.ArgumentParser(description="Two seed tables' verdicts side by side (seeds_table<N>.json files)")
+    ap.add_argument("a")
+    ap.add_argument("b")
+    args = ap.parse_args(argv)
+    tables = [read_json(args.a), read_json(args.b)]
+    if tables[0].get("table") != tables[1].get("table"):
+        raise InputError(args.b, f"table {tables[1].get('table')}, not table {tables[0].get('table')} as {args.a}")
+    print(between_sets_markdown(*tables, names=(args.a, args.b)))
+    return 0
+
+
+if __name__ == "__main__":
+    from repro.errors import run
+
+    sys.exit(run(main))

@@ -140,3 +140,34 @@ def test_the_encoders_default_over_seeds_is_one_model_and_only_where_every_seed_
     alone = seedtables.sts_evaluate([above, prov])
     assert "encoder" not in alone["verdicts"] and "encoder_default" not in alone["rows"]
     assert "shipped default" not in seedtables.sts_markdown(alone, [0, 1])
+
+
+def test_two_sets_of_seeds_verdict_by_verdict(capsys, tmp_path):
+    """between_sets pairs each claim of two seed tables; the Markdown marks the one that differs
+    and counts; the command refuses two different tables."""
+    import pytest
+
+    from repro.errors import InputError
+
+    a = published()
+    for v, d in zip(a["verdicts"]["euclidean"]["wiki20"].values(), (-0.03, -0.004, 0.01)):
+        v["difference"] = d
+    b = copy.deepcopy(a)
+    b["seeds"] = [5, 6, 7]
+    b["verdicts"]["euclidean"]["wiki20"]["paper_vs_peers"].update(word="level", difference=0.004)
+    rows = seedcompare.between_sets(a, b)
+    assert [r[2] for r in rows] == ["paper", "peers", "paper_vs_peers"]
+    assert rows[2] == ("euclidean", "wiki20", "paper_vs_peers", "worse", "level", 0.01, 0.004)
+    md = seedcompare.between_sets_markdown(a, b)
+    assert md.count("| differs |") == 1 and "worse (+1.00) | level (+0.40) | differs |" in md
+    assert md.endswith("2 of 3 verdicts read the same.") and "(seeds 5, 6, 7)" in md
+    assert seedcompare.between_sets(a, {"verdicts": {}}) == []
+    with pytest.raises(InputError, match="not table 1"):
+        seedcompare.main([_write(tmp_path / "a1.json", a, 1), _write(tmp_path / "b2.json", b, 2)])
+    assert seedcompare.main([_write(tmp_path / "a1.json", a, 1), _write(tmp_path / "b1.json", b, 1)]) == 0
+    assert "2 of 3 verdicts read the same." in capsys.readouterr().out
+
+
+def _write(path, table: dict, number: int) -> str:
+    path.write_text(json.dumps(dict(table, table=number)))
+    return str(path)
