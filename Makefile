@@ -421,6 +421,7 @@ seeds: seed-shared
 	    echo "error: $$d: a stage it links from $(DATA) would be remade there (run make seed-shared)" >&2; exit 1; }; \
 	  echo "seed $$s: $$d"; $(MAKE) --no-print-directory seed-scores DATA=$$d SEED=$$s || exit 1; \
 	done
+	@$(MAKE) --no-print-directory $(RESULTS)/seeds_table1.md
 	@$(MAKE) --no-print-directory $(RESULTS)/seeds_sts.md
 	@echo "Over seeds $(SEEDS): $(RESULTS)/seeds_table1.md, seeds_table2.md, seeds_sts.md (.json beside them)"
 # make sts's learned rows once per seed too (seed 0's: make sts's own $(RESULTS)/sts.md)
