@@ -12,7 +12,9 @@ seed's would. The question a run's last line answers is whether they moved *more
   seed-aware word, or a word one of the published seeds gave alone, agrees; anything else differs.
 
 The three outcomes: "agrees with the published results", "outside the published seeds' band" (the
-cells named with their values and bands), "verdicts differ" (named, with the published words).
+cells named with their values and bands), "verdicts differ" (named, with the published words). A
+99% band leaves about one cell in a hundred outside by chance, so the run is "outside" only when
+more cells are outside than chance gives (:func:`chance_outside`); the cells line names them either way.
 
 Two sets of seeds against each other (another set of seeds, the same seeds on another BLAS kernel
 or machine), verdict by verdict: :func:`between_sets`, and
@@ -97,6 +99,15 @@ def verdicts_differ(run: dict, seeds: dict) -> tuple[int, list]:
     return n, out
 
 
+def chance_outside(n: int, level: float = LEVEL, confidence: float = 0.99) -> int:
+    """The most cells of ``n`` that fall outside their ``level`` bands by chance alone, at
+    ``confidence``: the binomial quantile of n cells each outside with probability 1 - ``level``
+    (the cells taken as independent; they are not quite, which makes this generous)."""
+    from scipy import stats
+
+    return int(stats.binom.ppf(confidence, n, 1.0 - level)) if n else 0
+
+
 def _amount(number: str, x: float) -> str:
     return f"{100 * x:.2f}%" if number == "split_error" else f"{x:.4f}"
 
@@ -124,11 +135,15 @@ def lines(run: dict, seeds: dict, seeds_path: str, run_path: str) -> list[str]:
         out.append(f"  verdicts: {len(differ)} of {n_verdicts} differ from the published seeds': {named}")
     else:
         out.append(f"  verdicts: all {n_verdicts} as the published seeds give them")
+    allowed = chance_outside(n_cells)
     if differ:
         out.append(f"Table {table}: the run's verdicts differ from the published results (named above).")
-    elif outside:
+    elif len(outside) > allowed:
         out.append(f"Table {table}: the run is outside the published seeds' spread in {len(outside)} cell(s) "
                    "(named above); its verdicts agree.")
+    elif outside:
+        out.append(f"Table {table}: the run agrees with the published results ({len(outside)} of {n_cells} cells "
+                   f"outside the {100 * LEVEL:g}% band, no more than chance leaves outside: up to {allowed}).")
     else:
         out.append(f"Table {table}: the run agrees with the published results.")
     return out
