@@ -108,6 +108,10 @@ def chance_outside(n: int, level: float = LEVEL, confidence: float = 0.99) -> in
     return int(stats.binom.ppf(confidence, n, 1.0 - level)) if n else 0
 
 
+def _title(c: str) -> str:
+    return settings.SETTINGS[c].title if c in settings.SETTINGS else c
+
+
 def _amount(number: str, x: float) -> str:
     return f"{100 * x:.2f}%" if number == "split_error" else f"{x:.4f}"
 
@@ -118,10 +122,9 @@ def lines(run: dict, seeds: dict, seeds_path: str, run_path: str) -> list[str]:
     k = len(seeds.get("seeds", []))
     n_cells, outside = cells_outside(run, seeds)
     n_verdicts, differ = verdicts_differ(run, seeds)
-    title = lambda c: settings.SETTINGS[c].title if c in settings.SETTINGS else c  # noqa: E731
     out = [f"Table {table} ({run_path}) against the published results over {k} seeds ({seeds_path}):"]
     if outside:
-        named = "; ".join(f"{title(c)}, {METRIC_SHORT[metric]}, {settings.LABELS.get(m, m)}, "
+        named = "; ".join(f"{_title(c)}, {METRIC_SHORT[metric]}, {settings.LABELS.get(m, m)}, "
                           f"{'split error' if number == 'split_error' else 'JS'} {_amount(number, v)} "
                           f"(band {_amount(number, lo)} to {_amount(number, hi)})"
                           for metric, c, m, number, v, lo, hi in outside)
@@ -129,7 +132,7 @@ def lines(run: dict, seeds: dict, seeds_path: str, run_path: str) -> list[str]:
     else:
         out.append(f"  cells: all {n_cells} inside the seeds' {100 * LEVEL:g}% band (where one more seed falls)")
     if differ:
-        named = "; ".join(f"{title(c)}, {METRIC_SHORT[metric]}, {name}: {mine} here, published {pub} "
+        named = "; ".join(f"{_title(c)}, {METRIC_SHORT[metric]}, {name}: {mine} here, published {pub} "
                           f"(one seed alone: {', '.join(f'{w} in {n}' for w, n in words)})"
                           for metric, c, name, mine, pub, words in differ)
         out.append(f"  verdicts: {len(differ)} of {n_verdicts} differ from the published seeds': {named}")
@@ -167,10 +170,9 @@ def between_sets(a: dict, b: dict) -> list[tuple]:
 def between_sets_markdown(a: dict, b: dict, names=("a", "b")) -> str:
     """:func:`between_sets` as a Markdown table, the verdicts that differ marked, a count last."""
     rows = between_sets(a, b)
-    title = lambda c: settings.SETTINGS[c].title if c in settings.SETTINGS else c  # noqa: E731
     head = [f"| Column | Metric | Claim | {names[0]} (seeds {', '.join(map(str, a.get('seeds', [])))}) | "
             f"{names[1]} (seeds {', '.join(map(str, b.get('seeds', [])))}) | |", "|---|---|---|---|---|---|"]
-    body = [f"| {title(c)} | {METRIC_SHORT[m]} | {name} | {wa} ({100 * da:+.2f}) | {wb} ({100 * db:+.2f}) | "
+    body = [f"| {_title(c)} | {METRIC_SHORT[m]} | {name} | {wa} ({100 * da:+.2f}) | {wb} ({100 * db:+.2f}) | "
             f"{'' if wa == wb else 'differs'} |" for m, c, name, wa, wb, da, db in rows]
     same = sum(r[3] == r[4] for r in rows)
     return "\n".join(head + body + ["", f"{same} of {len(rows)} verdicts read the same."])

@@ -95,8 +95,9 @@ def inductive_block(data: dict, words: list, matrix: np.ndarray, lo_hi: tuple, k
              "seconds": time.perf_counter() - t0}, stsinductive.markdown(results, chosen))
 
 
-def tokens_block(data: dict, lo_hi: tuple, kappa: float, seed: int) -> tuple:
-    """The token-space table (:mod:`experiments.ststokens`) where the extra ``tokens`` is installed.
+def tokens_block(data: dict, lo_hi: tuple, kappa: float, seed: int, default: dict | None = None) -> tuple:
+    """The token-space table (:mod:`experiments.ststokens`) where the extra ``tokens`` is installed;
+    with ``default`` (the shipped default's record), that default against WordLlama's pooling.
     Returns (its record, its Markdown), or (None, a line saying it was not run)."""
     if not tokenspace.installed():
         return None, "Not run: the extra `tokens` (tokenizers, safetensors, wordllama) is not installed.\n"
@@ -105,7 +106,7 @@ def tokens_block(data: dict, lo_hi: tuple, kappa: float, seed: int) -> tuple:
     encs, record = ststokens.rows(x, setups.token_couples(x, *lo_hi), kappa, seed)
     results = ststokens.evaluate(encs, x, seed)
     out = {"results": results, "chosen": record, "source": ststokens.SOURCE, "vocabulary": len(x.vocab)}
-    if stsdefault.default_record() is not None:  # Encoder.pretrained()'s default against the same pooling, paired
+    if default is not None:  # Encoder.pretrained()'s default against the same pooling, paired
         out["default_vs_mean"] = stsdefault.versus(data, protocol.cosines(encs["mean"], x.table, x.splits["test"]),
                                                    seed=seed)
     return dict(out, seconds=time.perf_counter() - t0), ststokens.markdown(results, record)
@@ -135,7 +136,7 @@ def main(argv=None):
     default = stsdefault.default_record()  # make default's choice, reported with its numbers on every space
     lo_hi = (chosen["learned"]["lo"], chosen["learned"]["hi"])
     (inductive, ind_md), (tokens, tok_md) = (inductive_block(data, glove_words, glove, lo_hi, kappa, args.seed),
-                                             tokens_block(data, lo_hi, kappa, args.seed))
+                                             tokens_block(data, lo_hi, kappa, args.seed, default))
     main_md = stsreport.main_table_md(results, dev_peer, stsreport.row_labels(default)) + "\n" + \
         stsreport.chosen_on_dev(chosen)
     cal_md = stsreport.calibration_md(calibrated)

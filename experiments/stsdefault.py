@@ -193,20 +193,26 @@ SOURCES = (
 )
 
 
+def pretrained(source, weights_path: str | None = None):
+    """``Encoder.pretrained(source)``: the shipped default as users get it (``weights_path``: those
+    weights instead)."""
+    from repro.encode.encoder import Encoder
+
+    return Encoder.pretrained(source) if weights_path is None else Encoder.pretrained(source, weights_path=weights_path)
+
+
 def sources(data: dict, weights_path: str | None = None, spaces=None, installed=None) -> dict:
     """The shipped default's dev and test Pearson on every space of ``spaces`` that is installed
     (``installed(source)``, default :func:`repro.spaces.vectors.available`), each through
     ``Encoder.pretrained(source)`` itself (``weights_path``: those weights instead), no df and no corpus, scored as
     :func:`choose` scores: {space name: {dev_pearson, test_pearson}}."""
-    from repro.encode.encoder import Encoder
     from repro.spaces.vectors import available
 
     installed = installed or available
     out = {}
     for name, source, _ in SPACES if spaces is None else spaces:
         if installed(source):  # the shipped default as users get it, on another space its fallback
-            enc = Encoder.pretrained(source) if weights_path is None else \
-                Encoder.pretrained(source, weights_path=weights_path)
+            enc = pretrained(source, weights_path)
             out[name] = {"dev_pearson": pair_pearson(enc, data["dev"]), "test_pearson": pair_pearson(enc, data["test"])}
     return out
 
@@ -217,14 +223,11 @@ def versus(data: dict, reference, space=SPACES[0], weights_path: str | None = No
     that row for ``data["test"]``, in its order (make sts: WordLlama's own mean pooling). The paired
     bootstrap of the two test Pearsons (:func:`repro.core.metrics.paired_pearson`, ``seed``), the
     pairs taken as independent; with the default's test Pearson (``pearson``)."""
-    from repro.encode.encoder import Encoder
-
     pairs = data["test"]
     reference = np.asarray(reference, np.float64)
     if reference.shape != (len(pairs),):
         raise ValueError(f"reference: need one score per test pair ({len(pairs)}), got shape {reference.shape}")
-    enc = Encoder.pretrained(space[1]) if weights_path is None else Encoder.pretrained(space[1], weights_path=weights_path)
-    s = enc.similarity([p.a for p in pairs], [p.b for p in pairs], metric=METRIC)
+    s = pretrained(space[1], weights_path).similarity([p.a for p in pairs], [p.b for p in pairs], metric=METRIC)
     gold = np.array([p.score for p in pairs])
     return dict(protocol.paired_pearson(s, reference, gold, seed=seed), pearson=pearson(s, gold), space=space[0])
 
