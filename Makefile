@@ -22,7 +22,8 @@ SEED          ?= 0
 COUPLE_SEED   ?= 0
 # make seeds: the seeds of the published results (seed 0's run is make table1's, in $(DATA); another
 # seed's in $(DATA)/seeds/<seed>, the stages that do not depend on the seed linked from $(DATA))
-SEEDS         ?= 0 1 2 3 4
+PUBLISHED_SEEDS := 0 1 2 3 4
+SEEDS         ?= $(PUBLISHED_SEEDS)
 DATA          ?= data
 # where a run's tables and figures go: out/ (ignored by git, so a run leaves the clone clean);
 # results/ is the committed reference, which only make publish (RESULTS=results) rewrites
@@ -97,13 +98,14 @@ COMMA := ,
 SPACE := $(subst ,, )
 deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
 
-.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures seeds seed-shared seed-scores publish bench bench-gpu scale scale-scoring scale-gpu weights default clean-data help
+.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures seeds seed-shared seed-scores check-set seeds-render publish bench bench-gpu scale scale-scoring scale-gpu weights default clean-data help
 all: table1
 
 help:
 	@echo "make table1   - set up .venv and build $(RESULTS)/table1.* from the default corpus, compared with results/"
 	@echo "make table2   - $(RESULTS)/table2.* from tweets (the embedded real ones, or TWEETS=files)"
 	@echo "make seeds    - both tables' chains once per seed of SEEDS (0 1 2 3 4), then $(RESULTS)/seeds_table{1,2}.md: means, spreads, verdicts over seeds"
+	@echo "make check-set CHECK=name SEEDS=... - (maintainers) a check set of the published verdicts in results/checks/name, then make seeds-render"
 	@echo "make publish  - (maintainers) rebuild results/ and the generated blocks of README.md and docs/RESULTS.md"
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
 	@echo "make sts      - the STS Benchmark: the learned weights against mean, SIF and uSIF ($(RESULTS)/sts.md)"
@@ -429,14 +431,29 @@ SEED_STS := $(foreach s,$(SEEDS),$(if $(filter 0,$(s)),$(RESULTS)/sts.md,$(RESUL
 $(RESULTS)/seeds/%/sts.md: $(STAMP) repro/weights/wikivar-median.npz repro/weights/default.npz $(call deps,experiments.sts)
 	$(TIMED) sts-seed-$* -- $(PY) -m experiments.sts --cache $(DATA)/sts --results $(RESULTS)/seeds/$* --seed $*
 SEED_LIST = $(subst $(SPACE),$(COMMA),$(strip $(SEEDS)))
+# the check sets of the published verdicts, results/checks/<name>/: the same tables over other seeds,
+# or the same seeds on another BLAS kernel or machine; a claim one of them reads with another word
+# reads "depends on the seed" (docs/REPRODUCIBILITY.md, "Check sets")
+CHECK_JSON := $(wildcard $(COMMITTED)/checks/*/seeds_*.json)
 # both tables over the seeds (seeds_table1 and seeds_table2)
-$(RESULTS)/seeds_table1.md: $(SEED_SCORE_FILES) $(call deps,experiments.seedtables)
+$(RESULTS)/seeds_table1.md: $(SEED_SCORE_FILES) $(call deps,experiments.seedtables) $(if $(PUBLISHING),$(CHECK_JSON))
 	$(PY) -m experiments.seedtables --data $(DATA) --seeds $(SEED_LIST) --results $(RESULTS) $(if $(PUBLISHING),$(README_BLOCKS))
 # the STS Benchmark's rows over the seeds, then the README's glance (it reads both tables' and the STS
 # JSON; make seeds makes the tables first)
-$(RESULTS)/seeds_sts.md: $(SEED_STS) $(call deps,experiments.seedtables)
+$(RESULTS)/seeds_sts.md: $(SEED_STS) $(call deps,experiments.seedtables) $(if $(PUBLISHING),$(CHECK_JSON))
 	$(PY) -m experiments.seedtables --data $(DATA) --seeds $(SEED_LIST) --results $(RESULTS) --tables '' --sts \
 	    $(if $(PUBLISHING),$(README_BLOCKS))
+# make check-set CHECK=<name> SEEDS="5 6 7 8 9": one check set, made as make seeds makes the published
+# one (another kernel: its own DATA, e.g. OPENBLAS_CORETYPE=Sandybridge make check-set
+# CHECK=sandybridge-0-4 DATA=data-sandybridge), then the published seed tables, findings and glance
+# rendered again against every check set (make seeds-render: from their JSON, no score file needed)
+check-set:
+	@test -n "$(CHECK)" || { echo "error: CHECK: name the check set (make check-set CHECK=seeds-5-9 SEEDS=\"5 6 7 8 9\")" >&2; exit 1; }
+	$(MAKE) seeds RESULTS=$(COMMITTED)/checks/$(CHECK)
+	$(MAKE) seeds-render
+seeds-render: $(STAMP) $(call deps,experiments.seedtables)
+	$(PY) -m experiments.seedtables --data $(DATA) --seeds $(subst $(SPACE),$(COMMA),$(PUBLISHED_SEEDS)) \
+	    --results $(COMMITTED) --tables '' $(README_BLOCKS)
 
 # ---- the committed reference (maintainers) ------------------------------------------------------
 # every table, the STS Benchmark and the figures into results/, and their generated blocks into

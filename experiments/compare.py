@@ -258,7 +258,8 @@ def report(run_dir: str, committed: str, name: str) -> list[str]:
     if not exact:
         lines.append(f"  {new_json}: unprinted digits differ from {ref_json} (not a failure): {said}")
     if seeded:
-        lines += seedcompare.lines(new, _load(seeds_json), seeds_json, new_json)
+        lines += seedcompare.lines(new, _load(seeds_json), seeds_json, new_json,
+                                   seedcompare.check_sets(committed, f"seeds_{name}.json"))
     return lines
 
 

@@ -20,11 +20,18 @@ Two sets of seeds against each other (another set of seeds, the same seeds on an
 or machine), verdict by verdict: :func:`between_sets`, and
 
     python -m experiments.seedcompare results/seeds_table1.json other/seeds_table1.json
+
+**Check sets.** The published verdicts are checked against such sets, kept under
+``results/checks/<name>/`` (``make check-set``; :func:`check_sets`): a claim that any of them reads
+with another word is published as "depends on the seed" (:func:`claim_across`,
+:func:`repro.core.verdicts.across_sets`), and a run's one-run word agrees with it when any published
+or check seed gave that word alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from repro import settings
@@ -79,8 +86,74 @@ def cells_outside(run: dict, seeds: dict) -> tuple[int, list]:
     return n, out
 
 
-def verdicts_differ(run: dict, seeds: dict) -> tuple[int, list]:
-    """(verdicts compared, [(metric, column, claim, this run's word, published word, one-run words)])."""
+CHECKS = "checks"
+
+
+def check_sets(results: str, file: str) -> list[tuple[str, dict]]:
+    """The check sets' ``file`` (``seeds_table1.json``, ``seeds_table2.json``, ``seeds_sts.json``)
+    under ``<results>/checks/<name>/``: [(name, JSON)], by name; [] where there are none."""
+    from repro.io.store import read_json
+
+    root = os.path.join(results, CHECKS)
+    names = sorted(os.listdir(root)) if os.path.isdir(root) else []
+    return [(name, read_json(os.path.join(root, name, file))) for name in names
+            if os.path.exists(os.path.join(root, name, file))]
+
+
+def seeds_label(seeds) -> str:
+    """``seeds 5–9`` for a run of consecutive seeds, ``seeds 0, 2, 7`` otherwise."""
+    seeds = list(seeds)
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds {seeds[0]}–{seeds[-1]}"
+    return ("seed " if len(seeds) == 1 else "seeds ") + ", ".join(map(str, seeds))
+
+
+def set_label(prov: dict) -> str:
+    """A set of seeds in words, from its JSON's provenance: its seeds, the machine's CPU, OpenBLAS's
+    kernel and the commit (``seeds 5–9 (AMD EPYC, OpenBLAS Haswell, commit aadd9ac67bf4)``)."""
+    from repro.io.readmeblock import short_commit
+
+    kernels = prov.get("kernels") or {}
+    blas = {b.get("architecture") for b in kernels.get("blas") or []} - {None}
+    where = [x for x in ((prov.get("hardware") or {}).get("cpu"),
+                         f"OpenBLAS {'/'.join(sorted(blas))}" if blas else None,
+                         f"commit {short_commit(prov['commit'])}" if prov.get("commit") else None) if x]
+    return seeds_label(prov.get("seeds", [])) + (f" ({', '.join(where)})" if where else "")
+
+
+def claim_across(v: dict, others: list) -> tuple[str, list]:
+    """One claim over the published set and its check sets.
+
+    Args:
+      v: the published set's claim (``word``, ``difference``, as in a seed table's JSON).
+      others: [(label, the same claim in a check set, or None where that set lacks it)].
+
+    Returns:
+      (the word over every set, by :func:`repro.core.verdicts.across_sets`; [(label, word,
+      difference)] of the check sets whose word is not the published one).
+    """
+    there = [(label, o) for label, o in others if o]
+    word = verdicts.across_sets([v["word"]] + [o["word"] for _, o in there])
+    return word, [(label, o["word"], o["difference"]) for label, o in there if o["word"] != v["word"]]
+
+
+def across_cell(v: dict, others: list, own: str, scale: float = 100.0) -> str:
+    """A claim's cell: ``word (difference)`` where every set agrees; else ``depends on the seed``
+    with each set's word and difference (``own``: the published set's label). ``scale``: 100 for
+    split errors as fractions (points), 1 for Pearson points."""
+    word, differ = claim_across(v, others)
+    if not differ:
+        return f"{word} ({scale * v['difference']:+.2f})"
+    sets = [(own, v["word"], v["difference"])] + differ
+    return f"{word} (" + "; ".join(f"{label}: {w}, {scale * d:+.2f}" for label, w, d in sets) + ")"
+
+
+def verdicts_differ(run: dict, seeds: dict, checks: list = ()) -> tuple[int, list]:
+    """(verdicts compared, [(metric, column, claim, this run's word, published word, one-run words)]).
+
+    ``checks``: the check sets' JSON of the same table ([(name, JSON)], :func:`check_sets`). The
+    published word is then the word over every set; a run's word agrees when it is that word or a
+    word one seed of any set gave alone."""
     n, out = 0, []
     for metric, key in RESULTS.items():
         for c, claims in (seeds.get("verdicts", {}).get(metric) or {}).items():
@@ -93,10 +166,16 @@ def verdicts_differ(run: dict, seeds: dict) -> tuple[int, list]:
                 if mine is None:
                     continue
                 n += 1
-                published = v["word"]
-                if mine != published and mine not in v["one_run"]:
-                    out.append((metric, c, name, mine, published, seedrows.counts(v["one_run"])))
+                others = [_claim(p, metric, c, name) for _, p in checks]
+                published = verdicts.across_sets([v["word"]] + [o["word"] for o in others if o])
+                alone = list(v["one_run"]) + [w for o in others if o for w in o.get("one_run", [])]
+                if mine not in {published, v["word"]} | {o["word"] for o in others if o} and mine not in alone:
+                    out.append((metric, c, name, mine, published, seedrows.counts(alone)))
     return n, out
+
+
+def _claim(prov: dict, metric: str, c: str, name: str) -> dict | None:
+    return ((prov.get("verdicts") or {}).get(metric) or {}).get(c, {}).get(name)
 
 
 def chance_outside(n: int, level: float = LEVEL, confidence: float = 0.99) -> int:
@@ -116,12 +195,13 @@ def _amount(number: str, x: float) -> str:
     return f"{100 * x:.2f}%" if number == "split_error" else f"{x:.4f}"
 
 
-def lines(run: dict, seeds: dict, seeds_path: str, run_path: str) -> list[str]:
-    """The closing block: the cells line, the verdicts line, the conclusion last."""
+def lines(run: dict, seeds: dict, seeds_path: str, run_path: str, checks: list = ()) -> list[str]:
+    """The closing block: the cells line, the verdicts line, the conclusion last (``checks``: the
+    check sets of :func:`verdicts_differ`)."""
     table = run.get("table", "?")
     k = len(seeds.get("seeds", []))
     n_cells, outside = cells_outside(run, seeds)
-    n_verdicts, differ = verdicts_differ(run, seeds)
+    n_verdicts, differ = verdicts_differ(run, seeds, checks)
     out = [f"Table {table} ({run_path}) against the published results over {k} seeds ({seeds_path}):"]
     if outside:
         named = "; ".join(f"{_title(c)}, {METRIC_SHORT[metric]}, {settings.LABELS.get(m, m)}, "

@@ -9,6 +9,12 @@ mean, standard deviation and min-max over the seeds; the verdicts of
 :func:`repro.evaluate.seedrows.verdict` (both the test couples and the seeds counted); how often each
 per-seed choice was made (the learned family's member, the peers' best configuration, both on that
 seed's validation couples); the family's members with their spread, unstable ones flagged.
+
+The verdicts printed are checked against the check sets under ``<results>/checks/`` (other seeds,
+another BLAS kernel or machine; :func:`experiments.seedcompare.check_sets`): a claim that any set
+reads with another word prints "depends on the seed", each set's word beside it. The tables'
+Markdown, the findings and the glance are rendered from the seed tables' JSON, so a new check set
+re-renders them without the score files (``--tables ''``).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import argparse
 import os
 import sys
 
-from experiments import familytable, figures, tokenrows
+from experiments import familytable, figures, seedcompare, tokenrows
 from repro import settings
 from repro.errors import InputError, run
 from repro.evaluate import family, report, seedrows
@@ -98,13 +104,36 @@ def _cell(sp: dict, percent: bool = True) -> str:
     return f"{k * sp['mean']:.{d}f} ± {k * sp['sd']:.{d}f} ({k * sp['min']:.{d}f}–{k * sp['max']:.{d}f})"
 
 
-def _word_cell(v: dict) -> str:
-    return f"{v['word']} ({100 * v['difference']:+.2f})"
+def _claim_cell(v: dict, seeds: list, checks: list, metric: str, c: str, name: str) -> str:
+    """A claim's cell over the published seeds and the check sets (:func:`experiments.seedcompare.across_cell`)."""
+    return seedcompare.across_cell(v, _others(checks, metric, c, name), seedcompare.seeds_label(seeds))
 
 
-def markdown(table: int, ev: dict, seeds: list) -> str:
+def _others(checks: list, metric: str, c: str, name: str) -> list:
+    """[(label, the claim in each check set or None)] (``checks``: [(name, JSON)])."""
+    return [(seedcompare.seeds_label(p.get("seeds", [])),
+             ((p.get("verdicts") or {}).get(metric) or {}).get(c, {}).get(name)) for _, p in checks]
+
+
+def checks_lines(table: int, ev: dict, seeds: list, checks: list) -> list[str]:
+    """One line per check set: its provenance and how many of the published verdicts it reads
+    the same, those that differ named."""
+    out = []
+    for folder, p in checks:
+        rows = seedcompare.between_sets({"verdicts": {m: {c: {k: ev["verdicts"][m][c][k] for k, _, _ in CLAIMS}
+                                                            for c in cols} for m, cols in ev["verdicts"].items()}}, p)
+        differ = [f"{_title(c)}, {METRIC_SHORT[m]}, {name}: {wb} ({100 * db:+.2f}) there, {wa} ({100 * da:+.2f}) here"
+                  for m, c, name, wa, wb, da, db in rows if wa != wb]
+        out.append(f"- {seedcompare.set_label(p)} (`{seedcompare.CHECKS}/{folder}/seeds_table{table}.json`): "
+                   f"{len(rows) - len(differ)} of {len(rows)} verdicts read the same"
+                   + (f"; differ: {'; '.join(differ)}." if differ else "."))
+    return out
+
+
+def markdown(table: int, ev: dict, seeds: list, checks: list = ()) -> str:
     """results/seeds_table<N>.md: per metric the rows' split error and JS over the seeds, the
-    verdicts, the choices and the family's members."""
+    verdicts (over the check sets too: ``checks``, [(name, JSON)]), the choices and the family's
+    members."""
     cols = settings.TABLE_SETTINGS[table]
     lines = [f"Table {table} over {len(seeds)} seeds ({', '.join(map(str, seeds))}), every seed on the same test "
              "couples: each cell the mean over the seeds ± their standard deviation (min–max). Split errors in %.", ""]
@@ -121,7 +150,7 @@ def markdown(table: int, ev: dict, seeds: list) -> str:
                   "| Comparison | " + " | ".join(_title(c) for c in cols) + " |", "|---|" + "---|" * len(cols)]
         for name, _, _ in CLAIMS:
             lines.append(f"| {CLAIM_TITLES[name]} | " + " | ".join(
-                _word_cell(ev["verdicts"][metric][c][name]) for c in cols) + " |")
+                _claim_cell(ev["verdicts"][metric][c][name], seeds, checks, metric, c, name) for c in cols) + " |")
         lines += ["", "Chosen on each seed's validation couples: " + "; ".join(
             f"{_title(c)}: learned family " + ", ".join(f"{k} in {n} of {len(seeds)}" for k, n in ch["family"])
             + "; peers " + ", ".join(f"{k} in {n} of {len(seeds)}" for k, n in ch["peers"])
@@ -136,11 +165,16 @@ def markdown(table: int, ev: dict, seeds: list) -> str:
                 cells.append(_cell(mem) + (" ⚠" if mem["unstable"] else ""))
             lines.append(f"| {family.member(key).label} | " + " | ".join(cells) + " |")
         lines.append("")
+    if checks:
+        lines += ["The verdicts against the check sets (a claim that one of them reads with another word reads "
+                  "\"depends on the seed\" above; docs/REPRODUCIBILITY.md, \"Check sets\"):", ""]
+        lines += checks_lines(table, ev, seeds, checks) + [""]
     return "\n".join(lines)
 
 
-def findings(table: int, ev: dict, seeds: list) -> str:
-    """The seed-aware verdicts in sentences, one line per column and metric (docs/RESULTS.md)."""
+def findings(table: int, ev: dict, seeds: list, checks: list = ()) -> str:
+    """The seed-aware verdicts in sentences, one line per column and metric (docs/RESULTS.md); a
+    claim that a check set (``checks``) reads with another word "depends on the seed"."""
     lines = []
     for metric in settings.TABLE_METRICS:
         for c in settings.TABLE_SETTINGS[table]:
@@ -158,7 +192,11 @@ def findings(table: int, ev: dict, seeds: list) -> str:
                            "every other row worse over the seeds") + ". ")
             for name, _, _ in CLAIMS:
                 x = v[name]
-                text += (f"{settings.LABELS[x['row']]} against {settings.LABELS[x['against']]}: {x['word']} "
+                word, differ = seedcompare.claim_across(x, _others(checks, metric, c, name))
+                if differ:
+                    word += (f" ({seedcompare.seeds_label(seeds)}: {x['word']}; " + "; ".join(
+                        f"{label}: {w}, {100 * d:+.2f}" for label, w, d in differ) + ")")
+                text += (f"{settings.LABELS[x['row']]} against {settings.LABELS[x['against']]}: {word} "
                          f"({100 * res[x['row']]['split_error']['mean']:.2f}% against "
                          f"{100 * res[x['against']]['split_error']['mean']:.2f}%, difference {100 * x['difference']:+.2f} "
                          f"({100 * x['low']:+.2f} to {100 * x['high']:+.2f}); one run alone: "
@@ -225,34 +263,49 @@ def sts_markdown(sts: dict, seeds: list) -> str:
     return "\n".join(lines)
 
 
-def glance(provs: dict) -> str:
+def glance(provs: dict, checks: dict | None = None) -> str:
     """The README's results at a glance, from the seed tables' JSON ``provs`` {table: JSON}: one row
     per claim, one column per table column and metric, each cell the seed-aware word and the
-    seed-mean difference in points."""
+    seed-mean difference in points, checked against the check sets ``checks`` {table or "sts":
+    [(name, JSON)]} (a claim they do not all read the same "depends on the seed")."""
     start, end = readme_markers("glance")
+    checks = checks or {}
     first = provs[1] if 1 in provs else next(iter(provs.values()))
     seeds, commit = first["seeds"], first["commit"]
+    own = seedcompare.seeds_label(seeds)
     heads, cells = [], {name: [] for name in ("paper", "peers", "wordllama", "encoder")}
+    n, differ = 0, 0
     for table, ev in ((t, e) for t, e in provs.items() if t != "sts"):
         for metric in settings.TABLE_METRICS:
             for c in settings.TABLE_SETTINGS[table]:
                 heads.append(f"{_title(c)}, {METRIC_SHORT[metric]}")
                 for name in cells:
                     v = ev["verdicts"][metric][c].get(name)
-                    cells[name].append(_word_cell(v) if v else "–")
+                    cells[name].append(_claim_cell(v, seeds, checks.get(table, []), metric, c, name) if v else "–")
+                    n += bool(v)
+                    differ += bool(v) and bool(seedcompare.claim_across(v, _others(checks.get(table, []), metric, c, name))[1])
     if "sts" in provs:  # Pearson points, ours minus theirs: above 0, ours better
         heads.append("STS-B test, Pearson")
         sts = provs["sts"]["verdicts"]
         for name in cells:
             v = sts.get(name)
-            cells[name].append(f"{v['word']} ({v['difference']:+.2f})" if v else "–")
+            others = [(seedcompare.seeds_label(p.get("seeds", [])), (p.get("verdicts") or {}).get(name))
+                      for _, p in checks.get("sts", [])]
+            cells[name].append(seedcompare.across_cell(v, others, own, scale=1.0) if v else "–")
+            n += bool(v)
+            differ += bool(v) and bool(seedcompare.claim_across(v, others)[1])
     lines = [start, "", f"Written by `make seeds` (commit `{short_commit(commit)}`) from {len(seeds)} seeds "
              f"({', '.join(map(str, seeds))}), every seed on the same test couples. Each cell: the verdict over "
              "the test couples and the seeds (better, level, worse, depends on the seed; not ranked where a column "
              "has too few independent clusters) and the seed-mean difference of split error in points (ours minus "
              "theirs; below 0: ours errs less; on STS-B, Pearson points, above 0: ours is better). The `Encoder`'s "
-             "default is one shipped model, the same in every seed: its cell counts the test pairs only.", "",
-             "| Claim | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
+             "default is one shipped model, the same in every seed: its cell counts the test pairs only.", ""]
+    sets = {folder: p for key in checks for folder, p in checks[key] if key != "sts"}
+    if sets:
+        lines += ["Checked against " + "; ".join(f"{seedcompare.set_label(p)}" for p in sets.values())
+                  + f" (`results/{seedcompare.CHECKS}/`): a claim that one of them reads with another word "
+                  f"reads \"depends on the seed\", each set's word beside it ({differ} of {n} claims).", ""]
+    lines += ["| Claim | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
     for name, row in ((n, r) for n, r in cells.items() if set(r) != {"–"}):
         lines.append(f"| {CLAIM_TITLES[name]} | " + " | ".join(row) + " |")
     lines += ["", end]
@@ -278,6 +331,7 @@ def main(argv=None) -> int:
     if not seeds or len(set(seeds)) != len(seeds):
         raise InputError("--seeds", f"expected distinct seeds, got {args.seeds!r}")
     commit = git_commit()
+    checks = all_checks(args.results)
     provs = {}
     for table in tables:
         files, meta = load(args.data, seeds, table)
@@ -287,11 +341,8 @@ def main(argv=None) -> int:
                     kernels=kernel_state())
         provs[table] = prov
         write_json(f"{name}.json", prov)
-        write_text(f"{name}.md", markdown(table, ev, seeds))
         figures.save(figures.seed_errors(ev["results"]["euclidean"], {c: _title(c) for c in settings.TABLE_SETTINGS[table]},
                                          settings.LABELS), args.results, f"seeds_table{table}_errors")
-        if args.readme:
-            ReadmeBlock(args.readme, f"seed-findings-table{table}").fill(findings_block(table, prov))
         print(f"Table {table} over seeds {seeds}: {name}.md (.json beside it)")
     if args.sts:
         paths = [sts_file(args.results, s) for s in seeds]
@@ -307,21 +358,33 @@ def main(argv=None) -> int:
         path = os.path.join(args.results, file)  # the glance also from what an earlier run wrote
         if key not in provs and os.path.exists(path):
             provs[key] = read_json(path)
+    for table in (t for t in (1, 2) if t in provs):  # rendered from the JSON, against the check sets
+        write_text(os.path.join(args.results, f"seeds_table{table}.md"),
+                   markdown(table, provs[table], provs[table]["seeds"], checks[table]))
+        if args.readme:
+            ReadmeBlock(args.readme, f"seed-findings-table{table}").fill(findings_block(table, provs[table], checks[table]))
     if args.readme and {1, 2, "sts"} <= set(provs):
         other = next((p for p in provs.values() if p["seeds"] != seeds), None)
         if other is not None:
             raise InputError(args.results, f"a seed table there was made over seeds {other['seeds']}, not {seeds} "
                              "(make seeds remakes them)")
-        ReadmeBlock(args.readme, "glance").fill(glance(provs))
+        ReadmeBlock(args.readme, "glance").fill(glance(provs, checks))
     return 0
 
 
-def findings_block(table: int, prov: dict) -> str:
-    """docs/RESULTS.md's seed-aware findings of table ``table`` from its seed JSON ``prov``."""
+def all_checks(results: str) -> dict:
+    """{1, 2, "sts": [(name, JSON)]}: the check sets under ``<results>/checks/`` of each seed table."""
+    files = {1: "seeds_table1.json", 2: "seeds_table2.json", "sts": "seeds_sts.json"}
+    return {key: seedcompare.check_sets(results, file) for key, file in files.items()}
+
+
+def findings_block(table: int, prov: dict, checks: list = ()) -> str:
+    """docs/RESULTS.md's seed-aware findings of table ``table`` from its seed JSON ``prov``, checked
+    against the check sets ``checks`` ([(name, JSON)])."""
     start, end = readme_markers(f"seed-findings-table{table}")
     return "\n".join([start, "", f"Written by `make seeds` from `results/seeds_table{table}.json` (commit "
                       f"`{short_commit(prov['commit'])}`, seeds {', '.join(map(str, prov['seeds']))}):", "",
-                      findings(table, prov, prov["seeds"]), end])
+                      findings(table, prov, prov["seeds"], checks), end])
 
 
 if __name__ == "__main__":

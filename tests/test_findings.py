@@ -36,17 +36,18 @@ def test_table_findings_block_is_written_from_the_json(number):
 
 @pytest.mark.parametrize("number", [1, 2])
 def test_seed_findings_block_is_written_from_the_seeds_json(number):
-    from experiments.seedtables import findings_block
+    from experiments.seedtables import all_checks, findings_block
 
-    assert findings_block(number, _json(f"seeds_table{number}.json")) in _docs()
+    checks = all_checks(os.path.join(ROOT, "results"))[number]
+    assert findings_block(number, _json(f"seeds_table{number}.json"), checks) in _docs()
 
 
 def test_the_readmes_glance_is_written_from_the_seeds_json():
-    from experiments.seedtables import glance
+    from experiments.seedtables import all_checks, glance
 
     provs = {n: _json(f"seeds_table{n}.json") for n in (1, 2)}
     provs["sts"] = _json("seeds_sts.json")
-    assert glance(provs) in _readme()
+    assert glance(provs, all_checks(os.path.join(ROOT, "results"))) in _readme()
     assert provs[1]["seeds"] == provs[2]["seeds"] and len(provs[1]["seeds"]) >= 5
 
 
@@ -63,11 +64,20 @@ def test_the_glance_alone_from_the_seed_tables_json(tmp_path):
     for name in ("seeds_table1.json", "seeds_table2.json", "seeds_sts.json"):
         shutil.copy(os.path.join(ROOT, "results", name), tmp_path / name)
     readme = tmp_path / "README.md"
-    readme.write_text("a\n<!-- glance:start -->\n<!-- glance:end -->\nb\n")
+    readme.write_text("a\n<!-- glance:start -->\n<!-- glance:end -->\nb\n" + "".join(
+        f"<!-- seed-findings-table{n}:start -->\n<!-- seed-findings-table{n}:end -->\n" for n in (1, 2)))
+    findings = "".join(seedtables.findings_block(n, provs[n]) + "\n" for n in (1, 2))
     seeds = ",".join(map(str, provs[1]["seeds"]))
     argv = ["--data", str(tmp_path / "no-data"), "--tables", "", "--results", str(tmp_path), "--readme", str(readme)]
     assert seedtables.main(argv + ["--seeds", seeds]) == 0
-    assert readme.read_text() == "a\n" + seedtables.glance(provs) + "\nb\n"
+    assert readme.read_text() == "a\n" + seedtables.glance(provs) + "\nb\n" + findings
+    assert (tmp_path / "seeds_table1.md").read_text() == seedtables.markdown(1, provs[1], provs[1]["seeds"])
+    shutil.copytree(os.path.join(ROOT, "results", "checks"), tmp_path / "checks")  # the check sets join in
+    assert seedtables.main(argv + ["--seeds", seeds]) == 0
+    checks = seedtables.all_checks(str(tmp_path))
+    findings = "".join(seedtables.findings_block(n, provs[n], checks[n]) + "\n" for n in (1, 2))
+    assert readme.read_text() == "a\n" + seedtables.glance(provs, checks) + "\nb\n" + findings
+    assert "Checked against seeds " in readme.read_text() and "Checked against" not in seedtables.glance(provs)
     with pytest.raises(InputError, match="made over seeds"):
         seedtables.main(argv + ["--seeds", "0,1"])
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 
 from experiments import compare, seedcompare
 from repro.evaluate import seedrows
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def interval(low, high):
@@ -76,6 +79,86 @@ def test_a_verdict_no_seed_gave_differs():
     assert out[2].startswith("  verdicts: 1 of 3 differ from the published seeds': ")
     assert "paper_vs_peers: better here, published worse (one seed alone: worse in 3)" in out[2]
     assert out[-1] == "Table 1: the run's verdicts differ from the published results (named above)."
+
+
+def checked(word: str, one_run: list, seeds=(5, 6, 7)) -> dict:
+    """A check set of published(): the same column over other seeds, its "peers" claim reading ``word``."""
+    other = copy.deepcopy(published())
+    other["seeds"] = list(seeds)
+    other["verdicts"]["euclidean"]["wiki20"]["peers"].update(word=word, one_run=one_run)
+    return other
+
+
+def test_a_check_set_that_reads_a_claim_otherwise_makes_it_depend_on_the_seed():
+    """published() reads learned_best against peer_best "level" (one run alone: level, better,
+    level). A check set that reads it "worse" makes the published word "depends on the seed", and a
+    run's "worse", which only a check seed gave alone, then agrees; without the check set it differs."""
+    run = run_table()
+    run["results"]["wiki20"]["learned_best"]["boot_diff_vs_peer_family"] = interval(0.001, 0.02)  # worse here
+    alone = seedcompare.lines(run, published(), "s.json", "r.json")
+    assert "peers: worse here, published level (one seed alone: level in 2, better in 1)" in alone[2]
+    checks = [("seeds-5-7", checked("worse", ["worse", "worse", "level"]))]
+    out = seedcompare.lines(run, published(), "s.json", "r.json", checks)
+    assert out[2] == "  verdicts: all 3 as the published seeds give them"
+    assert out[-1] == "Table 1: the run agrees with the published results."
+    # a run word no seed of any set gave still differs, against the word over every set
+    checks = [("seeds-5-7", checked("level", ["level"] * 3))]
+    run["results"]["wiki20"]["learned_best"]["boot_diff_vs_peer_family"] = interval(0.001, 0.02)
+    out = seedcompare.lines(run, published(), "s.json", "r.json", checks)
+    assert "peers: worse here, published level (one seed alone: level in 5, better in 1)" in out[2]
+
+
+def test_claims_and_cells_over_check_sets():
+    v = {"word": "worse", "difference": 0.0056}
+    assert seedcompare.claim_across(v, []) == ("worse", [])
+    assert seedcompare.claim_across(v, [("seeds 5–9", None)]) == ("worse", [])  # a set without the claim
+    same = ("seeds 5–9", {"word": "worse", "difference": 0.004})
+    assert seedcompare.claim_across(v, [same]) == ("worse", [])
+    other = ("seeds 5–9", {"word": "level", "difference": 0.0026})
+    assert seedcompare.claim_across(v, [same, other]) == ("depends on the seed", [("seeds 5–9", "level", 0.0026)])
+    assert seedcompare.across_cell(v, [same], "seeds 0–4") == "worse (+0.56)"
+    assert seedcompare.across_cell(v, [other], "seeds 0–4") == \
+        "depends on the seed (seeds 0–4: worse, +0.56; seeds 5–9: level, +0.26)"
+    assert seedcompare.across_cell({"word": "level", "difference": 0.02}, [], "s", scale=1.0) == "level (+0.02)"
+    assert seedcompare.seeds_label([5, 6, 7, 8, 9]) == "seeds 5–9"
+    assert seedcompare.seeds_label([0, 2, 7]) == "seeds 0, 2, 7"
+    assert seedcompare.seeds_label([3]) == "seed 3" and seedcompare.seeds_label([0, 1]) == "seeds 0, 1"
+    prov = {"seeds": [0, 1, 2, 3, 4], "commit": "f4277ee5824687e0f3a2336092b97a82ec20d622", "hardware": {"cpu": "AMD EPYC"},
+            "kernels": {"blas": [{"architecture": "Sandybridge"}, {"architecture": "Sandybridge"}]}}
+    assert seedcompare.set_label(prov) == "seeds 0–4 (AMD EPYC, OpenBLAS Sandybridge, commit f4277ee58246)"
+    assert seedcompare.set_label({"seeds": [5]}) == "seed 5"
+
+
+def test_check_sets_are_read_by_folder_name(tmp_path):
+    assert seedcompare.check_sets(str(tmp_path), "seeds_table1.json") == []
+    for name, word in (("seeds-5-7", "worse"), ("kernel-0-2", "level")):
+        (tmp_path / "checks" / name).mkdir(parents=True)
+        (tmp_path / "checks" / name / "seeds_table1.json").write_text(json.dumps(checked(word, [word] * 3)))
+    (tmp_path / "checks" / "empty").mkdir()
+    sets = seedcompare.check_sets(str(tmp_path), "seeds_table1.json")
+    assert [n for n, _ in sets] == ["kernel-0-2", "seeds-5-7"]
+    assert sets[1][1]["verdicts"]["euclidean"]["wiki20"]["peers"]["word"] == "worse"
+    assert seedcompare.check_sets(str(tmp_path), "seeds_table2.json") == []
+
+
+def test_the_seed_tables_render_the_check_sets():
+    """experiments.seedtables: a claim a check set reads otherwise "depends on the seed" in the
+    tables' verdicts and the findings, and each check set gets its count line."""
+    from experiments import seedtables
+
+    pub = json.loads(open(os.path.join(ROOT, "results", "seeds_table1.json"), encoding="utf-8").read())
+    other = copy.deepcopy(pub)
+    other["seeds"] = [5, 6, 7, 8, 9]
+    v = other["verdicts"]["cosine"]["wikivar"]["paper"]
+    v.update(word="better" if v["word"] != "better" else "worse", difference=-0.001)
+    plain = seedtables.markdown(1, pub, pub["seeds"])
+    md = seedtables.markdown(1, pub, pub["seeds"], [("seeds-5-9", other)])
+    assert plain.count("depends on the seed (seeds 0–4: ") == 0
+    assert md.count("depends on the seed (seeds 0–4: ") == 1 and f"seeds 5–9: {v['word']}, -0.10)" in md
+    assert "- seeds 5–9 (" in md and "17 of 18 verdicts read the same; differ: Wikipedia, variable length, cosine, paper: " in md
+    same = seedtables.markdown(1, pub, pub["seeds"], [("same", copy.deepcopy(pub))])
+    assert "18 of 18 verdicts read the same." in same
+    assert seedtables.findings(1, pub, pub["seeds"], [("seeds-5-9", other)]).count("depends on the seed (seeds 0–4: ") == 1
 
 
 def test_a_column_without_clusters_enough_reads_not_ranked():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from repro.core import metrics
-from repro.core.verdicts import WORDS, seed_verdict, word_of
+from repro.core.verdicts import WORDS, across_sets, seed_verdict, word_of
 
 P_REL, P_UNREL, CLUSTER = 200, 200, 5
 LABELS = np.r_[np.ones(P_REL, int), np.zeros(P_UNREL, int)]
@@ -32,6 +32,16 @@ def test_the_words_by_hand():
     assert word_of(-0.03, -0.01, [-0.02, 0.0, -0.03]) == "depends on the seed"  # a tie is not ahead
     assert word_of(0.0, 0.0, [0.0]) == "level"
     assert set(WORDS) == {"better", "worse", "level", "depends on the seed"}
+
+
+def test_a_word_over_sets_of_seeds_is_the_word_every_set_gives():
+    assert across_sets(["worse"]) == "worse"
+    assert across_sets(["worse", "worse", "worse"]) == "worse"
+    assert across_sets(["worse", "level"]) == "depends on the seed"  # seeds 0-4 against seeds 5-9
+    assert across_sets(["level", "better"]) == "depends on the seed"
+    assert across_sets(["not ranked", "not ranked"]) == "not ranked"
+    with pytest.raises(ValueError, match="at least one"):
+        across_sets([])
 
 
 def test_one_seed_is_the_one_run_paired_cluster_bootstrap():

@@ -23,6 +23,11 @@ The words (:data:`WORDS`): ``better`` (a's error lower) when the interval lies b
 seed's difference is below 0; ``worse`` mirrored; ``depends on the seed`` when the interval
 excludes 0 but some seed's difference has the other sign (or is 0); ``level`` otherwise. With one
 seed the rule is the one-run paired cluster bootstrap, resample for resample.
+
+**Over sets of seeds** (:func:`across_sets`). A claim near the rule's edge can read "worse" over one
+set of five seeds and "level" over another (or on another machine, whose BLAS kernel acts as other
+seeds). A published word is therefore checked against such sets: where any of them gives another
+word, the claim is not a verdict, and it reads ``depends on the seed``.
 """
 
 from __future__ import annotations
@@ -58,6 +63,20 @@ def word_of(low: float, high: float, per_seed) -> str:
     if low > 0:
         return "worse" if (per_seed > 0).all() else "depends on the seed"
     return "level"
+
+
+def across_sets(words) -> str:
+    """The word of one claim over several sets of seeds (the published set and its check sets: other
+    seeds, another BLAS kernel or machine): the word every set gives, or ``depends on the seed``
+    where they do not all give the same one.
+
+    Args:
+      words: the word of each set (at least one), each of :data:`WORDS` or ``not ranked``.
+    """
+    words = list(words)
+    if not words:
+        raise ValueError("across_sets needs the word of at least one set")
+    return words[0] if len(set(words)) == 1 else "depends on the seed"
 
 
 def seed_verdict(wrongs_a, wrongs_b, labels, groups=None, *, level: float = 0.95, n_boot: int = 2000,
