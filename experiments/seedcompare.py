@@ -113,12 +113,28 @@ def set_label(prov: dict) -> str:
     kernel and the commit (``seeds 5–9 (AMD EPYC, OpenBLAS Haswell, commit aadd9ac67bf4)``)."""
     from repro.io.readmeblock import short_commit
 
-    kernels = prov.get("kernels") or {}
-    blas = {b.get("architecture") for b in kernels.get("blas") or []} - {None}
     where = [x for x in ((prov.get("hardware") or {}).get("cpu"),
-                         f"OpenBLAS {'/'.join(sorted(blas))}" if blas else None,
+                         f"OpenBLAS {_blas(prov)}" if _blas(prov) else None,
                          f"commit {short_commit(prov['commit'])}" if prov.get("commit") else None) if x]
     return seeds_label(prov.get("seeds", [])) + (f" ({', '.join(where)})" if where else "")
+
+
+def _blas(prov: dict) -> str | None:
+    arch = {b.get("architecture") for b in ((prov.get("kernels") or {}).get("blas") or [])} - {None}
+    return "/".join(sorted(arch)) or None
+
+
+def short_label(prov: dict, published: dict) -> str:
+    """A check set in a few words beside the published set ``published``: its seeds, and where
+    they are the same seeds, what else differs (OpenBLAS's kernel, the CPU): ``seeds 5–9``,
+    ``seeds 0–4, OpenBLAS Sandybridge``."""
+    label = seeds_label(prov.get("seeds", []))
+    if prov.get("seeds") != published.get("seeds"):
+        return label
+    cpu = (prov.get("hardware") or {}).get("cpu")
+    other = [f"OpenBLAS {_blas(prov)}" if _blas(prov) != _blas(published) else None,
+             cpu if cpu != (published.get("hardware") or {}).get("cpu") else None]
+    return ", ".join([label] + ([x for x in other if x] or ["another run"]))
 
 
 def claim_across(v: dict, others: list) -> tuple[str, list]:

@@ -104,15 +104,18 @@ def _cell(sp: dict, percent: bool = True) -> str:
     return f"{k * sp['mean']:.{d}f} ± {k * sp['sd']:.{d}f} ({k * sp['min']:.{d}f}–{k * sp['max']:.{d}f})"
 
 
-def _claim_cell(v: dict, seeds: list, checks: list, metric: str, c: str, name: str) -> str:
-    """A claim's cell over the published seeds and the check sets (:func:`experiments.seedcompare.across_cell`)."""
-    return seedcompare.across_cell(v, _others(checks, metric, c, name), seedcompare.seeds_label(seeds))
+def _claim_cell(ev: dict, checks: list, metric: str, c: str, name: str) -> str:
+    """A claim's cell over the published seeds (``ev``, a seed table's JSON) and the check sets
+    (:func:`experiments.seedcompare.across_cell`)."""
+    return seedcompare.across_cell(ev["verdicts"][metric][c][name], _others(ev, checks, metric, c, name),
+                                   seedcompare.seeds_label(ev["seeds"]))
 
 
-def _others(checks: list, metric: str, c: str, name: str) -> list:
-    """[(label, the claim in each check set or None)] (``checks``: [(name, JSON)])."""
-    return [(seedcompare.seeds_label(p.get("seeds", [])),
-             ((p.get("verdicts") or {}).get(metric) or {}).get(c, {}).get(name)) for _, p in checks]
+def _others(ev: dict, checks: list, metric: str, c: str, name: str) -> list:
+    """[(label, the claim in each check set or None)] (``checks``: [(name, JSON)]) beside the
+    published set ``ev``."""
+    return [(seedcompare.short_label(p, ev), ((p.get("verdicts") or {}).get(metric) or {}).get(c, {}).get(name))
+            for _, p in checks]
 
 
 def checks_lines(table: int, ev: dict, seeds: list, checks: list) -> list[str]:
@@ -150,7 +153,7 @@ def markdown(table: int, ev: dict, seeds: list, checks: list = ()) -> str:
                   "| Comparison | " + " | ".join(_title(c) for c in cols) + " |", "|---|" + "---|" * len(cols)]
         for name, _, _ in CLAIMS:
             lines.append(f"| {CLAIM_TITLES[name]} | " + " | ".join(
-                _claim_cell(ev["verdicts"][metric][c][name], seeds, checks, metric, c, name) for c in cols) + " |")
+                _claim_cell(dict(ev, seeds=seeds), checks, metric, c, name) for c in cols) + " |")
         lines += ["", "Chosen on each seed's validation couples: " + "; ".join(
             f"{_title(c)}: learned family " + ", ".join(f"{k} in {n} of {len(seeds)}" for k, n in ch["family"])
             + "; peers " + ", ".join(f"{k} in {n} of {len(seeds)}" for k, n in ch["peers"])
@@ -192,7 +195,7 @@ def findings(table: int, ev: dict, seeds: list, checks: list = ()) -> str:
                            "every other row worse over the seeds") + ". ")
             for name, _, _ in CLAIMS:
                 x = v[name]
-                word, differ = seedcompare.claim_across(x, _others(checks, metric, c, name))
+                word, differ = seedcompare.claim_across(x, _others(dict(ev, seeds=seeds), checks, metric, c, name))
                 if differ:
                     word += (f" ({seedcompare.seeds_label(seeds)}: {x['word']}; " + "; ".join(
                         f"{label}: {w}, {100 * d:+.2f}" for label, w, d in differ) + ")")
@@ -281,15 +284,16 @@ def glance(provs: dict, checks: dict | None = None) -> str:
                 heads.append(f"{_title(c)}, {METRIC_SHORT[metric]}")
                 for name in cells:
                     v = ev["verdicts"][metric][c].get(name)
-                    cells[name].append(_claim_cell(v, seeds, checks.get(table, []), metric, c, name) if v else "–")
+                    others = _others(ev, checks.get(table, []), metric, c, name)
+                    cells[name].append(seedcompare.across_cell(v, others, own) if v else "–")
                     n += bool(v)
-                    differ += bool(v) and bool(seedcompare.claim_across(v, _others(checks.get(table, []), metric, c, name))[1])
+                    differ += bool(v) and bool(seedcompare.claim_across(v, others)[1])
     if "sts" in provs:  # Pearson points, ours minus theirs: above 0, ours better
         heads.append("STS-B test, Pearson")
         sts = provs["sts"]["verdicts"]
         for name in cells:
             v = sts.get(name)
-            others = [(seedcompare.seeds_label(p.get("seeds", [])), (p.get("verdicts") or {}).get(name))
+            others = [(seedcompare.short_label(p, provs["sts"]), (p.get("verdicts") or {}).get(name))
                       for _, p in checks.get("sts", [])]
             cells[name].append(seedcompare.across_cell(v, others, own, scale=1.0) if v else "–")
             n += bool(v)

@@ -127,6 +127,11 @@ def test_claims_and_cells_over_check_sets():
             "kernels": {"blas": [{"architecture": "Sandybridge"}, {"architecture": "Sandybridge"}]}}
     assert seedcompare.set_label(prov) == "seeds 0–4 (AMD EPYC, OpenBLAS Sandybridge, commit f4277ee58246)"
     assert seedcompare.set_label({"seeds": [5]}) == "seed 5"
+    haswell = dict(prov, kernels={"blas": [{"architecture": "Haswell"}]}, hardware={"cpu": "Intel Xeon"})
+    assert seedcompare.short_label(prov, haswell) == "seeds 0–4, OpenBLAS Sandybridge, AMD EPYC"
+    assert seedcompare.short_label(dict(prov, hardware={"cpu": "Intel Xeon"}), haswell) == "seeds 0–4, OpenBLAS Sandybridge"
+    assert seedcompare.short_label(dict(haswell, seeds=[5, 6, 7, 8, 9]), haswell) == "seeds 5–9"
+    assert seedcompare.short_label(haswell, haswell) == "seeds 0–4, another run"
 
 
 def test_check_sets_are_read_by_folder_name(tmp_path):
