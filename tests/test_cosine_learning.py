@@ -13,7 +13,6 @@ from repro.core import forms
 from repro.core import losses as L
 from repro.core.crossval import select_kappa
 from repro.core.fit import fit
-from repro.core.pairset import PairSet
 from repro.core.prepared import prepare
 from repro.core.train import TrainConfig, batch_loss, train
 

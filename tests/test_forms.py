@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from repro.core import forms
-from repro.core.pairset import PairSet
 from repro.core.prepared import prepare
 from repro.core.train import TrainConfig, batch_loss, train
 

@@ -10,7 +10,6 @@ import sys
 import numpy as np
 import pytest
 
-from repro.core import pairset
 from repro.words import text
 from repro.words.docfreq import DocFreq
 from repro.core.pairset import from_rows

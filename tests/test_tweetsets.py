@@ -6,7 +6,6 @@ import hashlib
 import json
 
 import numpy as np
-import pytest
 
 from repro.io import store
 from repro.data.tweets import tweetsets

@@ -40,7 +40,6 @@ import scipy.sparse as sp
 
 from repro.evaluate import scoring
 from repro.spaces import transforms, wordmap
-from repro.spaces.components import fit_components
 from repro.core.textmetric import METRICS, check_metric, vector_scores
 
 #: SIF's a tried (Arora et al. recommend 1e-4 to 1e-3; 1e-3 is fse's default).

@@ -22,7 +22,7 @@ code's sort of (df, word) tuples).
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 

@@ -37,7 +37,6 @@ import sys
 import time
 import zlib
 
-import numpy as np
 from tqdm import tqdm
 
 from repro.errors import InputError, run
