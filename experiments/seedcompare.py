@@ -182,7 +182,7 @@ def verdicts_differ(run: dict, seeds: dict, checks: list = ()) -> tuple[int, lis
                 if mine is None:
                     continue
                 n += 1
-                others = [_claim(p, metric, c, name) for _, p in checks]
+                others = [claim_of(p, metric, c, name) for _, p in checks]
                 published = verdicts.across_sets([v["word"]] + [o["word"] for o in others if o])
                 alone = list(v["one_run"]) + [w for o in others if o for w in o.get("one_run", [])]
                 if mine not in {published, v["word"]} | {o["word"] for o in others if o} and mine not in alone:
@@ -190,7 +190,8 @@ def verdicts_differ(run: dict, seeds: dict, checks: list = ()) -> tuple[int, lis
     return n, out
 
 
-def _claim(prov: dict, metric: str, c: str, name: str) -> dict | None:
+def claim_of(prov: dict, metric: str, c: str, name: str) -> dict | None:
+    """The claim ``name`` of column ``c`` under ``metric`` in a seed table's JSON, None where it has none."""
     return ((prov.get("verdicts") or {}).get(metric) or {}).get(c, {}).get(name)
 
 

@@ -114,8 +114,7 @@ def _claim_cell(ev: dict, checks: list, metric: str, c: str, name: str) -> str:
 def _others(ev: dict, checks: list, metric: str, c: str, name: str) -> list:
     """[(label, the claim in each check set or None)] (``checks``: [(name, JSON)]) beside the
     published set ``ev``."""
-    return [(seedcompare.short_label(p, ev), ((p.get("verdicts") or {}).get(metric) or {}).get(c, {}).get(name))
-            for _, p in checks]
+    return [(seedcompare.short_label(p, ev), seedcompare.claim_of(p, metric, c, name)) for _, p in checks]
 
 
 def checks_lines(table: int, ev: dict, seeds: list, checks: list) -> list[str]:
@@ -123,8 +122,7 @@ def checks_lines(table: int, ev: dict, seeds: list, checks: list) -> list[str]:
     the same, those that differ named."""
     out = []
     for folder, p in checks:
-        rows = seedcompare.between_sets({"verdicts": {m: {c: {k: ev["verdicts"][m][c][k] for k, _, _ in CLAIMS}
-                                                            for c in cols} for m, cols in ev["verdicts"].items()}}, p)
+        rows = seedcompare.between_sets(ev, p)  # the claims of CLAIMS only
         differ = [f"{_title(c)}, {METRIC_SHORT[m]}, {name}: {wb} ({100 * db:+.2f}) there, {wa} ({100 * da:+.2f}) here"
                   for m, c, name, wa, wb, da, db in rows if wa != wb]
         out.append(f"- {seedcompare.set_label(p)} (`{seedcompare.CHECKS}/{folder}/seeds_table{table}.json`): "
