@@ -2,7 +2,7 @@
 # redoes only what is stale. A run writes to $(RESULTS) (out/ by default, not tracked) and ends by
 # comparing its table with the committed one in results/; make publish (a maintainer's target)
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
-# Knobs: QUICK, TEST_WORKERS, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, COUPLE_SEED,
+# Knobs: QUICK, TEST_WORKERS, TEST_CACHE, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, COUPLE_SEED,
 # SEEDS, DATA,
 # RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, KAPPA_GRID, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, TOKEN_SPACE, LOCK (0: the newest versions, not constraints.txt's),
@@ -151,11 +151,16 @@ repro-checksums: $(STAMP) $(call deps,experiments.reprocheck)
 
 # the import layers of setup.cfg first (import-linter), then the suite on TEST_WORKERS processes side
 # by side (pytest-xdist; whole test files per worker, so a file's module fixtures are built once, and
-# one JAX compilation cache for all: tests/conftest.py); TEST_WORKERS=0 runs it in one process
+# one JAX compilation cache for all: tests/conftest.py); the files in the order conftest.py gives them
+# (the longest first; xdist would otherwise hand out the files with the most tests first, and a
+# minutes-long chain last); TEST_WORKERS=0 runs it in one process
+# TEST_CACHE: the folder that keeps the suite's compiled programs for the next make test (a rerun
+# loads what an earlier run compiled; tests/compilecache.py); empty: every run compiles afresh
 TEST_WORKERS ?= 2
+TEST_CACHE   ?= $(VENV)/test-jax-cache
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m pytest $(if $(filter 0,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile)
+	$(if $(TEST_CACHE),REPRO_TEST_JAX_CACHE=$(abspath $(TEST_CACHE))) $(PY) -m pytest $(if $(filter 0,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
 # already installed (no .venv is made then). No preallocation: some tests start JAX processes of their own.

@@ -31,6 +31,22 @@ def module_file(name: str) -> str | None:
     return None
 
 
+#: the fields of a statement that hold statements (an import is a statement: no expression holds one)
+BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(body: list) -> list:
+    """Every statement of ``body`` and of the blocks nested in it (functions, classes, branches,
+    ``try`` and ``match`` included), without walking into expressions, most of a tree's nodes."""
+    out, todo = [], list(body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        for field in BLOCKS:
+            todo.extend(getattr(node, field, None) or ())
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def _imported(path: str, name: str) -> frozenset[str]:
     """Project modules named by the import statements of one file."""
@@ -38,7 +54,7 @@ def _imported(path: str, name: str) -> frozenset[str]:
         tree = ast.parse(f.read(), path)
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
     out = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -1,13 +1,12 @@
 """Fixtures shared by the test modules, and the test-session set-up: ``REPRO_REQUIRE_GPU=1``
 (``make test-gpu``) refuses to run on the CPU, and every compilation of the session goes to one
-JAX compilation cache in a temporary folder (tests/compilecache.py). ``repro`` is imported first, so the tests run
-under the same kernel pins as the chain."""
+JAX compilation cache (tests/compilecache.py: a temporary folder, or the one make test keeps).
+``repro`` is imported first, so the tests run under the same kernel pins as the chain."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 
 import repro  # noqa: F401 - the kernel pins (repro/pins.py), before any test imports NumPy
 import pytest
@@ -19,9 +18,11 @@ from wikixml import export_xml
 def pytest_configure(config):
     # one cache for the whole run: made by the main process (with pytest-xdist, the controller),
     # whose environment the workers inherit, so a program compiled by one worker is loaded by the other
+    # (make test keeps it for the next run: compilecache.KEEP)
     if not (os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(compilecache.SETTINGS[0])):
-        folder = tempfile.mkdtemp(prefix="repro-jax-cache-")
-        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+        folder, kept = compilecache.session_folder()
+        if not kept:
+            config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
         compilecache.enable(folder)
     if os.environ.get("REPRO_REQUIRE_GPU") == "1":
         import jax
@@ -34,7 +35,10 @@ def pytest_configure(config):
 
 
 #: The test files that take a minute or more (make chains, every stage's checksums): collected
-#: first, so that with two workers (make test) neither ends the run alone on a long file.
+#: first, so that with two workers (make test, which keeps this order: --no-loadscope-reorder)
+#: neither ends the run alone on a long file. The Table 1 chain comes after the reduced
+#: repro-check on the same worker: its word stages train at the same sizes (the same programs),
+#: so it loads them from the session's compilation cache instead of compiling them again.
 SLOW_FIRST = ("test_table2_chain.py", "test_reprocheck.py", "test_table1_chain.py", "test_train.py",
               "test_cosine_learning.py", "test_sts.py", "test_encoder_wordmap.py", "test_fit.py",
               "test_encode_cli.py", "test_bench_second_call_smoke.py", "test_makefile.py", "test_bench_summary.py")

@@ -4,6 +4,7 @@ children, and left out where a test needs fresh compilations."""
 from __future__ import annotations
 
 import os
+import uuid
 
 import jax
 import jax.numpy as jnp
@@ -15,11 +16,33 @@ import compilecache
 
 def test_this_session_writes_every_compiled_program_into_its_folder():
     folder = os.environ["JAX_COMPILATION_CACHE_DIR"]
-    assert jax.config.jax_compilation_cache_dir == folder and os.path.basename(folder).startswith("repro-jax-cache-")
-    before = set(os.listdir(folder))
-    x = np.arange(7 * 13, dtype=np.float32).reshape(7, 13)  # a shape no other test compiles
-    assert float(jax.jit(lambda a: jnp.sum(a * a))(x)) == float(np.sum(x.astype(np.float64) ** 2))
-    assert len(set(os.listdir(folder)) - before) >= 1
+    assert jax.config.jax_compilation_cache_dir == folder
+    assert folder == os.environ.get(compilecache.KEEP) or os.path.basename(folder).startswith("repro-jax-cache-")
+
+    def probe(a):
+        return jnp.sum(a * a)
+
+    probe.__name__ = f"probe_{uuid.uuid4().hex}"  # a program no run has compiled: its entry is named by it
+    x = np.arange(7 * 13, dtype=np.float32).reshape(7, 13)
+    assert float(jax.jit(probe)(x)) == float(np.sum(x.astype(np.float64) ** 2))
+    assert [n for n in os.listdir(folder) if n.startswith(f"jit_{probe.__name__}-")]
+
+
+def test_a_kept_folder_is_made_and_kept_and_a_run_without_one_gets_its_own(tmp_path):
+    kept = tmp_path / "kept"
+    assert compilecache.session_folder({compilecache.KEEP: str(kept)}) == (str(kept), True) and kept.is_dir()
+    folder, keep = compilecache.session_folder({})
+    assert not keep and os.path.basename(folder).startswith("repro-jax-cache-") and os.listdir(folder) == []
+    os.rmdir(folder)
+
+
+def test_prune_deletes_the_oldest_entries_down_to_half_the_limit(tmp_path):
+    for i, name in enumerate(["c", "a", "d", "b"]):  # written in this order, 100 bytes each
+        (tmp_path / name).write_bytes(b"x" * 100)
+        os.utime(tmp_path / name, ns=(10**18 + i * 10**9,) * 2)
+    assert compilecache.prune(str(tmp_path), limit=400) == []  # at the limit: nothing goes
+    assert compilecache.prune(str(tmp_path), limit=399) == ["c", "a", "d"]  # down to 199 bytes at most
+    assert os.listdir(tmp_path) == ["b"]
 
 
 def test_without_leaves_out_every_setting_and_nothing_else():

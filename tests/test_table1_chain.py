@@ -63,9 +63,9 @@ def chain(tmp_path_factory, make_export_xml):
         for loss in ("contrastive", "median"):
             train_weights.main(["--data", str(data), "--setting", setting, "--loss", loss,
                                 "--out", str(data / "models" / f"{setting}-{loss}.npz"),
-                                "--batch-related", "4", "--max-epochs", "8", "--kappa-grid", "20,160"])
+                                "--batch-related", "4", "--max-epochs", "4", "--kappa-grid", "20,160"])
         assert train_family.main(["--data", str(data), "--setting", setting, "--batch-related", "4",
-                                  "--max-epochs", "8", "--kappa-grid", "20,160"]) is None
+                                  "--max-epochs", "4", "--kappa-grid", "20,160"]) is None
     # "other" vectors: a GloVe text file holding every other corpus word, 8 dimensions
     words = (data / "w2v" / "vocab.txt").read_text().split()
     rng = np.random.default_rng(5)
@@ -80,7 +80,7 @@ def chain(tmp_path_factory, make_export_xml):
     assert token_df.main(["--paragraphs", str(para), "--out", str(data / "tokens" / "df.npz"), "--space", space]) is None
     for setting in ("wiki20", "wikivar"):
         assert train_tokenfamily.main(["--data", str(data), "--setting", setting, "--batch-related", "4",
-                                       "--max-epochs", "8", "--kappa-grid", "20,160", "--space", space]) is None
+                                       "--max-epochs", "4", "--kappa-grid", "20,160", "--space", space]) is None
         assert score_tokens.main(["--data", str(data), "--setting", setting, "--space", space,
                                   "--out", str(data / "tokens" / "scores" / f"{setting}.npz")]) is None
     # as make publish: the findings block in README.md, the table block in docs/RESULTS.md
@@ -264,8 +264,8 @@ def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):
     monkeypatch.setattr(train_family, "load_split", lambda d, s, split: read.append(split) or original(d, s, split))
     monkeypatch.setattr(train_family.store, "save_model", lambda path, record: None)
     monkeypatch.setattr(train_family.store, "write_json", lambda path, obj: None)
-    train_family.main(["--data", str(data), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "2",
-                       "--kappa-grid", "20"])
+    train_family.main(["--data", str(data), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "4",
+                       "--kappa-grid", "20,160"])
     assert read == ["train"]
 
 
@@ -279,7 +279,7 @@ def test_the_family_by_distance_and_the_scores_in_two_parts_are_one_runs_files(c
     copy = tmp_path / "data"
     shutil.copytree(data, copy)
     shutil.rmtree(copy / "family" / "wiki20")
-    args = ["--data", str(copy), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "8",
+    args = ["--data", str(copy), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "4",
             "--kappa-grid", "20,160"]
     for distance in ("cosine", "euclidean"):
         assert train_family.main(args + ["--distance", distance]) is None
