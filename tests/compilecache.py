@@ -6,9 +6,12 @@ that check two fresh compilations agree start their processes :func:`without` it
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
+
+from repro import pins
 
 #: JAX's settings of the persistent cache, read from the environment when JAX is imported:
 #: the folder, and no threshold, so the small programs of the tests are kept too
@@ -26,11 +29,22 @@ KEEP = "REPRO_TEST_JAX_CACHE"
 LIMIT_BYTES = 1 << 30
 
 
+def machine(info: dict | None = None) -> str:
+    """The name of this machine's folder in a kept cache: its CPU (vendor, family, model) and a
+    digest of its features. JAX's key of a program does not hold the CPU XLA compiled it for, so a
+    kept folder on a disk that several machines share keeps each machine's programs apart."""
+    info = pins.cpu_info() if info is None else info
+    features = hashlib.sha256(" ".join(sorted(info.get("flags", ()))).encode()).hexdigest()[:12]
+    return "-".join(str(info.get(k) or "unknown") for k in ("vendor", "family", "model")) + "-" + features
+
+
 def session_folder(environ=os.environ) -> tuple[str, bool]:
-    """The folder of this run's cache and whether it is kept after the run: the folder named by
-    :data:`KEEP` (made if missing, then :func:`prune`-d), else a new temporary one."""
+    """The folder of this run's cache and whether it is kept after the run: this machine's folder
+    (:func:`machine`) in the one named by :data:`KEEP` (made if missing, then :func:`prune`-d),
+    else a new temporary one."""
     kept = environ.get(KEEP)
     if kept:
+        kept = os.path.join(kept, machine())
         os.makedirs(kept, exist_ok=True)
         prune(kept)
         return kept, True

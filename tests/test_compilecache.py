@@ -17,7 +17,8 @@ import compilecache
 def test_this_session_writes_every_compiled_program_into_its_folder():
     folder = os.environ["JAX_COMPILATION_CACHE_DIR"]
     assert jax.config.jax_compilation_cache_dir == folder
-    assert folder == os.environ.get(compilecache.KEEP) or os.path.basename(folder).startswith("repro-jax-cache-")
+    kept = os.environ.get(compilecache.KEEP)
+    assert folder == os.path.join(kept or "", compilecache.machine()) or os.path.basename(folder).startswith("repro-jax-cache-")
 
     def probe(a):
         return jnp.sum(a * a)
@@ -30,10 +31,19 @@ def test_this_session_writes_every_compiled_program_into_its_folder():
 
 def test_a_kept_folder_is_made_and_kept_and_a_run_without_one_gets_its_own(tmp_path):
     kept = tmp_path / "kept"
-    assert compilecache.session_folder({compilecache.KEEP: str(kept)}) == (str(kept), True) and kept.is_dir()
+    here = kept / compilecache.machine()
+    assert compilecache.session_folder({compilecache.KEEP: str(kept)}) == (str(here), True) and here.is_dir()
     folder, keep = compilecache.session_folder({})
     assert not keep and os.path.basename(folder).startswith("repro-jax-cache-") and os.listdir(folder) == []
     os.rmdir(folder)
+
+
+def test_each_machine_keeps_its_programs_apart():
+    zen3 = {"vendor": "AuthenticAMD", "family": "25", "model": "1", "flags": ["sse2", "avx", "avx2"]}
+    name = compilecache.machine(zen3)
+    assert name.startswith("AuthenticAMD-25-1-") and name == compilecache.machine({**zen3, "flags": ["avx2", "avx", "sse2"]})
+    assert compilecache.machine({**zen3, "flags": ["sse2", "avx", "avx2", "avx512f"]}) != name  # features count
+    assert compilecache.machine({}).startswith("unknown-unknown-unknown-")
 
 
 def test_prune_deletes_the_oldest_entries_down_to_half_the_limit(tmp_path):
