@@ -1,8 +1,9 @@
 """One JAX compilation cache for a test session: every program the suite compiles, in the test
 process and in the commands it starts (``make`` chains, ``python -m repro``), is compiled once and
-loaded from a folder after that; under ``make test`` the folder is kept for the next run (:data:`KEEP`). A loaded program is the executable the compiler wrote (the key
-holds the program, the compiler options and ``XLA_FLAGS``), so results keep every bit. The tests
-that check two fresh compilations agree start their processes :func:`without` it."""
+loaded from a folder after that; under ``make test`` the folder is kept for the next run
+(:data:`KEEP`), one per machine. A loaded program is the executable the compiler wrote (the key
+holds the program, the compiler options and ``XLA_FLAGS``; the folder, the CPU), so results keep
+every bit. The tests that check two fresh compilations agree start their processes :func:`without` it."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ SETTINGS = ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_
 KEEP = "REPRO_TEST_JAX_CACHE"
 
 #: The most a kept folder holds. Past it, the programs written longest ago go first, down to half
-#: of it: a change to the core leaves its old programs behind (one run writes some 60 MB).
+#: of it: a change to the core leaves its old programs behind (one run writes about 30 MB).
 LIMIT_BYTES = 1 << 30
 
 
