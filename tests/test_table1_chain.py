@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from experiments import figures, score, score_tokens, tables as table1, token_df, train_family, train_tokenfamily, train_weights
+from experiments import figures, reprocheck, score, score_tokens, tables as table1, token_df, train_family, train_tokenfamily, train_weights
 from repro.data.wikipedia import paragraphdf
 from repro.data.wikipedia import embeddings
 from repro.data.wikipedia import wikidump
@@ -20,6 +20,12 @@ from repro.io.readmeblock import readme_markers
 from repro.settings import LOSSES, METHODS
 from tests.tinytokens import token_folder
 
+
+
+#: The training options of every fit here: the reduced repro-check's (tests/test_reprocheck.py), whose
+#: corpus has this chain's sizes, so the word stages train the same programs, which this chain,
+#: run after it on the same worker (tests/conftest.py), does not compile again
+TRAIN = tuple(reprocheck.SIZES["reduced"]["train"])
 
 
 def synthetic_dump(export_xml, n_articles=12, paragraphs=4, words=130, seed=0) -> str:
@@ -62,10 +68,8 @@ def chain(tmp_path_factory, make_export_xml):
                            "--out", str(data / setting)]) == 0
         for loss in ("contrastive", "median"):
             train_weights.main(["--data", str(data), "--setting", setting, "--loss", loss,
-                                "--out", str(data / "models" / f"{setting}-{loss}.npz"),
-                                "--batch-related", "4", "--max-epochs", "4", "--kappa-grid", "20,160"])
-        assert train_family.main(["--data", str(data), "--setting", setting, "--batch-related", "4",
-                                  "--max-epochs", "4", "--kappa-grid", "20,160"]) is None
+                                "--out", str(data / "models" / f"{setting}-{loss}.npz"), *TRAIN])
+        assert train_family.main(["--data", str(data), "--setting", setting, *TRAIN]) is None
     # "other" vectors: a GloVe text file holding every other corpus word, 8 dimensions
     words = (data / "w2v" / "vocab.txt").read_text().split()
     rng = np.random.default_rng(5)
@@ -79,8 +83,7 @@ def chain(tmp_path_factory, make_export_xml):
     space = token_folder(root / "tokens", [line.split("\t", 1)[1] for line in para.read_text().splitlines()])
     assert token_df.main(["--paragraphs", str(para), "--out", str(data / "tokens" / "df.npz"), "--space", space]) is None
     for setting in ("wiki20", "wikivar"):
-        assert train_tokenfamily.main(["--data", str(data), "--setting", setting, "--batch-related", "4",
-                                       "--max-epochs", "4", "--kappa-grid", "20,160", "--space", space]) is None
+        assert train_tokenfamily.main(["--data", str(data), "--setting", setting, *TRAIN, "--space", space]) is None
         assert score_tokens.main(["--data", str(data), "--setting", setting, "--space", space,
                                   "--out", str(data / "tokens" / "scores" / f"{setting}.npz")]) is None
     # as make publish: the findings block in README.md, the table block in docs/RESULTS.md
@@ -264,8 +267,7 @@ def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):
     monkeypatch.setattr(train_family, "load_split", lambda d, s, split: read.append(split) or original(d, s, split))
     monkeypatch.setattr(train_family.store, "save_model", lambda path, record: None)
     monkeypatch.setattr(train_family.store, "write_json", lambda path, obj: None)
-    train_family.main(["--data", str(data), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "4",
-                       "--kappa-grid", "20,160"])
+    train_family.main(["--data", str(data), "--setting", "wiki20", *TRAIN])
     assert read == ["train"]
 
 
@@ -279,8 +281,7 @@ def test_the_family_by_distance_and_the_scores_in_two_parts_are_one_runs_files(c
     copy = tmp_path / "data"
     shutil.copytree(data, copy)
     shutil.rmtree(copy / "family" / "wiki20")
-    args = ["--data", str(copy), "--setting", "wiki20", "--batch-related", "4", "--max-epochs", "4",
-            "--kappa-grid", "20,160"]
+    args = ["--data", str(copy), "--setting", "wiki20", *TRAIN]
     for distance in ("cosine", "euclidean"):
         assert train_family.main(args + ["--distance", distance]) is None
         part = json.loads((copy / "family" / "wiki20" / f"summary-{distance}.json").read_text())
