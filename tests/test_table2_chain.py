@@ -84,9 +84,11 @@ def workspace(tmp_path_factory):
                          ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 160.0, "cv", 1e-3,
                                      m.distance, train_pairs=1, seconds=dict(prepare=0.0, kappa_cv=0.0, train=0.0)))
     store.write_json(str(data / "family" / "wikivar" / "summary.json"), {"setting": "wikivar"})
-    # the WordLlama rows on a tiny token space trained on the paragraphs, the wikivar token family's kappa kept
+    # the WordLlama rows on a tiny token space trained on the paragraphs (a vocabulary that keeps most
+    # words whole: short token rows, so the token members train on a few dozen weights, not a hundred),
+    # the wikivar token family's kappa kept
     from repro.evaluate import family
-    token_folder(root / "space", [line.split("\t", 1)[1] for line in paragraphs().splitlines()])
+    token_folder(root / "space", [line.split("\t", 1)[1] for line in paragraphs().splitlines()], vocab_size=400)
     for m in family.members("tokens"):
         store.save_model(str(data / "tokens" / "family" / "wikivar" / f"{m.key}.npz"),
                          ModelRecord(np.full(30, 0.5), np.array([1.0]), np.array([0.01]), 1, "median", 40.0, "cv", 1e-3,

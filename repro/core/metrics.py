@@ -8,6 +8,7 @@ with the validation minimum and maximum; the threshold is chosen on validation a
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -198,7 +199,14 @@ def binomial_ci(errors: int, n: int, level: float = 0.95) -> tuple[float, float]
     """
     if not (0 <= int(errors) <= int(n)) or int(n) < 1:
         raise ValueError(f"errors={errors} and n={n}: need 0 <= errors <= n and n >= 1")
-    ci = _binomtest(int(errors), int(n)).proportion_ci(confidence_level=level, method="exact")
+    return _exact_interval(int(errors), int(n), float(level))
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_interval(errors: int, n: int, level: float) -> tuple[float, float]:
+    """:func:`binomial_ci`'s interval, computed once per (errors, n, level) in a process: a table
+    asks for the same few hundred (two root searches of a few milliseconds each) many times."""
+    ci = _binomtest(errors, n).proportion_ci(confidence_level=level, method="exact")
     return float(ci.low), float(ci.high)
 
 
