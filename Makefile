@@ -98,7 +98,7 @@ COMMA := ,
 SPACE := $(subst ,, )
 deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
 
-.PHONY: all install lock repro-check repro-checksums test test-gpu table1 table2 sts figures seeds seed-shared seed-scores check-set seeds-render publish bench bench-gpu scale scale-scoring scale-gpu weights default clean-data help
+.PHONY: all install lock repro-check repro-checksums test test-slow test-gpu table1 table2 sts figures seeds seed-shared seed-scores check-set seeds-render publish bench bench-gpu scale scale-scoring scale-gpu weights default clean-data help
 all: table1
 
 help:
@@ -109,7 +109,8 @@ help:
 	@echo "make publish  - (maintainers) rebuild results/ and the generated blocks of README.md and docs/RESULTS.md"
 	@echo "make figures  - Figures 2 and 3 (PNG and PDF) in $(RESULTS)/"
 	@echo "make sts      - the STS Benchmark: the learned weights against mean, SIF and uSIF ($(RESULTS)/sts.md)"
-	@echo "make test     - set up .venv, check the import layers and run the test suite"
+	@echo "make test     - set up .venv, check the import layers and run the test suite but its whole-chain tests"
+	@echo "make test-slow - the whole-chain tests (make table2 three times, the reduced repro-check, the Table 1 chain)"
 	@echo "make repro-check - every stage's SHA-256 on a small dump against results/repro-checksums.json"
 	@echo "make lock     - resolve the newest versions into constraints.txt (then regenerate the tables); KEEP=1: pin only what it lacks"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
@@ -149,18 +150,26 @@ repro-check: $(STAMP) $(call deps,experiments.reprocheck)
 repro-checksums: $(STAMP) $(call deps,experiments.reprocheck)
 	$(PY) -m experiments.reprocheck write
 
-# the import layers of setup.cfg first (import-linter), then the suite on TEST_WORKERS processes side
-# by side (pytest-xdist; whole test files per worker, so a file's module fixtures are built once, and
-# one JAX compilation cache for all: tests/conftest.py); the files in the order conftest.py gives them
-# (the longest first; xdist would otherwise hand out the files with the most tests first, and a
-# minutes-long chain last); TEST_WORKERS=0 runs it in one process
-# TEST_CACHE: the folder that keeps the suite's compiled programs for the next make test (a rerun
+# Two tiers. make test: the import layers of setup.cfg first (import-linter), then every test but
+# the whole-chain ones (the fast loop); make test-slow: the tests marked slow, which run a whole chain
+# (make table2 three times, the reduced repro-check, the Table 1 chain: minutes each;
+# tests/conftest.py refuses a test that uses a chain's fixture unmarked). CI (.ci/run) runs both.
+# Each on TEST_WORKERS processes side by side (pytest-xdist; whole test files per worker, so a file's
+# module fixtures are built once, and one JAX compilation cache for all: tests/conftest.py); the
+# files in the order conftest.py gives them (the longest first; xdist would otherwise hand out the
+# files with the most tests first, and a minutes-long one last); TEST_WORKERS=0: one process
+# TEST_CACHE: the folder that keeps the suite's compiled programs for the next run (a rerun
 # loads what an earlier run compiled; tests/compilecache.py); empty: every run compiles afresh
 TEST_WORKERS ?= 2
 TEST_CACHE   ?= $(VENV)/test-jax-cache
+PYTEST_RUN = $(if $(TEST_CACHE),REPRO_TEST_JAX_CACHE=$(abspath $(TEST_CACHE))) $(PY) -m pytest \
+    $(if $(filter 0,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
-	$(if $(TEST_CACHE),REPRO_TEST_JAX_CACHE=$(abspath $(TEST_CACHE))) $(PY) -m pytest $(if $(filter 0,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+	$(PYTEST_RUN) -m "not slow"
+
+test-slow: $(STAMP)
+	$(PYTEST_RUN) -m slow
 
 # the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
 # already installed (no .venv is made then). No preallocation: some tests start JAX processes of their own.

@@ -24,7 +24,7 @@ entries of each file, shared by its arrays) and, for the tables, "equal to the p
 A check fails only where a promised stage differs, and then names every such stage. Without
 gensim: ``PYTHONPATH=$PWD python3 -m experiments.reprocheck check --part synthetic``.
 
-Size ``reduced`` (tests/test_reprocheck.py, in ``make test``) runs both parts on a tiny synthetic
+Size ``reduced`` (tests/test_reprocheck.py, in ``make test-slow``) runs both parts on a tiny synthetic
 corpus in seconds.
 Timings in the files (a model's ``*_seconds``) are not hashed: a ``.npz`` hashes as its arrays'
 names, dtypes, shapes and bytes, every other file as its bytes.
