@@ -2,7 +2,7 @@
 # redoes only what is stale. A run writes to $(RESULTS) (out/ by default, not tracked) and ends by
 # comparing its table with the committed one in results/; make publish (a maintainer's target)
 # refreshes results/ and the README's and docs/RESULTS.md's generated blocks.
-# Knobs: QUICK, TEST_WORKERS, TEST_CACHE, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, COUPLE_SEED,
+# Knobs: QUICK, TEST_WORKERS, TEST_CACHE, TEST_TIER, SPLIT_BY, MAX_RELATED, WIKI_DUMP, WIKI_EXTRA_OVOS, OTHER_VECTORS, SEED, COUPLE_SEED,
 # SEEDS, DATA,
 # RESULTS, JOBS, W2V_EPOCHS, W2V_WORKERS, TRAIN_FORM, KAPPA_GRID, EXTRAS (pip extras of the install: add cuda on a GPU box), TWEETS,
 # TWEET_WINDOW_MIN, TWEET_OPTIONS, TWITTER_KAPPA, TOKEN_SPACE, LOCK (0: the newest versions, not constraints.txt's),
@@ -153,7 +153,9 @@ repro-checksums: $(STAMP) $(call deps,experiments.reprocheck)
 # Two tiers. make test: the import layers of setup.cfg first (import-linter), then every test but
 # the whole-chain ones (the fast loop); make test-slow: the tests marked slow, which run a whole chain
 # (make table2 three times, the reduced repro-check, the Table 1 chain: minutes each;
-# tests/conftest.py refuses a test that uses a chain's fixture unmarked). CI (.ci/run) runs both.
+# tests/conftest.py refuses a test that uses a chain's fixture unmarked). TEST_TIER picks make test's
+# tests: fast (the default), slow, or all: both tiers in one session, as CI (.ci/run) runs them
+# (the chains then share the workers with the rest instead of one chain file holding one alone).
 # Each on TEST_WORKERS processes side by side (pytest-xdist; whole test files per worker, so a file's
 # module fixtures are built once, and one JAX compilation cache for all: tests/conftest.py); the
 # files in the order conftest.py gives them (the longest first; xdist would otherwise hand out the
@@ -164,12 +166,17 @@ TEST_WORKERS ?= 2
 TEST_CACHE   ?= $(VENV)/test-jax-cache
 PYTEST_RUN = $(if $(TEST_CACHE),REPRO_TEST_JAX_CACHE=$(abspath $(TEST_CACHE))) $(PY) -m pytest \
     $(if $(filter 0,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+TEST_TIER    ?= fast
+TIER_fast := -m "not slow"
+TIER_slow := -m slow
+TIER_all  :=
 test: $(STAMP)
+	$(if $(filter fast slow all,$(TEST_TIER)),,$(error TEST_TIER: expected fast, slow or all, got '$(TEST_TIER)'))
 	$(VENV)/bin/lint-imports --no-cache
-	$(PYTEST_RUN) -m "not slow"
+	$(PYTEST_RUN) $(TIER_$(TEST_TIER))
 
 test-slow: $(STAMP)
-	$(PYTEST_RUN) -m slow
+	$(PYTEST_RUN) $(TIER_slow)
 
 # the core tests with JAX on the GPU; fails if JAX sees none. PY=python3 uses a JAX that is
 # already installed (no .venv is made then). No preallocation: some tests start JAX processes of their own.
