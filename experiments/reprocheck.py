@@ -25,7 +25,7 @@ A check fails only where a promised stage differs, and then names every such sta
 gensim: ``PYTHONPATH=$PWD python3 -m experiments.reprocheck check --part synthetic``.
 
 Size ``reduced`` (tests/test_reprocheck.py, in ``make test-slow``) runs both parts on a tiny synthetic
-corpus in seconds.
+corpus in a minute or two, most of it compiling.
 Timings in the files (a model's ``*_seconds``) are not hashed: a ``.npz`` hashes as its arrays'
 names, dtypes, shapes and bytes, every other file as its bytes.
 """
