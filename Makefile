@@ -152,8 +152,8 @@ repro-checksums: $(STAMP) $(call deps,experiments.reprocheck)
 
 # Two tiers. make test: the import layers of setup.cfg first (import-linter), then every test but
 # the whole-chain ones (the fast loop); make test-slow: the tests marked slow, which run a whole chain
-# (make table2 three times, the reduced repro-check, the Table 1 chain: minutes each;
-# tests/conftest.py refuses a test that uses a chain's fixture unmarked). TEST_TIER picks make test's
+# (make table2 three times, the reduced repro-check, the Table 1 chain: minutes each; tests/conftest.py
+# marks every test that uses such a fixture, CHAIN_FIXTURES). TEST_TIER picks make test's
 # tests: fast (the default), slow, or all: both tiers in one session, as CI (.ci/run) runs them
 # (the chains then share the workers with the rest instead of one chain file holding one alone).
 # Each on TEST_WORKERS processes side by side (pytest-xdist; whole test files per worker, so a file's

@@ -45,24 +45,22 @@ SLOW_FIRST = ("test_table2_chain.py", "test_reprocheck.py", "test_table1_chain.p
 
 
 #: The module fixtures that run a whole chain, by test file: three ``make table2`` runs, the reduced
-#: repro-check's two chains, the Table 1 chain (minutes each). A test that uses one belongs to the
-#: second tier (``@pytest.mark.slow``: ``make test-slow``), so that ``make test`` stays the fast loop.
+#: repro-check's two chains, the Table 1 chain (minutes each). The tests that use one are the second
+#: tier: marked slow here (``make test-slow``), so that ``make test`` stays the fast loop.
 CHAIN_FIXTURES = {"test_table2_chain.py": ("workspace", "table2"), "test_reprocheck.py": ("reduced",),
                   "test_table1_chain.py": ("chain",)}
 
 
-def unmarked_chain_tests(items) -> list[str]:
-    """The ids of the tests in ``items`` that use a fixture of :data:`CHAIN_FIXTURES` but are not marked slow."""
-    return [item.nodeid for item in items
-            if set(CHAIN_FIXTURES.get(item.path.name, ())) & set(getattr(item, "fixturenames", ()))
-            and item.get_closest_marker("slow") is None]
+def chain_tests(items) -> list:
+    """The tests of ``items`` that use a fixture of :data:`CHAIN_FIXTURES`."""
+    return [item for item in items
+            if set(CHAIN_FIXTURES.get(item.path.name, ())) & set(getattr(item, "fixturenames", ()))]
 
 
+@pytest.hookimpl(tryfirst=True)  # the marks first: pytest's own hook then selects by them (-m)
 def pytest_collection_modifyitems(config, items):
-    unmarked = unmarked_chain_tests(items)
-    if unmarked:
-        raise pytest.UsageError(f"{unmarked[0]}: runs a whole chain (a fixture of conftest.CHAIN_FIXTURES) "
-                                f"but is not marked @pytest.mark.slow ({len(unmarked)} such test(s))")
+    for item in chain_tests(items):
+        item.add_marker(pytest.mark.slow)
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's own order kept
 

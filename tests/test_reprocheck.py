@@ -25,7 +25,6 @@ def reduced(tmp_path_factory):
     return reprocheck.run_parts("reduced", reprocheck.PARTS, str(tmp_path_factory.mktemp("reprocheck")), keep=KEPT)
 
 
-@pytest.mark.slow
 def test_every_promised_stage_has_the_committed_checksums(reduced):
     """Bit for bit where this machine's OpenBLAS kernel and XLA code class are the committed ones;
     the corpus, df and couples of both parts (and the synthetic vectors) on any machine."""
@@ -37,14 +36,12 @@ def test_every_promised_stage_has_the_committed_checksums(reduced):
         assert reprocheck.differences(committed["sizes"]["reduced"][part], reduced[part], tuple(skip[part])) == [], part
 
 
-@pytest.mark.slow
 def test_every_stage_reproduces_bit_for_bit_on_one_machine(reduced, tmp_path):
     """The same-machine promise: the synthetic part run again gives every stage's SHA-256."""
     again = reprocheck.run_parts("reduced", ("synthetic",), str(tmp_path))
     assert again["synthetic"] == reduced["synthetic"]
 
 
-@pytest.mark.slow
 def test_a_stage_that_is_not_promised_is_reported_by_how_far_it_is(reduced, tmp_path, monkeypatch):
     """Another code class and OpenBLAS kernel committed: no failure for the stages they move, a
     line each with the largest difference of its arrays, the tables as printed."""
@@ -71,7 +68,6 @@ def test_a_stage_that_is_not_promised_is_reported_by_how_far_it_is(reduced, tmp_
     assert any(n.startswith("synthetic (reduced): scores: the same SHA-256 (not promised") for n in notes)
 
 
-@pytest.mark.slow
 def test_the_synthetic_part_has_the_corpus_and_vectors_of_its_seeds(reduced):
     full, synthetic = reduced["full"], reduced["synthetic"]
     assert full["paragraphs"] == synthetic["paragraphs"]  # the same synthetic corpus at this size
@@ -79,7 +75,6 @@ def test_the_synthetic_part_has_the_corpus_and_vectors_of_its_seeds(reduced):
     assert full["docfreq"] != synthetic["docfreq"]
 
 
-@pytest.mark.slow
 def test_a_difference_names_the_first_stage_that_differs(reduced):
     want = copy.deepcopy(reduced["synthetic"])
     want["scores"]["data/scores/wiki20.npz"] = "0" * 64
@@ -99,7 +94,6 @@ def test_a_models_digest_leaves_out_its_timings(tmp_path):
     assert reprocheck.digest(str(a)) != reprocheck.digest(str(b))
 
 
-@pytest.mark.slow
 def test_a_check_names_every_promised_stage_that_differs(tmp_path, monkeypatch, reduced):
     bad = copy.deepcopy(reduced)
     bad["synthetic"]["weights"]["data/models/wiki20-median.npz"] = "f" * 64

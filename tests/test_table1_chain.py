@@ -98,7 +98,6 @@ def chain(tmp_path_factory, make_export_xml):
     return data, results, readme
 
 
-@pytest.mark.slow
 def test_table_has_every_row_and_column(chain):
     _, results, _ = chain
     with open(results / "table1.csv") as f:
@@ -130,7 +129,6 @@ def test_table_has_every_row_and_column(chain):
                 assert boot == "< 0.0005" or 0.0 <= float(boot) <= 1.0
 
 
-@pytest.mark.slow
 def test_provenance_and_readme(chain):
     data, results, readme = chain
     prov = json.loads((results / "table1.json").read_text())
@@ -164,7 +162,6 @@ def test_provenance_and_readme(chain):
     assert 0 < units < prov["results"]["wiki20"]["mean"]["test_pairs"] // 2
 
 
-@pytest.mark.slow
 def test_figures_show_the_models_weights_and_every_test_couple(chain):
     data, results, _ = chain
     for name in ("figure2", "figure3"):
@@ -189,7 +186,6 @@ def test_figures_show_the_models_weights_and_every_test_couple(chain):
         assert sum(heights[:60]) == (~related).sum() and sum(heights[60:]) == related.sum() > 0
 
 
-@pytest.mark.slow
 def test_the_error_figure_shows_every_row_and_interval(chain):
     _, results, _ = chain
     prov = json.loads((results / "table1.json").read_text())
@@ -213,7 +209,6 @@ def test_cli_reports_bad_input(tmp_path, capsys):
     assert not (tmp_path / "m.npz").exists()
 
 
-@pytest.mark.slow
 def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_error(chain):
     from repro import settings
     from repro.core import metrics
@@ -264,7 +259,6 @@ def test_the_best_transform_row_is_the_family_member_of_the_lowest_validation_er
     assert f"Peers, best configuration (validation), chosen among {grid} configurations" in details
 
 
-@pytest.mark.slow
 def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):
     """Every map and every weight of the family comes from the training split: no other split is read."""
     data, _, _ = chain
@@ -277,7 +271,6 @@ def test_the_family_is_trained_on_training_couples_only(chain, monkeypatch):
     assert read == ["train"]
 
 
-@pytest.mark.slow
 def test_the_family_by_distance_and_the_scores_in_two_parts_are_one_runs_files(chain, tmp_path):
     """make's split stages: each training distance's members fitted on their own (--distance), then
     joined (--merge), give the summary and the bits of one run of them all; the scores of the rows
@@ -326,7 +319,6 @@ def test_the_family_by_distance_and_the_scores_in_two_parts_are_one_runs_files(c
                             str(scores / "rows.npz"), "--out", str(scores / "x.npz")]) == 1
 
 
-@pytest.mark.slow
 def test_the_wordllama_row_is_the_mean_of_the_tokens_of_the_couple_texts(chain):
     """The row "WordLlama" on the couples read as text (a side's words joined by spaces, split by the
     token space's tokenizer, its unknown token dropped): minus the Euclidean distance and the cosine of
@@ -376,7 +368,6 @@ def test_the_wordllama_row_is_the_mean_of_the_tokens_of_the_couple_texts(chain):
     assert summary["n_max"] >= 1 and set(summary["members"]) == {m.key for m in family.members("tokens")}
 
 
-@pytest.mark.slow
 def test_the_seed_tables_of_seeds_that_repeat_one_run_give_its_numbers_without_spread(chain, tmp_path):
     """experiments.seedtables over three "seeds" that are the same run (seeds 1 and 2 link to seed
     0's folder): every mean is the one-run table's number, every spread 0, every seed's one-run

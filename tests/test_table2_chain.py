@@ -123,7 +123,6 @@ def table2(workspace):
     return path
 
 
-@pytest.mark.slow
 def test_make_table2_end_to_end(workspace, table2):
     root, data, stamp = workspace
     res = root / "results"
@@ -188,7 +187,6 @@ def test_make_table2_end_to_end(workspace, table2):
     assert "wikivar-median.npz" in readme
 
 
-@pytest.mark.slow
 def test_a_second_run_gives_every_file_byte_for_byte(workspace, table2, tmp_path):
     """make -j2 table2 again (the first run took one job), from the same inputs into another data
     folder: the same tables (the family's included) and the same trained files, every array to the
@@ -214,7 +212,6 @@ def test_a_second_run_gives_every_file_byte_for_byte(workspace, table2, tmp_path
         assert digest(str(again / rel)) == digest(str(data / rel)), rel
 
 
-@pytest.mark.slow
 def test_make_table2_kappa_by_cross_validation_on_request(workspace, table2):
     """TWITTER_KAPPA=cv after a run with the paper's kappa: the median models are retrained with
     kappa searched on the tweets, and nothing else before the scores is redone."""
@@ -232,7 +229,6 @@ def test_make_table2_kappa_by_cross_validation_on_request(workspace, table2):
         assert prov["models"][f"{s}-contrastive"]["kappa"] is None
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", ["empty", "malformed", "no-couples"])
 def test_make_table2_bad_input(workspace, case):
     root, data, stamp = workspace
@@ -278,7 +274,6 @@ def test_three_columns_and_the_papers_table_has_only_its_own():
     assert header == "| Method | Twitter, news accounts: split error | JS |"
 
 
-@pytest.mark.slow
 def test_the_readme_block_of_table2_says_its_clusters_and_cues(workspace, table2):
     """The findings block of Table 2: every column's effective clusters, the verdicts' rule below
     20 (a few tweet components here), and the cues of each column, from the run's JSON."""
