@@ -34,6 +34,18 @@ def test_interpolated_weights_hand_computed():
     np.testing.assert_allclose(z[6], 0.0)
 
 
+@pytest.mark.parametrize("n_max,width", [(30, 40), (109, 30), (7, 9), (1, 5)])
+def test_the_compiled_interpolation_is_the_op_by_op_bits(n_max, width):
+    """interpolated_weights is one compiled program per shape (the encoder asks for a new width
+    often); its bits are those of running the same operations one by one, as it did before."""
+    rng = np.random.default_rng(n_max)
+    w = rng.normal(size=n_max).astype(np.float32) * 3
+    lengths = np.concatenate([np.arange(width + 1), rng.integers(0, width + 1, 20)])
+    with jax.disable_jit():
+        op_by_op = np.asarray(model.interpolated_weights(w, lengths, width))
+    assert np.asarray(model.interpolated_weights(w, lengths, width)).tobytes() == op_by_op.tobytes()
+
+
 def test_interpolation_matches_numpy_linspace_reference():
     rng = np.random.default_rng(3)
     w = rng.normal(size=30).astype(np.float32)

@@ -172,7 +172,7 @@ def held_out_distances(w, table, a, b, len_a, len_b, chunk: int = HELD_OUT_CHUNK
     of each fold. -> (K, F, H) float32. Memory is bounded by ``chunk`` couples per call (the
     tail is padded, so one compiled shape serves every call), not by the fold's size.
     """
-    w, table = jnp.asarray(w), jnp.asarray(table)
+    w, table = np.asarray(w), jnp.asarray(table)  # a fold's weights are taken on the host (a copy, nothing compiled)
     (k, folds, _), held = w.shape, a.shape[1]
     out = np.empty((k, folds, held), np.float32)
     for f in range(folds):
@@ -240,13 +240,14 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
         ws, eps = [], []
         for c in range(calls):
             w_c, _, _, ep_c = batched(data, rel, unrel, jnp.asarray(kap[c * g:(c + 1) * g]), keys)  # (F, g, ...)
-            ws.append(w_c[:f])
-            eps.append(ep_c[:f])
+            ws.append(w_c)  # (F + pad, g, ...): the padding folds dropped on the host below
+            eps.append(ep_c)
             if step is not None:  # the call done (JAX dispatches it asynchronously), then one step
                 ep_c.block_until_ready()
                 step()
-        w = jnp.concatenate(ws, axis=1)[:, :k].transpose(1, 0, 2)  # (K, F, n_max)
-        epochs = np.asarray(jnp.concatenate(eps, axis=1)[:, :k].T)
+        # on the host: copies, no program compiled per grid size
+        w = np.ascontiguousarray(np.concatenate([np.asarray(x)[:f] for x in ws], axis=1)[:, :k].transpose(1, 0, 2))  # (K, F, n_max)
+        epochs = np.ascontiguousarray(np.concatenate([np.asarray(x)[:f] for x in eps], axis=1)[:, :k].T)
         # the held-out distances of every (kappa, fold), HELD_OUT_CHUNK couples of a fold per jitted
         # call, scored on the host
         d = held_out_distances(w, table, *held_rows, kind=kind).astype(np.float64)

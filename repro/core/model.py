@@ -113,6 +113,9 @@ def represent_rows(w, table, tokens, lengths):
     return total / jnp.maximum(lengths, 1).astype(table.dtype)[:, None]
 
 
+_interpolated_weights_jit = jit(_interpolated_weights, static_argnames="width")
+
+
 def interpolated_weights(w, lengths, width: int) -> jnp.ndarray:
     """Per-text weights z_j of the variable-length model (paper, section 3.3).
 
@@ -126,7 +129,7 @@ def interpolated_weights(w, lengths, width: int) -> jnp.ndarray:
     """
     w = check_weights(w)
     lengths = check_lengths(lengths, int(width), allow_empty=True)
-    return _interpolated_weights(jnp.asarray(w, jnp.float32), jnp.asarray(lengths), int(width))
+    return _interpolated_weights_jit(jnp.asarray(w, jnp.float32), jnp.asarray(lengths), int(width))
 
 
 def represent(w, table, tokens, lengths, *, allow_empty: bool = False) -> jnp.ndarray:
