@@ -68,7 +68,7 @@ def test_cosine_batch_loss_gradient_matches_finite_differences(loss, form):
         pairs = random_pairs(rng, 12, 6, fixed=False)
         data = _form(form, table, pairs, 5)
         cfg = TrainConfig(loss=loss, distance="cosine", lam=1e-2)
-        f = lambda w: batch_loss(w, data, jnp.arange(12), 6, cfg, 5.0)
+        f = jax.jit(lambda w: batch_loss(w, data, jnp.arange(12), 6, cfg, 5.0))  # one program, not one per operation
         w0 = rng.uniform(0.2, 1.0, size=5)
         grad = np.asarray(jax.grad(f)(jnp.asarray(w0)))
         h = 1e-6
