@@ -175,8 +175,9 @@ TIER_slow := -m slow
 TIER_all  :=
 # The project's sources compiled to bytecode first, on every core: the suite starts hundreds of
 # Python processes (the make chains' stages, python -m repro), and where PYTHONDONTWRITEBYTECODE is
-# set (as on CI's machines) each would compile every project module it imports again, about 0.2 s
-# apiece; a source edited later is compiled afresh (Python checks each file's time and size)
+# set (as on the machines the README's times come from) each would compile every project module it
+# imports again, about 0.2 s a process; a source edited later is compiled afresh (Python checks
+# each file's time and size)
 PRECOMPILE = $(PY) -m compileall -q -j0 repro experiments tests benchmarks
 test: $(STAMP)
 	$(if $(filter fast slow all,$(TEST_TIER)),,$(error TEST_TIER: expected fast, slow or all, got '$(TEST_TIER)'))
