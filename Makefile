@@ -131,10 +131,11 @@ $(LOCK_ID):
 # pip writes no bytecode itself (--no-compile: it compiles one file after another, 47 of a 75-s
 # install on 2 cores); compileall then writes the same .pyc files on every core (-j0). Like pip, it
 # leaves a file it cannot compile (a package's Python 2 example, say) to be compiled when imported.
+# The project's own sources too (PRECOMPILE, below): the chains' stages import them afresh each.
 $(STAMP): setup.cfg pyproject.toml $(LOCKFILE) $(LOCK_ID)
 	$(PYTHON3) -m venv $(VENV)
 	$(TIMED) install -- sh -c "$(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q --no-compile \
-	    $(if $(filter 0,$(LOCK)),,-c $(LOCKFILE)) -e '.[$(EXTRAS)]' && { $(PY) -m compileall -qq -j0 $(VENV)/lib || true; }"
+	    $(if $(filter 0,$(LOCK)),,-c $(LOCKFILE)) -e '.[$(EXTRAS)]' && { $(PY) -m compileall -qq -j0 $(VENV)/lib || true; } && $(PRECOMPILE)"
 	$(if $(filter 0,$(LOCK)),rm -f $(VENV)/constraints.txt,cp $(LOCKFILE) $(VENV)/constraints.txt)
 	touch $@
 
