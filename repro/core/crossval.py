@@ -245,9 +245,11 @@ def select_kappa(prepared: Prepared, grid=settings.KAPPA_GRID, *, folds: int = 5
             if step is not None:  # the call done (JAX dispatches it asynchronously), then one step
                 ep_c.block_until_ready()
                 step()
-        # on the host: copies, no program compiled per grid size
-        w = np.ascontiguousarray(np.concatenate([np.asarray(x)[:f] for x in ws], axis=1)[:, :k].transpose(1, 0, 2))  # (K, F, n_max)
-        epochs = np.ascontiguousarray(np.concatenate([np.asarray(x)[:f] for x in eps], axis=1)[:, :k].T)
+        def joined(parts):  # the calls' (F + pad, g, ...) arrays -> (F, K, ...), on the host: copies, nothing compiled
+            return np.concatenate([np.asarray(x)[:f] for x in parts], axis=1)[:, :k]
+
+        w = np.ascontiguousarray(joined(ws).transpose(1, 0, 2))  # (K, F, n_max)
+        epochs = np.ascontiguousarray(joined(eps).T)  # (K, F)
         # the held-out distances of every (kappa, fold), HELD_OUT_CHUNK couples of a fold per jitted
         # call, scored on the host
         d = held_out_distances(w, table, *held_rows, kind=kind).astype(np.float64)
