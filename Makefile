@@ -92,8 +92,9 @@ TIMED = $(PY) -m experiments.timed $(DATA)/timings
 # a core (on a 2-core box word2vec took 191 s beside them, 154 s alone); scheduling changes no bit
 BESIDE = nice -n 10
 # the project's source files a module imports, itself included (tests/test_makefile.py checks
-# every product's list against the real imports); one python3 reads every module's list, once a run
-DEPS_TABLE := $(shell $(PYTHON3) experiments/deps.py --table)
+# every product's list against the real imports); one python3 reads every module's list, once a run,
+# kept in the venv while no source file changes (the suite runs make some thirty times: 0.5 s each)
+DEPS_TABLE := $(shell $(PYTHON3) experiments/deps.py --table --cache $(VENV)/.deps-table)
 COMMA := ,
 SPACE := $(subst ,, )
 deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
@@ -129,13 +130,14 @@ $(LOCK_ID):
 	@mkdir -p $(VENV) && rm -f $(VENV)/.lock-* && touch $@
 
 # pip writes no bytecode itself (--no-compile: it compiles one file after another, 47 of a 75-s
-# install on 2 cores); compileall then writes the same .pyc files on every core (-j0). Like pip, it
-# leaves a file it cannot compile (a package's Python 2 example, say) to be compiled when imported.
+# install on 2 cores); compileall then writes the .pyc files on every core (-j0), but for the
+# packages' own test suites (a third of the files, which nothing here imports). Like pip, it leaves
+# a file it cannot compile (a package's Python 2 example, say) to be compiled when imported.
 # The project's own sources too (PRECOMPILE, below): the chains' stages import them afresh each.
 $(STAMP): setup.cfg pyproject.toml $(LOCKFILE) $(LOCK_ID)
 	$(PYTHON3) -m venv $(VENV)
 	$(TIMED) install -- sh -c "$(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q --no-compile \
-	    $(if $(filter 0,$(LOCK)),,-c $(LOCKFILE)) -e '.[$(EXTRAS)]' && { $(PY) -m compileall -qq -j0 $(VENV)/lib || true; } && $(PRECOMPILE)"
+	    $(if $(filter 0,$(LOCK)),,-c $(LOCKFILE)) -e '.[$(EXTRAS)]' && { $(PY) -m compileall -qq -j0 -x '/tests/' $(VENV)/lib || true; } && $(PRECOMPILE)"
 	$(if $(filter 0,$(LOCK)),rm -f $(VENV)/constraints.txt,cp $(LOCKFILE) $(VENV)/constraints.txt)
 	touch $@
 

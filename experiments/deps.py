@@ -2,9 +2,12 @@
 
     python3 experiments/deps.py experiments.train_weights   ->  experiments/__init__.py ... repro/core/train.py
     python3 experiments/deps.py --table    ->  one word per module: MODULE=FILE,FILE,...
+    python3 experiments/deps.py --table --cache FILE   ->  the same, kept in FILE between runs
 
 Used by the Makefile, so that every product depends on exactly the code that makes it: it reads
-``--table`` once a run (one interpreter for every rule, not one per rule). The
+``--table`` once a run (one interpreter for every rule, not one per rule), from its cache while no
+source file changed (the test suite runs make dozens of times; parsing every file takes half a
+second). The
 imports are read statically (``ast``; imports inside functions count too), so it runs with any
 Python 3 and imports nothing. ``python -m repro <command>`` modules come from repro.cli.COMMANDS.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import os
 import sys
 
@@ -105,13 +109,50 @@ def table() -> str:
     return " ".join(f"{m}={','.join(files(m))}" for m in modules())
 
 
+def fingerprint() -> str:
+    """A digest of what :func:`table` reads: the path, modification time and size of every module's
+    file and of this one (the same test as make's and Python's bytecode cache: a file's time)."""
+    h = hashlib.sha256()
+    for path in [os.path.abspath(__file__)] + [module_file(m) for m in modules()]:
+        st = os.stat(path)
+        h.update(f"{os.path.relpath(path, ROOT)} {st.st_mtime_ns} {st.st_size}\n".encode())
+    return h.hexdigest()
+
+
+def cached_table(cache: str) -> str:
+    """:func:`table`, read from ``cache`` where it was written under the same :func:`fingerprint`,
+    else computed and written there (a temporary name, then renamed: two makes at once never read a
+    half-written file). Where ``cache``'s folder is missing or not writable, only computed."""
+    key = fingerprint()
+    try:
+        with open(cache, encoding="utf-8") as f:
+            head, _, body = f.read().partition("\n")
+        if head == key:
+            return body
+    except OSError:
+        pass
+    text = table()
+    tmp = f"{cache}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(f"{key}\n{text}")
+        os.replace(tmp, cache)
+    except OSError:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return text
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
-        print("usage: python3 experiments/deps.py MODULE... | --table", file=sys.stderr)
+        print("usage: python3 experiments/deps.py MODULE... | --table [--cache FILE]", file=sys.stderr)
         return 2
     if argv == ["--table"]:
         print(table())
+        return 0
+    if len(argv) == 3 and argv[:2] == ["--table", "--cache"]:
+        print(cached_table(argv[2]))
         return 0
     missing = [m for m in argv if not module_file(m)]
     if missing:

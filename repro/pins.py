@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-from importlib import metadata
 
 #: the instruction-set cap of XLA's CPU compiler (jaxlib's --xla_cpu_max_isa)
 XLA_MAX_ISA = "AVX2"
@@ -34,6 +33,8 @@ def native() -> bool:
 
 def numpy_features() -> str:
     """The value of ``NPY_DISABLE_CPU_FEATURES`` that caps the installed NumPy at AVX2."""
+    from importlib import metadata  # here, not at the top: every process imports repro, few need it
+
     try:
         major, minor = (int(x) for x in metadata.version("numpy").split(".")[:2])
     except (metadata.PackageNotFoundError, ValueError):
@@ -106,8 +107,8 @@ def warn_if_unpinned(file=None) -> str | None:
     """Print :func:`unpinned_warning` for this process (stderr) where it applies; return it. Called
     where the pin changes what is compared: the experiments (``experiments/__init__.py``: every make
     target and ``make repro-check``)."""
-    message = unpinned_warning(_NUMPY_FIRST[0] and not native(), numpy_dispatch_on(),
-                               pins().get("NPY_DISABLE_CPU_FEATURES"))
+    first = _NUMPY_FIRST[0] and not native()  # NumPy's features are asked only then (no import)
+    message = unpinned_warning(first, numpy_dispatch_on() if first else None, pins().get("NPY_DISABLE_CPU_FEATURES"))
     if message:
         print(f"warning: {message}", file=sys.stderr if file is None else file)
     return message

@@ -92,6 +92,48 @@ def test_every_product_depends_on_the_code_of_its_command():
     assert checked >= 9, sorted(rules)
 
 
+def test_the_cached_table_is_the_table_and_follows_every_change(tmp_path, monkeypatch):
+    """deps.py --table --cache (the Makefile's): the words of --table; read from the cache while no
+    file changed; parsed again when a file is added or edited (its size, or only its time); a cache
+    that cannot be written costs only the time."""
+    src = tmp_path / "src"
+    for package in deps.PACKAGES:
+        (src / package).mkdir(parents=True)
+        (src / package / "__init__.py").write_text("")
+    (src / "repro" / "a.py").write_text("import os\n")
+    (src / "experiments" / "run.py").write_text("from repro import a\n")
+    monkeypatch.setattr(deps, "ROOT", str(src))
+
+    def fresh():  # as a new interpreter reads it
+        deps._imported.cache_clear()
+        return deps.table()
+
+    cache = str(tmp_path / "deps-table")
+    first = deps.cached_table(cache)
+    assert first == fresh()
+    assert "experiments.run=experiments/__init__.py,experiments/run.py,repro/__init__.py,repro/a.py" in first.split()
+    with monkeypatch.context() as m:
+        m.setattr(deps, "table", lambda: pytest.fail("parsed again though no file changed"))
+        assert deps.cached_table(cache) == first
+    (src / "repro" / "b.py").write_text("")
+    (src / "repro" / "c.py").write_text("")
+    (src / "repro" / "a.py").write_text("from repro import b\n")  # a new size
+    deps._imported.cache_clear()
+    second = deps.cached_table(cache)
+    assert second == fresh() and "experiments.run=experiments/__init__.py,experiments/run.py,repro/__init__.py," \
+        "repro/a.py,repro/b.py" in second.split()
+    a = src / "repro" / "a.py"
+    stamp = a.stat().st_mtime_ns
+    a.write_text("from repro import c\n")  # the same size: only the time tells
+    os.utime(a, ns=(stamp + 10**9, stamp + 10**9))
+    deps._imported.cache_clear()
+    third = deps.cached_table(cache)
+    assert third == fresh() and "repro/a.py,repro/c.py" in third
+    assert deps.cached_table(str(tmp_path / "no-such-folder" / "deps-table")) == third
+    assert not (tmp_path / "no-such-folder").exists()
+    assert sorted(os.listdir(tmp_path)) == ["deps-table", "src"]  # no temporary file left
+
+
 def test_forms_and_metrics_reach_the_weights():
     """The audit's case: touching the data forms or metrics.py must re-run the kappa search."""
     files = set(deps.files("experiments.train_weights"))
