@@ -7,8 +7,7 @@
 Used by the Makefile, so that every product depends on exactly the code that makes it: it reads
 ``--table`` once a run (one interpreter for every rule, not one per rule), from its cache while no
 source file changed (the test suite runs make dozens of times; parsing every file takes half a
-second). The
-imports are read statically (``ast``; imports inside functions count too), so it runs with any
+second). The imports are read statically (``ast``; imports inside functions count too), so it runs with any
 Python 3 and imports nothing. ``python -m repro <command>`` modules come from repro.cli.COMMANDS.
 """
 
