@@ -169,7 +169,9 @@ repro-checksums: $(STAMP) $(call deps,experiments.reprocheck)
 # Each on TEST_WORKERS processes side by side (pytest-xdist; whole test files per worker, so a file's
 # module fixtures are built once, and one JAX compilation cache for all: tests/conftest.py); the
 # files in the order conftest.py gives them (the longest first; xdist would otherwise hand out the
-# files with the most tests first, and a minutes-long one last); TEST_WORKERS=0: one process
+# files with the most tests first, and a minutes-long one last), each worker on its own share of the
+# cores (tests/cores.py: XLA's compilation and thread pool no longer spread over cores the other keeps
+# busy; REPRO_TEST_PIN=0: every worker on every core); TEST_WORKERS=0: one process
 # TEST_CACHE: the folder that keeps the suite's compiled programs for the next run (a rerun
 # loads what an earlier run compiled; tests/compilecache.py); empty: every run compiles afresh
 TEST_WORKERS ?= 2

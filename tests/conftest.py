@@ -1,6 +1,7 @@
 """Fixtures shared by the test modules, and the test-session set-up: ``REPRO_REQUIRE_GPU=1``
 (``make test-gpu``) refuses to run on the CPU, and every compilation of the session goes to one
-JAX compilation cache (tests/compilecache.py: a temporary folder, or the one make test keeps).
+JAX compilation cache (tests/compilecache.py: a temporary folder, or the one make test keeps); each
+pytest-xdist worker keeps to its own share of the cores (tests/cores.py).
 ``repro`` is imported first, so the tests run under the same kernel pins as the chain."""
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ import repro  # noqa: F401 - the kernel pins (repro/pins.py), before any test im
 import pytest
 
 import compilecache
+import cores
 from wikixml import export_xml
 
 
 def pytest_configure(config):
+    # each xdist worker on its own share of the cores, before any test starts JAX (tests/cores.py)
+    cores.pin()
     # one cache for the whole run: made by the main process (with pytest-xdist, the controller),
     # whose environment the workers inherit, so a program compiled by one worker is loaded by the other
     # (make test keeps it for the next run: compilecache.KEEP)
