@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -16,13 +16,31 @@ from repro.cli import COMMANDS
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def runtime_imports(module: str) -> set[str]:
-    """Project source files loaded by importing ``module`` in a fresh interpreter."""
-    code = (f"import importlib, sys; importlib.import_module({module!r}); "
-            "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    files = {os.path.relpath(os.path.realpath(p), ROOT) for p in out.split()}
-    return {f for f in files if f.split(os.sep)[0] in deps.PACKAGES and f.endswith(".py")}
+#: Run in one fresh interpreter: for each module named on its command line, forget every module of
+#: the project's packages, import it, and print the files then loaded as a JSON line. The third-party
+#: packages stay loaded from one module to the next (each would otherwise cost a fresh interpreter
+#: its seconds of imports); which project files a module loads does not depend on them (no project
+#: module looks at what is loaded, sys.modules, but repro.pins, which only records whether NumPy came first).
+IMPORTS = """
+import importlib, json, sys
+for module in sys.argv[2:]:
+    for name in [n for n in sys.modules if n.split(".")[0] in sys.argv[1].split(",")]:
+        del sys.modules[name]
+    importlib.import_module(module)
+    print(json.dumps([m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None)]))
+"""
+
+
+def runtime_imports(modules) -> dict[str, set[str]]:
+    """{module: the project source files loaded by importing it} for every module of ``modules``,
+    each imported afresh (:data:`IMPORTS`)."""
+    out = subprocess.run([sys.executable, "-c", IMPORTS, ",".join(deps.PACKAGES), *modules], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    found = {}
+    for module, line in zip(modules, out.splitlines(), strict=True):
+        files = {os.path.relpath(os.path.realpath(p), ROOT) for p in json.loads(line)}
+        found[module] = {f for f in files if f.split(os.sep)[0] in deps.PACKAGES and f.endswith(".py")}
+    return found
 
 
 def make_rules(data: str) -> dict[str, tuple[set[str], str]]:
@@ -64,16 +82,14 @@ MODULES = ["experiments.train_weights", "experiments.score", "experiments.tables
 
 @pytest.fixture(scope="module")
 def imported():
-    """:func:`runtime_imports` of every module of :data:`MODULES`, two interpreters at a time."""
-    with ThreadPoolExecutor(2) as pool:
-        futures = {m: pool.submit(runtime_imports, m) for m in MODULES}
-        yield futures
+    """:func:`runtime_imports` of every module of :data:`MODULES`."""
+    return runtime_imports(MODULES)
 
 
 @pytest.mark.parametrize("module", MODULES)
 def test_static_dependencies_cover_the_real_imports(module, imported):
     static = set(deps.files(module))
-    missing = imported[module].result() - static
+    missing = imported[module] - static
     assert not missing, f"{module} imports {sorted(missing)} but experiments/deps.py does not list them"
     assert all(os.path.isfile(os.path.join(ROOT, f)) for f in static)
 
