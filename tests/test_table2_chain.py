@@ -213,13 +213,31 @@ def test_a_second_run_gives_every_file_byte_for_byte(workspace, table2, tmp_path
 
 
 def test_make_table2_kappa_by_cross_validation_on_request(workspace, table2):
-    """TWITTER_KAPPA=cv after a run with the paper's kappa: the median models are retrained with
-    kappa searched on the tweets, and nothing else before the scores is redone."""
+    """TWITTER_KAPPA=cv after a run with the paper's kappa: every model whose kappa came from the
+    Wikipedia runs is retrained with kappa searched on the tweets (the median models, the learned
+    family's parts, the WordLlama members), and nothing else before the scores is redone. make's
+    plan (-n) shows it for every column; the run itself retrains the family and the WordLlama members
+    of the paper's column only (the other columns' kept with make -o: their programs are the same
+    code on other sizes), and every column's median model."""
     root, data, stamp = workspace
     kept = [data / s / "couples.jsonl" for s in COLUMNS] + [data / s / "train.npz" for s in COLUMNS] + [
         data / "models" / f"{s}-contrastive.npz" for s in COLUMNS]
     before = {p: p.stat().st_mtime_ns for p in kept}
-    out = make(root, data, stamp, str(table2), "results-cv", "TWITTER_KAPPA=cv", "KAPPA_GRID=20,160", jobs=1)
+    cv = ("TWITTER_KAPPA=cv", "KAPPA_GRID=20,160")
+    plan = make(root, data, stamp, str(table2), "results-cv", *cv, "-n")
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    trains = [line for line in plan.stdout.splitlines() if " -m experiments.train_" in line and "--merge" not in line]
+    for s in COLUMNS:
+        for what in ("train_weights --data {} --setting {} --loss median", "train_family --data {} --setting {} --seed 0 "
+                     "--distance euclidean", "train_family --data {} --setting {} --seed 0 --distance cosine",
+                     "train_tokenfamily --data {} --setting {} "):
+            assert sum(what.format(data, s) in line for line in trains) == 1, (s, what, trains)
+    assert len(trains) == 4 * len(COLUMNS) and not any("--kappa-from" in line for line in trains), trains
+    assert not any(" -m repro tweet" in line for line in plan.stdout.splitlines())  # the couples and splits kept
+    paper, others = COLUMNS[0], COLUMNS[1:]
+    old = [data / "family" / s / f"summary-{d}.json" for s in others for d in ("euclidean", "cosine")] + [
+        data / "tokens" / "family" / s / "summary.json" for s in others]
+    out = make(root, data, stamp, str(table2), "results-cv", *cv, *(x for p in old for x in ("-o", str(p))), jobs=1)
     assert out.returncode == 0, out.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in kept} == before
     prov = json.loads((root / "results-cv" / "table2.json").read_text())
@@ -227,6 +245,14 @@ def test_make_table2_kappa_by_cross_validation_on_request(workspace, table2):
         m = prov["models"][f"{s}-median"]
         assert m["kappa_source"] == "cv" and m["kappa"] in m["cv_grid"] and {20.0, 160.0} <= set(m["cv_grid"])
         assert prov["models"][f"{s}-contrastive"]["kappa"] is None
+    from repro.evaluate import family
+    for folder, members in ((data / "family" / paper, family.members()),
+                            (data / "tokens" / "family" / paper, family.members("tokens"))):
+        for m in members:  # the paper's column: every member's kappa searched on its tweets
+            record = store.load_model(str(folder / f"{m.key}.npz"))
+            assert record.kappa_source == "cv" and record.distance == m.distance, m.key
+    for s in others:  # the others' kept as the first run made them
+        assert store.load_model(str(data / "family" / s / f"{family.members()[0].key}.npz")).kappa_source == "model"
 
 
 @pytest.mark.parametrize("case", ["empty", "malformed", "no-couples"])
