@@ -23,30 +23,26 @@ from tests.tinytokens import token_folder
 
 
 #: The training options of every fit here: the reduced repro-check's (tests/test_reprocheck.py), whose
-#: corpus has this chain's sizes, so the word stages train the same programs, which this chain,
-#: run after it on the same worker (tests/conftest.py), does not compile again
+#: corpus this chain's dump holds (:func:`synthetic_dump`), so the word stages train the same programs
+#: on the same shapes, which this chain, run after it (tests/conftest.py), loads instead of compiling
 TRAIN = tuple(reprocheck.SIZES["reduced"]["train"])
 
 
-def synthetic_dump(export_xml, n_articles=12, paragraphs=4, words=130, seed=0) -> str:
-    """Articles whose paragraphs mix topic words of their own with common words."""
-    rng = np.random.default_rng(seed)
-    letters = np.array(list("bcdfghklmnprstvz"))
-    vowels = np.array(list("aeiou"))
-
-    def word():
-        return "".join(rng.choice(letters) + rng.choice(vowels) for _ in range(3))
-
-    common = [word() for _ in range(60)]
-    pages = []
-    for art in range(n_articles):
-        topic = [word() for _ in range(25)]
-        paras = []
-        for _ in range(paragraphs):
-            toks = [rng.choice(topic) if rng.random() < 0.5 else rng.choice(common) for _ in range(words)]
-            paras.append(" ".join(toks) + ".")
-        pages.append((f"Article {art}", 0, 10 + art, False, "\n\n".join(paras)))
-    return export_xml(pages)
+def synthetic_dump(export_xml, folder) -> str:
+    """A dump of the reduced repro-check's corpus (:func:`experiments.reprocheck.synthetic_paragraphs`:
+    articles whose paragraphs mix topic words of their own with common words), one page per article:
+    its paragraphs come out of the dump stage as they went in (checked below), so the word stages
+    (couples, weights, family, scores) have the shapes of that check's word2vec part, and this chain,
+    run after it (tests/conftest.py), loads their compiled programs instead of compiling its own (the
+    token stages are on this chain's own token space)."""
+    corpus = folder / "corpus.tsv"
+    reprocheck.synthetic_paragraphs(str(corpus), *reprocheck.SIZES["reduced"]["corpus"])
+    articles: dict[str, list[str]] = {}
+    for line in corpus.read_text(encoding="utf-8").splitlines():
+        art, text = line.split("\t", 1)
+        articles.setdefault(art, []).append(text + ".")
+    return export_xml([(f"Article {art}", 0, 10 + i, False, "\n\n".join(paras))
+                       for i, (art, paras) in enumerate(articles.items())])
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +50,12 @@ def chain(tmp_path_factory, make_export_xml):
     root = tmp_path_factory.mktemp("chain")
     data, results = root / "data", root / "results"
     dump = root / "dump.xml"
-    dump.write_text(synthetic_dump(make_export_xml), encoding="utf-8")
+    dump.write_text(synthetic_dump(make_export_xml, root), encoding="utf-8")
     data.mkdir()
     para = data / "paragraphs.tsv"
     assert wikidump.main(["--dump", str(dump), "--out", str(para), "--workers", "1"]) == 0
+    texts = [line.split("\t", 1)[1] for line in para.read_text(encoding="utf-8").splitlines()]
+    assert texts == [line.split("\t", 1)[1] for line in (root / "corpus.tsv").read_text(encoding="utf-8").splitlines()]
     assert embeddings.main(["--paragraphs", str(para), "--out", str(data / "w2v"), "--epochs", "5",
                             "--dim", "16", "--min-count", "1", "--seed", "1"]) == 0
     assert paragraphdf.main(["--paragraphs", str(para), "--vocab", str(data / "w2v" / "vocab.txt"),
