@@ -1,7 +1,7 @@
 """The cores of each pytest-xdist worker: ``make test`` runs the suite on TEST_WORKERS processes,
 and each keeps to its own share of the machine's cores (the processes it starts too, make chains
 included). Each JAX process otherwise spreads XLA's compilation and its thread pool over every
-core while the other worker keeps them busy anyway: on the 2-core box of the README, one core a
+core while the other worker keeps them busy anyway: on the README's 2-core AMD box, one core a
 worker cut the CPU time of CI's session of both tiers by a tenth and its wall time by about a
 minute (the fast tier alone took as long as before). A program's bits do not depend on it (the
 reduced repro-check gave every stage's SHA-256 pinned and not)."""
