@@ -273,8 +273,8 @@ def _classes(labels):
 @pytest.mark.parametrize("form", FORMS)
 def test_whole_training_program_holds_no_scatter(synthetic, form):
     """Algorithm 1's whole program, alone (on variable-length couples: the weights interpolated) and as
-    the kappa search's grid (fixed length) has no scatter. Each on the data and settings of a test
-    below (the same-seed bits; the grid trainer), whose run then loads the program compiled here."""
+    the kappa search's grid (fixed length) has no scatter. Each on the data and settings of another
+    test (the same-seed bits; the grid trainer), so that the two share one compiled program."""
     table, pairs = signal_pairs(n_pairs=600, width=10, seed=4, variable=True)  # as the same-seed test's
     prepared = prepare(table, pairs, 7, form=form)
     lowered = make_trainer(TrainConfig(max_epochs=4), 7).lower(prepared.form, *_classes(prepared.labels),
