@@ -50,6 +50,11 @@ def _split(w, table, pairs):
     return metrics.split_error(s, pairs.label, s, pairs.label)[0]
 
 
+def _classes(labels):
+    """(related, unrelated) couple indices of ``labels``, int32 on the device: Algorithm 1's inputs."""
+    return tuple(jnp.asarray(np.flatnonzero(np.asarray(labels) == c).astype(np.int32)) for c in (1, 0))
+
+
 @pytest.fixture(scope="module")
 def synthetic():
     return signal_pairs(n_pairs=2000, width=10, informative=3, seed=0)
@@ -197,7 +202,7 @@ def test_the_grid_trainer_runs_each_kappa_as_its_own_run(synthetic):
     table, pairs = synthetic
     cfg = TrainConfig(max_epochs=30)
     data = prepare(table, pairs).form
-    rel, unrel = (jnp.asarray(np.flatnonzero(pairs.label == c).astype(np.int32)) for c in (1, 0))
+    rel, unrel = _classes(pairs.label)
     kappas, key = (5.0, 40.0, 640.0), jax.random.PRNGKey(7)
     w, hist, etas, epochs = make_grid_trainer(cfg, pairs.width)(data, rel, unrel, jnp.asarray(kappas, jnp.float32), key)
     assert w.shape == (3, pairs.width) and hist.shape == etas.shape == (3, 30) and epochs.shape == (3,)
@@ -264,10 +269,6 @@ def test_training_step_holds_no_scatter(loss, form, variable):
     _, g = jax.jit(jax.value_and_grad(batch_loss), static_argnums=(3, 4))(args[0], args[2], args[3], 50,
                                                                         TrainConfig(loss=loss), args[4])
     np.testing.assert_allclose(np.asarray(w1), np.asarray(args[0] - 0.01 * g), rtol=1e-6, atol=1e-9)
-
-
-def _classes(labels):
-    return tuple(jnp.asarray(np.flatnonzero(np.asarray(labels) == c).astype(np.int32)) for c in (1, 0))
 
 
 @pytest.mark.parametrize("form", FORMS)
