@@ -1,4 +1,4 @@
-"""Exact neighbours: repro.encode.neighbours.top_k against the brute-force NumPy a user writes, in one process.
+"""Exact neighbours: repro.search.neighbours.top_k against the brute-force NumPy a user writes, in one process.
 
     python -m benchmarks.bench_neighbours                                      # make bench: 100,000 x 100,000, 256-d
     python -m benchmarks.bench_neighbours --items 5000 --queries 500 --dim 32  # a quick check, seconds
@@ -9,7 +9,7 @@ both find, for every query, the ``--k`` items of highest cosine (the shipped mod
 * **baseline**, as a user writes it: normalise the rows once, then for each block of
   ``--baseline-block`` queries, the block's scores against every item (one float32 matrix
   product), ``np.argpartition`` of each row for its top k, and ``np.argsort`` of those k;
-* **ours**: :func:`repro.encode.neighbours.top_k` with its default blocks (1,024 queries x 8,192
+* **ours**: :func:`repro.search.neighbours.top_k` with its default blocks (1,024 queries x 8,192
   items): the same products, a running top k per query, the candidates scored exactly in
   float64 (ties by the lower index).
 
@@ -35,7 +35,7 @@ import tracemalloc
 from repro.io import store  # first: the kernel pins (repro.pins) apply before NumPy starts, as under make
 
 import numpy as np
-from repro.encode.neighbours import CORPUS_BLOCK, QUERY_BLOCK, top_k
+from repro.search.neighbours import CORPUS_BLOCK, QUERY_BLOCK, top_k
 from repro.io.provenance import git_commit, hardware, versions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -100,7 +100,7 @@ def neighbours_lines(nb: dict) -> list[str]:
     mem = nb["peak_memory"]
     return [f"Exact neighbours: the top {nb['k']} by the cosine of {nb['queries']:,} queries among {nb['items']:,} "
             f"items, {nb['dim']}-d float32 (benchmarks/bench_neighbours.py, commit `{str(nb.get('commit', '?'))[:12]}`): "
-            f"`repro.encode.neighbours.top_k` {nb['ours_s']:.1f} s, the NumPy brute force (normalise, matmul and "
+            f"`repro.search.neighbours.top_k` {nb['ours_s']:.1f} s, the NumPy brute force (normalise, matmul and "
             f"argpartition, {nb['baseline_block']:,} queries at a time) {nb['baseline_s']:.1f} s: "
             f"`neighbours_speedup_vs_numpy` = {nb['neighbours_speedup_vs_numpy']:.2f}; the same ids for "
             f"{nb['same_ids_share']:.2%} of the queries (float32 against exact float64 scores); peak memory "

@@ -1,4 +1,4 @@
-"""repro.encode.dedup: near-duplicate groups against a brute force (every couple scored, then a
+"""repro.search.dedup: near-duplicate groups against a brute force (every couple scored, then a
 breadth-first search of the graph of couples scoring >= T), by hand, and its union-find (issue 35, item 3)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro.encode.dedup import check_threshold, groups, join
+from repro.search.dedup import check_threshold, groups, join
 from repro.errors import InputError
 from repro.core.textmetric import vector_scores
 

@@ -1,4 +1,4 @@
-"""repro.encode.neighbours.top_k and Encoder.neighbours: exact top k against a brute force over the full
+"""repro.search.neighbours.top_k and Encoder.neighbours: exact top k against a brute force over the full
 score matrix (every couple scored, then sorted), with ties, blocks smaller than the corpus, near
 ties below float32's rounding, memory maps and bad input (issue 35, item 3)."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from repro.encode.encoder import Encoder
 from repro.errors import InputError
-from repro.encode import neighbours
-from repro.encode.neighbours import top_k
+from repro.search import neighbours
+from repro.search.neighbours import top_k
 
 add = neighbours.Pool.add
 from repro.core.textmetric import vector_scores

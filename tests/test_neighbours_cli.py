@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from repro import cli
-from repro.encode.dedup import groups
+from repro.search.dedup import groups
 from repro.encode.encoder import Encoder
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]

@@ -105,7 +105,7 @@ def test_neighbours_line_joins_the_block(tmp_path):
     assert report.main([str(results), str(readme)]) == 0
     text = readme.read_text()
     assert "Exact neighbours: the top 10 by the cosine of 100,000 queries among 100,000 items, 256-d float32" in text
-    assert "`repro.encode.neighbours.top_k` 150.0 s, the NumPy brute force (normalise, matmul and argpartition, 1,024 " \
+    assert "`repro.search.neighbours.top_k` 150.0 s, the NumPy brute force (normalise, matmul and argpartition, 1,024 " \
            "queries at a time) 330.0 s: `neighbours_speedup_vs_numpy` = 2.20; the same ids for 99.98% of the " \
            "queries" in text
     assert "peak memory 101 MB against 1,333 MB on 2,048 queries." in text

@@ -12,7 +12,7 @@ of repro similarity: the metric --model records, else the shipped model's (the c
 --pretrained default and best), or --metric, needed when no encoder is named and ITEMS is a
 .npy. T lies in [-1, 1] for the cosine; under euclidean a score is minus a distance, so T <= 0
 (0: identical vectors only). Every couple is compared, exactly, block by block in bounded memory
-(repro.encode.dedup).
+(repro.search.dedup).
 
 Output: groups are numbered from 0 in the order of their first item (item 0 is in group 0). With
 --out FILE.npz, the arrays group (N,) int64, size (G,) int64 (each group's number of items),
@@ -31,7 +31,7 @@ from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import report_warnings
 from repro.commands.vectorsource import add_common_options, check_dims, encoder_for, metric_of, parser, read_items
-from repro.encode.dedup import check_threshold, groups
+from repro.search.dedup import check_threshold, groups
 
 
 def summary(group: np.ndarray, size: np.ndarray) -> str:

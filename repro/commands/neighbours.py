@@ -11,7 +11,7 @@ line of the texts file, as repro encode numbers its rows). The queries are the T
 more similar: the metric --model records, else the shipped model's (the cosine for --pretrained
 best, the default), or --metric, which is needed when no encoder is named and every input is a
 .npy. The k are exact: the highest scores over every item, ties broken by the lower id, found
-block by block in bounded memory (repro.encode.neighbours). A k above the number of items is cut to it,
+block by block in bounded memory (repro.search.neighbours). A k above the number of items is cut to it,
 with a warning.
 
 Output: with --out FILE.npz, the arrays ids (Q, k) int64 and scores (Q, k) float64, best first,
@@ -30,7 +30,7 @@ from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import report_warnings
 from repro.commands.vectorsource import add_common_options, check_dims, encoder_for, metric_of, parser, read_items
-from repro.encode.neighbours import top_k
+from repro.search.neighbours import top_k
 
 
 def tsv(ids: np.ndarray, scores: np.ndarray) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 from repro.io import store
 from repro.errors import InputError
 from repro.commands.options import add_encoder_options, add_metric_option, encoder_from
-from repro.encode.neighbours import as_matrix
+from repro.search.neighbours import as_matrix
 
 
 def parser(prog: str, doc: str) -> argparse.ArgumentParser:

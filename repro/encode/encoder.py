@@ -57,7 +57,7 @@ from repro.errors import InputError
 from repro.core.textmetric import check_metric, vector_scores
 from repro.encode.textwarnings import (EmptyTextWarning, SparseDfWarning, TokeniserWarning, dropped_letters_message,
                                 empty_message)
-from repro.encode.neighbours import top_k, vectors_of
+from repro.search.neighbours import top_k, vectors_of
 from repro.encode.longtext import LongTexts, short_width
 from repro.encode.shippedweights import PRETRAINED, SHIPPED, SHIPPED_BEST, SHIPPED_DEFAULT, default_elsewhere  # noqa: F401
 from repro.encode.wordspace import WordSpace, read_vectors, recipe_of, refits
@@ -409,7 +409,7 @@ class Encoder:
         scores by ``metric`` (default: the encoder's), each as :meth:`similarity` scores the couple.
         ``queries``, ``corpus``: texts (encoded here) or (n, d) arrays of this encoder's vectors (a
         memory-mapped ``.npy`` is read a block at a time). ``blocks``: ``query_block`` and
-        ``corpus_block``, which bound the memory (:func:`repro.encode.neighbours.top_k`, the algorithm).
+        ``corpus_block``, which bound the memory (:func:`repro.search.neighbours.top_k`, the algorithm).
 
         Returns:
           (ids, scores): (Q, k) int64 rows of ``corpus`` and (Q, k) float64 scores, best first.

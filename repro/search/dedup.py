@@ -9,7 +9,7 @@ may therefore score below it. An item with no such couple is a group of one.
 
 How (NumPy only): the set goes ``block`` rows at a time against itself (each couple once, j > i);
 one float32 matrix product per pair of blocks, the couples whose float32 score reaches the
-threshold less a bound on float32 rounding (as in :mod:`repro.encode.neighbours`) are scored exactly,
+threshold less a bound on float32 rounding (as in :mod:`repro.search.neighbours`) are scored exactly,
 and those at or above it join their groups in a union-find (each root points to a smaller one,
 so a group's root is its first item). Memory is bounded by the blocks and ``edge_budget``
 couples held before they are joined, whatever the set's size.
@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from repro.errors import InputError
-from repro.encode.neighbours import (PAIR_CHUNK, as_matrix, block_scores, buffer, down32, exact, left_operand, norms, operand,
+from repro.search.neighbours import (PAIR_CHUNK, as_matrix, block_scores, buffer, down32, exact, left_operand, norms, operand,
                               rounding_bound)
 from repro.core.textmetric import check_metric
 
@@ -72,9 +72,11 @@ def join(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return parent
 
 
-def _block_edges(a_rows, a_norms, b_rows, b_norms, s, t: float, metric: str, diagonal: bool, a_roots, b_roots):
+def _block_edges(a_rows, a_norms, b_rows, b_norms, s, t: float, metric: str, diagonal: bool, a_roots, b_roots,
+                 with_scores: bool = False):
     """(i, j) of the couples of one pair of blocks (rows of ``a`` against rows of ``b``) scoring at
-    least ``t``, those whose roots (``a_roots``, ``b_roots``) are already one left out."""
+    least ``t``, those whose roots (``a_roots``, ``b_roots``) are already one left out (none when
+    ``a_roots`` is None); with their exact scores when ``with_scores``."""
     err = rounding_bound(a_norms, b_norms.max(), a_rows.shape[1], metric)
     bound = np.full(len(a_norms), t) if metric == "cosine" else a_norms ** 2 - t * t  # on the proxy's scale
     mask = s >= down32(bound - err)[:, None]
@@ -82,14 +84,19 @@ def _block_edges(a_rows, a_norms, b_rows, b_norms, s, t: float, metric: str, dia
         mask &= np.triu(np.ones(mask.shape, bool), 1)
     flat = np.flatnonzero(mask)
     i, j = flat // s.shape[1], flat % s.shape[1]
-    apart = a_roots[i] != b_roots[j]
-    i, j = i[apart], j[apart]
-    found_i, found_j = [], []
+    if a_roots is not None:
+        apart = a_roots[i] != b_roots[j]
+        i, j = i[apart], j[apart]
+    found_i, found_j, found_s = [], [], []
     for lo in range(0, i.size, PAIR_CHUNK):
         ii, jj = i[lo:lo + PAIR_CHUNK], j[lo:lo + PAIR_CHUNK]
-        keep = exact(a_rows, ii, b_rows, jj, metric) >= t
+        sc = exact(a_rows, ii, b_rows, jj, metric)
+        keep = sc >= t
         found_i.append(ii[keep])
         found_j.append(jj[keep])
+        found_s.append(sc[keep])
+    if with_scores:
+        return np.concatenate(found_i or [i]), np.concatenate(found_j or [j]), np.concatenate(found_s or [np.zeros(0)])
     return np.concatenate(found_i or [i]), np.concatenate(found_j or [j])
 
 
@@ -128,3 +135,30 @@ def groups(vectors, threshold: float, metric: str = "cosine", *, block: int = BL
         parent = join(parent, np.concatenate(held_a), np.concatenate(held_b))
     _, group = np.unique(roots(parent), return_inverse=True)  # roots are first items: groups in their order
     return group.astype(np.int64), np.bincount(group).astype(np.int64)
+
+
+def couples(vectors, threshold: float, metric: str = "cosine", *, block: int = BLOCK):
+    """(i, j, score): every couple of the set scoring at least ``threshold``, exactly, each once with
+    i < j, sorted by (i, j), and its float64 score (:func:`repro.core.textmetric.vector_scores`):
+    the pairs of blocks of :func:`groups`, none skipped. Their number can grow as the square of a
+    group's size (a text repeated m times gives m (m - 1) / 2 couples)."""
+    x = as_matrix(vectors, "vectors")
+    t = check_threshold(threshold, metric)
+    n = x.shape[0]
+    all_norms = norms(x, "vectors")
+    out_i, out_j, out_s = [], [], []
+    flat = np.empty(min(block, n) ** 2, np.float32)
+    for a0 in range(0, n, block):
+        a_rows, a_norms = np.asarray(x[a0:a0 + block]), all_norms[a0:a0 + block]
+        left = left_operand(a_rows, a_norms, metric)
+        for b0 in range(a0, n, block):
+            b_rows, b_norms = np.asarray(x[b0:b0 + block]), all_norms[b0:b0 + block]
+            s = block_scores(left, operand(b_rows, b_norms, metric), b_norms, metric,
+                             buffer(flat, (len(left), len(b_rows))))
+            i, j, sc = _block_edges(a_rows, a_norms, b_rows, b_norms, s, t, metric, a0 == b0, None, None, True)
+            out_i.append(a0 + i)
+            out_j.append(b0 + j)
+            out_s.append(sc)
+    i, j, sc = np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_s)
+    order = np.lexsort((j, i))
+    return i[order], j[order], sc[order]
