@@ -18,8 +18,10 @@ train         couples to an encoder (weights)         :mod:`repro.commands.learn
 evaluate      split error and JS of couples           :mod:`repro.commands.evaluate`
 vectors       a vectors file to the fast folder        :mod:`repro.commands.vectorsfolder`
 df            ``df.npz`` of a file of texts (``--df``)  :mod:`repro.commands.df`
-neighbours    the top k items of each query (exact)   :mod:`repro.commands.neighbours`
-dedup         near-duplicate groups of a set          :mod:`repro.commands.dedup`
+neighbours    the top k items of each query           :mod:`repro.commands.neighbours`
+dedup         near-duplicates of a set (two rules)    :mod:`repro.commands.dedup`
+index         a persistent index folder               :mod:`repro.commands.index`
+stream        related earlier texts as texts arrive   :mod:`repro.commands.stream`
 ============  ======================================  =================================
 
 The console script ``repro`` (setup.cfg) is the same command.
@@ -51,8 +53,10 @@ COMMANDS = {
     "evaluate": ("repro.commands.evaluate", "split error and JS divergence of labelled couples"),
     "vectors": ("repro.commands.vectorsfolder", "convert word vectors once into a folder that loads in a second"),
     "df": ("repro.commands.df", "document frequencies of a file of texts (the df file of --df)"),
-    "neighbours": ("repro.commands.neighbours", "the k most similar items of a texts file or .npy for each query, exact"),
-    "dedup": ("repro.commands.dedup", "near-duplicate groups of a texts file or .npy: chains of couples scoring >= T"),
+    "neighbours": ("repro.commands.neighbours", "the k most similar items of a texts file, .npy or index folder for each query"),
+    "dedup": ("repro.commands.dedup", "near-duplicates of a texts file, .npy or index folder: groups, or keep the first"),
+    "index": ("repro.commands.index", "a persistent index folder of texts or vectors, to search and add to"),
+    "stream": ("repro.commands.stream", "texts as they arrive: each one's earlier related texts within a window"),
 }
 
 

@@ -8,6 +8,7 @@ at a time; any other file is texts, one per line or JSON lines (:func:`repro.io.
 from __future__ import annotations
 
 import argparse
+import os
 
 import numpy as np
 
@@ -69,3 +70,34 @@ def check_dims(inputs: dict, enc) -> None:
     for name, x in arrays:
         if x.shape[1] != want:
             raise InputError(name, f"{x.shape[1]}-d vectors, but {whose} are {want}-d")
+
+
+def is_index(path: str) -> bool:
+    """Whether ``path`` is an index folder of ``repro index`` (a folder holding its manifest)."""
+    from repro.search.indexfolder import MANIFEST
+    return os.path.isdir(path) and os.path.exists(os.path.join(path, MANIFEST))
+
+
+def names_encoder(args) -> bool:
+    """Whether the options name an encoder (rather than leaving it to the index folder)."""
+    return bool(args.model or args.vectors or args.df or args.corpus or getattr(args, "pretrained", "default") != "default")
+
+
+ENCODER_FILE = "encoder.npz"
+
+
+def index_encoder(args, index):
+    """The encoder of an index folder: the one the options name, refused unless it is the one the
+    folder was built with; else the one it holds (``encoder.npz``); None for a folder of vectors
+    built without one."""
+    if names_encoder(args):
+        enc = encoder_from(args)
+        if index.encoder is not None and enc.identity != index.encoder:
+            raise InputError(index.folder, "was built by another encoder than the one the options name (leave "
+                                           "them out to use the index's own)")
+        return enc
+    held = index.path(ENCODER_FILE)
+    if os.path.exists(held):
+        from repro.encode.encoder import Encoder
+        return Encoder.load(held)
+    return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
+import warnings
 
 import numpy as np
 
@@ -48,8 +49,10 @@ def transform_distinct(enc, texts: list, processes: int | None = None) -> tuple[
     ctx = multiprocessing.get_context("fork")
     children = [ctx.Process(target=_child, args=(enc, rows, bounds[p], bounds[p + 1], out), daemon=True)
                 for p in range(1, processes)]
-    for c in children:
-        c.start()
+    with warnings.catch_warnings():  # the children run NumPy and the tokenizer only, never JAX
+        warnings.filterwarnings("ignore", "os.fork", RuntimeWarning)
+        for c in children:
+            c.start()
     try:
         out[bounds[0]:bounds[1]] = enc.transform(rows[bounds[0]:bounds[1]])
     finally:

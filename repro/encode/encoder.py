@@ -42,7 +42,9 @@ that fails changes nothing; its files are :mod:`repro.encode.encoderfile`, its s
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import json
 import warnings
 
 import numpy as np
@@ -281,6 +283,22 @@ class Encoder:
     def fingerprint(self) -> str:
         """SHA-256 of the vector words in order (:meth:`repro.words.vocabulary.Vocabulary.fingerprint`)."""
         return self.vocabulary.fingerprint()
+
+    @property
+    def identity(self) -> str:
+        """SHA-256 of all that fixes this encoder's vectors and scores: the vocabulary's fingerprint,
+        the rank-ordered (mapped) word table, the weights, the common components, the metric and the
+        settings but the vectors' path (what an index folder records, so that vectors of another
+        encoder are not added to it)."""
+        h = hashlib.sha256(self.fingerprint.encode())
+        for a in (self.word_space.table, self.weights_, self.components_):
+            if a is not None:
+                a = np.ascontiguousarray(a)
+                h.update(f"{a.dtype.str}{a.shape}".encode())
+                h.update(a.tobytes())
+        settings = {k: v for k, v in self.settings.items() if k != "vectors"}
+        h.update(json.dumps([self.metric, settings], sort_keys=True, default=str).encode())
+        return h.hexdigest()
 
     # ---- encoding -------------------------------------------------------------------------
 

@@ -420,6 +420,24 @@ def read_texts(path: str, fmt: str = "auto") -> list:
     return texts
 
 
+def read_texts_ids(path: str, fmt: str = "auto") -> tuple[list, list | None]:
+    """(texts, ids) of a file of texts: ids from the JSON lines' ``"id"`` as strings (None for a line
+    without one), or None where no line has one (and for plain lines)."""
+    if not _is_jsonl(path, fmt):
+        return read_texts(path, fmt), None
+    texts, ids = [], []
+    for i, s in enumerate(_lines(path), 1):
+        if s.strip():
+            obj = _json(s, path, i)
+            ids.append(obj.get("id") if isinstance(obj, dict) else None)
+            texts.append(_json_text(obj, path, i))
+    if not texts:
+        raise InputError(path, "no texts (empty input)")
+    if all(v is None for v in ids):
+        return texts, None
+    return texts, [None if v is None else str(v) for v in ids]
+
+
 def read_couples(path: str, labels: bool, fields: tuple = (), optional: tuple = ()):
     """((text_a, text_b) list, labels or None) of a couples file; ``labels=True`` requires them.
     With ``fields`` (JSON lines only, e.g. ``("ids", "split")``), a third value: one dict of those

@@ -79,11 +79,13 @@ def _centroids_of(op: np.ndarray, label: np.ndarray, count: int, metric: str, fa
     return cent.astype(np.float32)
 
 
-def train_cells(x, metric: str, count: int | None = None, *, train: int = TRAIN, seed: int = 0,
-                iterations: int = ITERATIONS) -> np.ndarray:
+def train_cells(x, metric: str, count: int | None = None, *, train: int | None = None, seed: int = 0,
+                iterations: int | None = None) -> np.ndarray:
     """(C, d) float32 centroids learned by k-means on the first ``train`` rows of ``x`` (an (n, d)
-    array or memory map): ``count`` cells (default :func:`cell_count` of the prefix)."""
-    n_train = min(int(train), x.shape[0])
+    array or memory map; default :data:`TRAIN`): ``count`` cells (default :func:`cell_count` of
+    the prefix), ``iterations`` of Lloyd's (default :data:`ITERATIONS`)."""
+    n_train = min(int(TRAIN if train is None else train), x.shape[0])
+    iterations = ITERATIONS if iterations is None else int(iterations)
     if n_train < 1:
         raise InputError("vectors", "no vectors to learn cells from")
     prefix = np.asarray(x[:n_train])

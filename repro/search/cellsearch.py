@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro.search.neighbours import PAIR_CHUNK, block_scores, down32, exact, left_operand, operand, rounding_bound
+from repro.search.neighbours import norms as row_norms
 
 #: probed cells per item for the couples of a set (symmetric: a couple is found from either side)
 PROBES = 3
@@ -172,47 +173,41 @@ def couples(x, x_norms: np.ndarray, cells: np.ndarray, count: int, threshold: fl
     return scored(x, keys, float(threshold), metric, float64_norms(x) if metric == "cosine" else None)
 
 
-def top_k(x, x_norms: np.ndarray, cells: np.ndarray, centroids: np.ndarray, queries, q_cells: np.ndarray,
-          k: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
+def top_k(x, home: np.ndarray, centroids: np.ndarray, queries, q_cells: np.ndarray, k: int,
+          metric: str) -> tuple[np.ndarray, np.ndarray]:
     """(ids, scores), (Q, k) each: per query, the ``k`` items of highest exact score among the
     members of its cells ``q_cells`` ((Q, p), nearest first), best first, ties by the lower id;
     where those cells hold fewer than ``k`` items, more of the query's cells are added (nearest
-    first) until they hold k. ``cells``: (n, P) each item's cells, its home first."""
-    from repro.search.neighbours import norms as row_norms  # noqa: PLC0415 (one name, local)
-    members, starts = inverted(cells[:, 0], len(centroids))
+    first) until they hold k. ``home``: (n,) each item's home cell."""
+    members, starts = inverted(home, len(centroids))
     queries = np.asarray(queries)
     q_norms = row_norms(queries, "queries")
     dim, n = x.shape[1], x.shape[0]
+    k = min(int(k), n)
     ids, scores = np.empty((len(queries), k), np.int64), np.empty((len(queries), k))
-    ranked = None
     for q in range(len(queries)):
-        probe = q_cells[q]
-        cand = np.concatenate([members[starts[c]:starts[c + 1]] for c in probe])
+        cand = np.concatenate([members[starts[c]:starts[c + 1]] for c in q_cells[q]])
         if cand.size < k:  # too few: the query's cells by score until they hold k
-            if ranked is None:
-                ranked = _ranked_cells(queries, q_norms, centroids, metric)
-            order = ranked(q)
-            sizes = (starts[1:] - starts[:-1])[order]
-            enough = int(np.searchsorted(np.cumsum(sizes), min(k, n))) + 1
-            cand = np.concatenate([members[starts[c]:starts[c + 1]] for c in order[:enough]])
+            order = _ranked_cells(queries[q:q + 1], q_norms[q:q + 1], centroids, metric)
+            enough = int(np.searchsorted(np.cumsum((starts[1:] - starts[:-1])[order]), k)) + 1
+            cand = np.sort(np.concatenate([members[starts[c]:starts[c + 1]] for c in order[:enough]]))
+        rows = np.asarray(x[cand])
+        c_norms = row_norms(rows, "vectors")
         qa = left_operand(queries[q:q + 1], q_norms[q:q + 1], metric)
-        c_norms = x_norms[cand]
-        s = block_scores(qa, operand(np.asarray(x[cand]), c_norms, metric), c_norms, metric)[0]
-        kth = np.partition(s, s.size - k)[s.size - k] if s.size > k else s.min()
+        s = block_scores(qa, operand(rows, c_norms, metric), c_norms, metric)[0]
+        kth = np.partition(s, s.size - k)[s.size - k]
         err = rounding_bound(q_norms[q:q + 1], c_norms.max(), dim, metric)[0]
-        pool = cand[s >= down32(np.array([float(kth) - 2 * err]))[0]]
-        exact_s = exact(queries, np.zeros(pool.size, np.int64), x, pool, metric)
+        keep = s >= down32(np.array([float(kth) - 2 * err]))[0]
+        pool = cand[keep]
+        exact_s = exact(queries[q:q + 1], np.zeros(pool.size, np.int64), rows[keep], np.arange(pool.size), metric)
         best = np.lexsort((pool, -exact_s))[:k]
         ids[q], scores[q] = pool[best], exact_s[best]
     return ids, scores
 
 
-def _ranked_cells(queries, q_norms, centroids, metric):
-    """A function of a query's row: every cell, nearest first."""
-    def ranked(q):
-        op = operand(queries[q:q + 1], q_norms[q:q + 1], metric)
-        s = op @ centroids.T
-        if metric == "euclidean":
-            s = 2 * s - np.einsum("ij,ij->i", centroids, centroids)[None, :]
-        return np.argsort(-s[0], kind="stable")
-    return ranked
+def _ranked_cells(query, q_norm, centroids, metric) -> np.ndarray:
+    """Every cell, nearest to the (1, d) ``query`` first."""
+    s = operand(query, q_norm, metric) @ centroids.T
+    if metric == "euclidean":
+        s = 2 * s - np.einsum("ij,ij->i", centroids, centroids)[None, :]
+    return np.argsort(-s[0], kind="stable")

@@ -80,11 +80,12 @@ def cell_couples(v, threshold: float, metric: str = "cosine", *, seed: int = 0, 
 
 
 def near_duplicates(vectors, threshold: float, metric: str = "cosine", *, rule: str = "groups", rep=None,
-                    exact: bool | None = None, seed: int = 0, progress=None) -> Duplicates:
+                    exact: bool | None = None, seed: int = 0, cells_of=None, progress=None) -> Duplicates:
     """The near-duplicates of a set under ``rule`` ("groups": single linkage; "first": keep the first,
     drop what scores at least ``threshold`` with a kept item). ``vectors``: (R, d) rows (an array or
     a memory map); ``rep``: (N,) each item's row (default: item i is row i); ``exact``: True forces
-    the exact scan, False the cells, None chooses by size (:func:`uses_cells`)."""
+    the exact scan, False the cells, None chooses by size (:func:`uses_cells`); ``cells_of``: the
+    rows' probed cells and their number, where known (an index folder's), else learned here."""
     v = as_matrix(vectors, "vectors")
     t = dedup.check_threshold(threshold, metric)
     check_rule(rule)
@@ -94,7 +95,10 @@ def near_duplicates(vectors, threshold: float, metric: str = "cosine", *, rule: 
     if not cells and rule == "groups" and rep.size == rows and np.array_equal(rep, np.arange(rows)):
         group, size = dedup.groups(v, t, metric)  # the exact groups of earlier versions
         return Duplicates("groups", "exact", -1, group=group, size=size)
-    if cells:
+    if cells and cells_of is not None:
+        probed, count = cells_of
+        i, j, s = cellsearch.couples(v, norms(v, "vectors"), probed, count, t, metric, probed.shape[1], progress)
+    elif cells:
         i, j, s = cell_couples(v, t, metric, seed=seed, progress=progress)
     else:
         i, j, s = dedup.couples(v, t, metric)

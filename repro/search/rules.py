@@ -44,7 +44,8 @@ def groups(i: np.ndarray, j: np.ndarray, rep: np.ndarray, self_ok: np.ndarray) -
     parent = np.arange(n)
     same = self_ok[rep]
     parent = join(parent, np.arange(n)[same], first_item[rep[same]])
-    parent = join(parent, first_item[i], first_item[j])
+    used = (first_item[i] < n) & (first_item[j] < n)  # rows no item stands on join nothing
+    parent = join(parent, first_item[i][used], first_item[j][used])
     return numbered(roots(parent))
 
 

@@ -150,6 +150,8 @@ def _normalizer_is_metaspace(spec: dict | None) -> bool:
 #: follows up to the next ``▁``, or a last ``▁`` run (the pre-tokenizer's matches and gaps).
 PIECE = "▁*[^▁]+"
 _PIECES = re.compile(PIECE + "|▁+")
+#: pieces whose ids a pre-split token space keeps from one call to the next (then it starts again)
+PIECE_CACHE = 1 << 20
 
 
 def presplit(tokenizer, spec: dict | None = None, copy: bool = True):
@@ -208,6 +210,7 @@ class TokenSpace:
         self._encoder = fast or tok
         self._file_tokenizer = None if self.presplit else tok
         self._index: dict | None = None
+        self._pieces: dict = {}  # piece -> its ids, kept from call to call (a stream's batches)
 
     @property
     def tokenizer(self):
@@ -242,7 +245,9 @@ class TokenSpace:
         piece of ``texts``: each text normalised as its normaliser does (``▁`` before a non-empty
         text, every space to ``▁``) and cut into the pre-tokenizer's pieces (:data:`PIECE`). A text
         holding an added token's text goes through the tokenizer (added tokens match before the model)."""
-        model, find, cache = self._encoder.model, _PIECES.findall, {}
+        model, find = self._encoder.model, _PIECES.findall
+        cache = self._pieces if len(self._pieces) < PIECE_CACHE else {}  # kept across calls, up to its size
+        self._pieces = cache
         out = []
         odd = []
         for i, text in enumerate(texts):
