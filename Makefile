@@ -99,7 +99,7 @@ COMMA := ,
 SPACE := $(subst ,, )
 deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
 
-.PHONY: all install lock repro-check repro-checksums test test-slow test-gpu table1 table2 sts figures seeds seed-shared seed-scores check-set seeds-render publish bench bench-gpu scale scale-scoring scale-gpu weights default clean-data help
+.PHONY: all install lock repro-check repro-checksums test test-slow test-gpu table1 table2 sts figures seeds seed-shared seed-scores check-set seeds-render publish bench bench-dedup bench-gpu scale scale-scoring scale-gpu weights default clean-data help
 all: table1
 
 help:
@@ -116,6 +116,7 @@ help:
 	@echo "make lock     - resolve the newest versions into constraints.txt (then regenerate the tables); KEEP=1: pin only what it lacks"
 	@echo "make test-gpu - the core tests with JAX on the GPU (fails without one)"
 	@echo "make bench    - speed benchmarks against reference implementations"
+	@echo "make bench-dedup - near-duplicates, neighbours and a stream of 1M short texts against the exact path and semhash (docs/SEARCH.md)"
 	@echo "make bench-gpu - the training epoch on a GPU, into the speed block of docs/RESULTS.md"
 	@echo "make scale    - every stage on synthetic dumps 1x, 10x, 30x (benchmarks/results/scale.json, docs/SCALE.md)"
 	@echo "make scale-scoring - every row of Table 1 scored at the paper's 2.2M x 400 table (benchmarks/results/scoring-scale-cpu.json)"
@@ -549,6 +550,22 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) -m benchmarks.bench_summary
 	$(PY) -m benchmarks.bench_pins
 	$(PY) -m benchmarks.speed_block benchmarks/results docs/RESULTS.md
+
+# make bench-dedup: near-duplicates, neighbours and a stream of 100k, 300k and 1M short texts with planted
+# copies (benchmarks/dedupcorpus.py), against the exact path and semhash 0.5 in a side environment (its
+# pins never touch .venv); about 40 minutes on 2 cores. Writes benchmarks/results/dedup.json and the
+# generated blocks of docs/SEARCH.md and README.md (benchmarks/bench_dedup.py)
+SEMHASH_VENV := .bench-venv-semhash
+$(SEMHASH_VENV)/.installed:
+	$(PYTHON3) -m venv $(SEMHASH_VENV)
+	$(SEMHASH_VENV)/bin/pip install -q semhash==0.5.0
+	$(SEMHASH_VENV)/bin/python -c "import semhash, usearch"
+	touch $@
+
+DEDUP_SIZES ?= 100000,300000,1000000
+bench-dedup: $(STAMP) $(SEMHASH_VENV)/.installed $(OVOS_WHEEL)
+	$(PY) -m benchmarks.bench_dedup --sizes $(DEDUP_SIZES) --ovos $(OVOS_WHEEL) --fetch $(DATA) \
+	    --semhash-venv $(SEMHASH_VENV) --work $(DATA)/dedup
 
 # the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the speed block (docs/RESULTS.md)
 bench-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))

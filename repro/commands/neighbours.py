@@ -9,9 +9,9 @@ ITEMS is a file of texts (one per line, or JSON lines), a .npy of their vectors 
 encode's output, memory-mapped: read a block at a time) or an index folder of repro index; an
 item's id is its row, from 0 (a line of the texts file, as repro encode numbers its rows), or
 in an index folder the id it was given. An index folder encodes the queries with its own
-encoder, and from 20,000 items on scans the items of each query's 24 nearest k-means cells
-(approximate: on a million texts it found 99% of the exact top 10, docs/SEARCH.md; every score
-exact; --exact scans every item). The queries are the TEXTs given, or
+encoder, and from 20,000 items on scans the items of each query's 256 nearest k-means cells
+(of 2,048 for a large index: approximate, docs/SEARCH.md gives its recall of the exact top 10;
+every score exact; --exact scans every item). The queries are the TEXTs given, or
 --queries FILE (texts, or a .npy). A score is the couple's score of repro similarity, higher =
 more similar: the metric --model records, else the shipped model's (the cosine for --pretrained
 best, the default), or --metric, which is needed when no encoder is named and every input is a

@@ -21,7 +21,7 @@ from repro.search.neighbours import norms as row_norms
 #: probed cells per item for the couples of a set (symmetric: a couple is found from either side)
 PROBES = 3
 #: probed cells per query for the top k
-QUERY_PROBES = 24
+QUERY_PROBES = 256
 #: rows of the probing items and of a cell's members per block product
 Q_BLOCK, M_BLOCK = 4096, 4096
 #: probed cells per item at most, and how much lower than its home's a probed centroid's score may be
