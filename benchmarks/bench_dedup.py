@@ -325,8 +325,8 @@ def main(argv=None) -> int:
 
 def _semhash_version(args) -> str:
     py = os.path.join(ROOT, args.semhash_venv, "bin", "python")
-    return subprocess.run([py, "-c", "import semhash, usearch; print(semhash.__version__, usearch.__version__)"],
-                          capture_output=True, text=True).stdout.strip()
+    code = "from importlib.metadata import version as v; print(v('semhash'), 'with usearch', v('usearch'))"
+    return subprocess.run([py, "-c", code], capture_output=True, text=True).stdout.strip() or "?"
 
 
 if __name__ == "__main__":

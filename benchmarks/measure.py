@@ -6,7 +6,8 @@
   tree (``getrusage(RUSAGE_CHILDREN).ru_maxrss`` of the wrapper, which covers every waited-for
   descendant), exact;
 * ``tree_pss_mb``: the largest sum of ``Pss`` over the tree (shared pages counted once: the
-  memory the command takes from the machine), sampled likewise;
+  memory the command takes from the machine), sampled every 200 ms (reading it costs a walk of
+  every page table);
 * ``tree_rss_mb``: the largest sum of ``VmRSS`` over the command and its descendants (pool
   workers included), sampled from ``/proc`` every 20 ms, so a lower bound.
 """
@@ -27,15 +28,16 @@ WRAPPER = (
 )
 
 
-def tree_rss_kb(pid: int) -> int:
-    """Sum of VmRSS over ``pid`` and its descendants (0 for vanished processes)."""
+def _tree_sum_kb(pid: int, name: str, key: str) -> int:
+    """Sum of the ``key`` line (kB) of ``/proc/<p>/<name>`` over ``pid`` and its descendants (0 for
+    vanished processes)."""
     total, stack = 0, [pid]
     while stack:
         p = stack.pop()
         try:
-            with open(f"/proc/{p}/status") as f:
+            with open(f"/proc/{p}/{name}") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(key):
                         total += int(line.split()[1])
                         break
             with open(f"/proc/{p}/task/{p}/children") as f:
@@ -43,25 +45,17 @@ def tree_rss_kb(pid: int) -> int:
         except (OSError, ValueError):
             continue
     return total
+
+
+def tree_rss_kb(pid: int) -> int:
+    """Sum of VmRSS over ``pid`` and its descendants."""
+    return _tree_sum_kb(pid, "status", "VmRSS:")
 
 
 def tree_pss_kb(pid: int) -> int:
     """Sum of ``Pss`` over ``pid`` and its descendants: pages shared between them (a forked worker's,
-    a memory map's) counted once in all (0 for vanished processes)."""
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-                        break
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                stack.extend(int(c) for c in f.read().split())
-        except (OSError, ValueError):
-            continue
-    return total
+    a memory map's) counted once in all."""
+    return _tree_sum_kb(pid, "smaps_rollup", "Pss:")
 
 
 def measured(cmd: list[str], what: str, env: dict | None = None, cwd: str = ROOT) -> dict:
@@ -70,10 +64,12 @@ def measured(cmd: list[str], what: str, env: dict | None = None, cwd: str = ROOT
     t = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", WRAPPER, *map(str, cmd)], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, text=True)
-    tree_peak = pss_peak = 0
+    tree_peak = pss_peak = ticks = 0
     while proc.poll() is None:
         tree_peak = max(tree_peak, tree_rss_kb(proc.pid))
-        pss_peak = max(pss_peak, tree_pss_kb(proc.pid))
+        if ticks % 10 == 0:  # smaps_rollup walks every page table: not every 20 ms
+            pss_peak = max(pss_peak, tree_pss_kb(proc.pid))
+        ticks += 1
         time.sleep(0.02)
     wall = time.perf_counter() - t
     maxrss_kb, rc = proc.stdout.read().split()

@@ -48,10 +48,11 @@ def sizes_table(r: dict) -> list[str]:
                  else f"about {row['exact_projected_seconds']:,} (n² from the largest measured)"
                  if "exact_projected_seconds" in row else "")
         sem = row.get("semhash_seconds")
+        ratio = "" if sem is None else f"{sem / g['seconds']:.1f}x"
         lines.append(f"| {row['texts']:,} | {_s(g['seconds'])} | {_s(f['seconds'])} | "
                      f"{_gb(max(g['max_process_rss_mb'], f['max_process_rss_mb']))} | "
                      f"{_gb(max(g.get('tree_pss_mb', 0), f.get('tree_pss_mb', 0)))} | {exact} | {_s(sem)} | "
-                     f"{_gb(row.get('semhash_rss_mb'))} | {'' if sem is None else f'{sem / g['seconds']:.1f}x'} |")
+                     f"{_gb(row.get('semhash_rss_mb'))} | {ratio} |")
     return lines
 
 

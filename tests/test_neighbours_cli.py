@@ -15,15 +15,20 @@ TEXTS = ["alpha beta gamma", "beta delta", "epsilon zeta eta alpha", "theta beta
          "gamma delta zeta", "eta theta"]
 
 
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    d = tmp_path_factory.mktemp("neighbours")
+def tiny_files(d, texts: list[str]):
+    """In folder ``d``: 5-d vectors of WORDS (seed 0) as a vectors folder, ``texts.txt`` and its df file."""
     m = np.random.default_rng(0).standard_normal((len(WORDS), 5)).astype(np.float32)
     (d / "vec.txt").write_text("".join(w + " " + " ".join(f"{x:.6f}" for x in row) + "\n" for w, row in zip(WORDS, m)))
-    (d / "texts.txt").write_text("\n".join(TEXTS) + "\n")
-    (d / "queries.txt").write_text("beta gamma\nzeta eta\n")
+    (d / "texts.txt").write_text("\n".join(texts) + "\n")
     assert cli.main(["vectors", str(d / "vec.txt"), str(d / "folder")]) == 0
     assert cli.main(["df", str(d / "texts.txt"), "--out", str(d / "df.npz")]) == 0
+    return d
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tiny_files(tmp_path_factory.mktemp("neighbours"), TEXTS)
+    (d / "queries.txt").write_text("beta gamma\nzeta eta\n")
     return d
 
 
@@ -92,7 +97,7 @@ def test_dedup_groups_duplicates_by_the_rule(files, capsys):
     many = want_size > 1
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"dedup: 7 items in {want_size.size} groups ({many.sum()} of 2 or more, holding {want_size[many].sum()} items), "
-        f"cosine >= 0.3 -> {out}")
+        f"cosine >= 0.3 (exact) -> {out}")
 
 
 @pytest.mark.parametrize("args, line", [

@@ -336,3 +336,10 @@ def test_distinct_texts_encoded_on_two_processes_are_transform_bit_for_bit(monke
     assert len(v) == len(set(texts)) and rep.shape == (400,)
     np.testing.assert_array_equal(v[rep], enc.transform(texts))
     np.testing.assert_array_equal(rep[300:], rep[:100])
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_a_rows_score_with_itself_is_vector_scores_bit_for_bit(metric):
+    x = np.random.default_rng(8).standard_normal((300, 17)).astype(np.float32) * 3
+    x[5] = 0
+    np.testing.assert_array_equal(cellsearch.self_scores(x, metric, block=64), vector_scores(x, x, metric))

@@ -11,21 +11,16 @@ import pytest
 from repro import cli
 from repro.encode.encoder import Encoder
 from repro.search import dedup
+from test_neighbours_cli import tiny_files
 
-WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
 TEXTS = ["alpha beta gamma", "beta delta", "epsilon zeta eta alpha", "theta beta", "Alpha beta gamma!",
          "gamma delta zeta", "eta theta", "alpha beta gamma"]
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    d = tmp_path_factory.mktemp("search")
-    m = np.random.default_rng(0).standard_normal((len(WORDS), 5)).astype(np.float32)
-    (d / "vec.txt").write_text("".join(w + " " + " ".join(f"{x:.6f}" for x in row) + "\n" for w, row in zip(WORDS, m)))
-    (d / "texts.txt").write_text("\n".join(TEXTS) + "\n")
+    d = tiny_files(tmp_path_factory.mktemp("search"), TEXTS)
     (d / "more.jsonl").write_text('{"text": "beta gamma alpha", "id": "m1"}\n{"text": "zeta eta"}\n')
-    assert cli.main(["vectors", str(d / "vec.txt"), str(d / "folder")]) == 0
-    assert cli.main(["df", str(d / "texts.txt"), "--out", str(d / "df.npz")]) == 0
     return d
 
 
@@ -120,3 +115,23 @@ def test_bad_input_is_one_error_line(files, capsys, args, line):
     assert cli.main([a.format(d=files) for a in args]) == 1
     out = capsys.readouterr()
     assert out.err == line.format(d=files) + "\n" and out.out == ""
+
+
+def test_the_encoder_builds_searches_and_dedups_an_index(files, tmp_path):
+    from repro.errors import InputError
+    from repro.search.indexfolder import load
+    enc = Encoder.pretrained(str(files / "folder"), str(files / "df.npz"))
+    index = enc.index(TEXTS[:5], str(tmp_path / "ix"), ids=[f"t{i}" for i in range(5)])
+    index = enc.index(TEXTS[5:], str(tmp_path / "ix"), add=True)
+    assert index.n == 8 and index.id_of([0, 7]) == ["t0", "7"]
+    ids, scores = enc.neighbours(["alpha gamma beta"], load(str(tmp_path / "ix")), k=3)
+    want = enc.neighbours(["alpha gamma beta"], TEXTS, k=3)
+    np.testing.assert_array_equal(ids, want[0])
+    np.testing.assert_array_equal(scores, want[1])
+    first = enc.dedup(TEXTS, 0.9999, keep="first")
+    assert first.kept.tolist() == [True, True, True, True, False, True, True, False]
+    assert np.array_equal(enc.dedup(index, 0.9999, keep="first").duplicate_of, first.duplicate_of)
+    assert np.array_equal(enc.dedup(TEXTS, 0.9999).group, dedup.groups(enc.transform(TEXTS), 0.9999, "cosine")[0])
+    other = Encoder.pretrained(str(files / "folder"), str(files / "df.npz"), model="paper")
+    with pytest.raises(InputError, match="was built by another encoder"):
+        other.neighbours(["alpha"], index, k=1)

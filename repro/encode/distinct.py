@@ -6,6 +6,7 @@ and forked children, which inherit the loaded encoder, so none loads it again), 
 the distinct texts, all writing into one shared float32 array: the tokenizer runs in Python,
 one core per process. The rows are the same bits as one :meth:`Encoder.transform` of the
 distinct texts: a text's vector depends on that text alone (checked in tests/test_search.py).
+Each process encodes :data:`CHUNK` texts at a time, so that the token lists it holds stay small.
 Warnings raised in a child (unknown letters, empty texts) are not shown.
 """
 
@@ -20,6 +21,8 @@ import numpy as np
 
 #: distinct texts below which no process is forked (the fork costs more than it saves)
 FORK_MIN = 20_000
+#: texts a process encodes at once (bounds the token lists each holds)
+CHUNK = 32_768
 
 
 def distinct(texts: list) -> tuple[list, np.ndarray]:
@@ -29,8 +32,11 @@ def distinct(texts: list) -> tuple[list, np.ndarray]:
     return list(index), rep
 
 
-def _child(enc, texts: list, lo: int, hi: int, out: np.ndarray) -> None:
-    out[lo:hi] = enc.transform(texts[lo:hi])
+def _encode(enc, texts: list, lo: int, hi: int, out: np.ndarray) -> None:
+    """Rows ``lo:hi`` of ``out``: the vectors of ``texts[lo:hi]``, :data:`CHUNK` at a time."""
+    for a in range(lo, hi, CHUNK):
+        b = min(a + CHUNK, hi)
+        out[a:b] = enc.transform(texts[a:b])
 
 
 def transform_distinct(enc, texts: list, processes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -40,21 +46,23 @@ def transform_distinct(enc, texts: list, processes: int | None = None) -> tuple[
     rows, rep = distinct(texts)
     processes = min(os.cpu_count() or 1, 8) if processes is None else max(1, int(processes))
     if processes == 1 or len(rows) < FORK_MIN or "fork" not in multiprocessing.get_all_start_methods():
-        return np.asarray(enc.transform(rows), np.float32), rep
+        out = np.empty((len(rows), enc.dim), np.float32)
+        _encode(enc, rows, 0, len(rows), out)
+        return out, rep
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # no warning from tokenizers in a child
     size = len(rows) * enc.dim * 4
     buf = mmap.mmap(-1, max(size, 1))  # anonymous and shared: the children write into it
     out = np.frombuffer(buf, np.float32, len(rows) * enc.dim).reshape(len(rows), enc.dim)
     bounds = np.linspace(0, len(rows), processes + 1).astype(int)
     ctx = multiprocessing.get_context("fork")
-    children = [ctx.Process(target=_child, args=(enc, rows, bounds[p], bounds[p + 1], out), daemon=True)
+    children = [ctx.Process(target=_encode, args=(enc, rows, bounds[p], bounds[p + 1], out), daemon=True)
                 for p in range(1, processes)]
     with warnings.catch_warnings():  # the children run NumPy and the tokenizer only, never JAX
         warnings.filterwarnings("ignore", "os.fork", RuntimeWarning)
         for c in children:
             c.start()
     try:
-        out[bounds[0]:bounds[1]] = enc.transform(rows[bounds[0]:bounds[1]])
+        _encode(enc, rows, bounds[0], bounds[1], out)
     finally:
         for c in children:
             c.join()

@@ -45,6 +45,8 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import os
+import tempfile
 import warnings
 
 import numpy as np
@@ -59,7 +61,10 @@ from repro.errors import InputError
 from repro.core.textmetric import check_metric, vector_scores
 from repro.encode.textwarnings import (EmptyTextWarning, SparseDfWarning, TokeniserWarning, dropped_letters_message,
                                 empty_message)
+from repro.search import indexfolder
+from repro.search.duplicates import near_duplicates, uses_cells
 from repro.search.neighbours import top_k, vectors_of
+from repro.encode.distinct import transform_distinct
 from repro.encode.longtext import LongTexts, short_width
 from repro.encode.shippedweights import PRETRAINED, SHIPPED, SHIPPED_BEST, SHIPPED_DEFAULT, default_elsewhere  # noqa: F401
 from repro.encode.wordspace import WordSpace, read_vectors, recipe_of, refits
@@ -432,9 +437,57 @@ class Encoder:
         Returns:
           (ids, scores): (Q, k) int64 rows of ``corpus`` and (Q, k) float64 scores, best first.
         """
+        if isinstance(corpus, indexfolder.Index):
+            self._check_index(corpus, metric)
+            return corpus.top_k(vectors_of(queries, "queries", self.dim, self.transform), k)
         metric = check_metric(self.metric if metric is None else metric)
         q, c = (vectors_of(x, name, self.dim, self.transform) for x, name in ((queries, "queries"), (corpus, "corpus")))
         return top_k(q, c, k, metric, **blocks)
+
+    def dedup(self, items, threshold: float, *, keep: str = "groups", exact: bool | None = None,
+              metric: str | None = None, processes: int | None = 1):
+        """The near-duplicates of ``items`` (texts, an (n, d) array of this encoder's vectors, or an
+        :class:`repro.search.indexfolder.Index`) scoring at least ``threshold`` by ``metric`` (default:
+        the encoder's), under ``keep``: "groups" (single linkage) or "first" (keep the first, drop
+        what scores >= T with a kept item; semhash's rule). ``exact``: True scans every couple, False
+        goes through k-means cells, None chooses by size (:mod:`repro.search.duplicates`; texts are
+        encoded once per distinct text there, on ``processes`` processes).
+
+        Returns:
+          A :class:`repro.search.duplicates.Duplicates` (``group``/``size`` or ``kept``/``duplicate_of``/``score``).
+        """
+        if isinstance(items, indexfolder.Index):
+            self._check_index(items, metric)
+            return items.duplicates(threshold, keep, exact)
+        metric = check_metric(self.metric if metric is None else metric)
+        if isinstance(items, np.ndarray) or not uses_cells(len(items), float(threshold), metric, exact):
+            return near_duplicates(vectors_of(items, "items", self.dim, self.transform), threshold, metric, rule=keep,
+                                   exact=exact)
+        rows, rep = transform_distinct(self, list(items), processes)
+        return near_duplicates(rows, threshold, metric, rule=keep, rep=rep, exact=False)
+
+    def index(self, texts, folder: str, *, ids=None, add: bool = False, processes: int | None = 1):
+        """An index folder of ``texts`` (built; with ``add=True`` grown) that :meth:`neighbours`,
+        :meth:`dedup`, ``repro neighbours FOLDER`` and ``repro dedup FOLDER`` search
+        (:mod:`repro.search.indexfolder`); it holds this encoder (``encoder.npz``).
+
+        Returns:
+          The :class:`repro.search.indexfolder.Index`, loaded.
+        """
+        rows, rep = transform_distinct(self, list(texts), processes)
+        if add:
+            return indexfolder.add(folder, rows, rep=rep, ids=ids, encoder=self.identity)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "encoder.npz")
+            self.save(path)
+            return indexfolder.create(folder, rows, self.metric, rep=rep, ids=ids, encoder=self.identity,
+                                      files={"encoder.npz": path, "encoder.json": path[:-4] + ".json"})
+
+    def _check_index(self, index, metric) -> None:
+        if index.encoder is not None and index.encoder != self.identity:
+            raise InputError(index.folder, "was built by another encoder than this one")
+        if metric is not None and check_metric(metric) != index.metric:
+            raise InputError("metric", f"the index scores by {index.metric}, not {metric}")
 
     # ---- learning -------------------------------------------------------------------------
 

@@ -135,11 +135,18 @@ def exact_scores(x, i: np.ndarray, j: np.ndarray, metric: str, norms64: np.ndarr
 
 
 def self_scores(x, metric: str, block: int = 65536) -> np.ndarray:
-    """(n,) each row's exact score with itself (what two items sharing a row score), in blocks."""
+    """(n,) each row's exact score with itself (what two items sharing a row score), in blocks, by
+    the operations of :func:`repro.core.textmetric.vector_scores` on the row twice (the same bits)."""
     out = np.empty(x.shape[0])
     for lo in range(0, x.shape[0], block):
-        rows = np.arange(lo, min(lo + block, x.shape[0]))
-        out[lo:lo + rows.size] = exact(x, rows, x, rows, metric)
+        a = np.asarray(x[lo:lo + block], np.float64)
+        if metric == "euclidean":
+            out[lo:lo + len(a)] = -np.linalg.norm(a - a, axis=1)
+            continue
+        n = np.linalg.norm(a, axis=1)
+        norms, dots = n * n, np.einsum("ij,ij->i", a, a)
+        cosine = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+        out[lo:lo + len(a)] = np.clip(cosine, -1.0, 1.0, out=cosine)
     return out
 
 

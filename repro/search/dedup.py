@@ -100,6 +100,22 @@ def _block_edges(a_rows, a_norms, b_rows, b_norms, s, t: float, metric: str, dia
     return np.concatenate(found_i or [i]), np.concatenate(found_j or [j])
 
 
+def _block_pairs(x, block: int, metric: str):
+    """Every pair of blocks of ``x`` against itself (each once, the second from the first on):
+    (a0, b0, a_rows, a_norms, b_rows, b_norms, float32 scores of :func:`block_scores`), the scores
+    in one reused buffer."""
+    n = x.shape[0]
+    all_norms = norms(x, "vectors")
+    flat = np.empty(min(block, n) ** 2, np.float32)  # every pair of blocks' scores, in turn
+    for a0 in range(0, n, block):
+        a_rows, a_norms = np.asarray(x[a0:a0 + block]), all_norms[a0:a0 + block]
+        left = left_operand(a_rows, a_norms, metric)
+        for b0 in range(a0, n, block):
+            b_rows, b_norms = np.asarray(x[b0:b0 + block]), all_norms[b0:b0 + block]
+            yield a0, b0, a_rows, a_norms, b_rows, b_norms, block_scores(
+                left, operand(b_rows, b_norms, metric), b_norms, metric, buffer(flat, (len(left), len(b_rows))))
+
+
 def groups(vectors, threshold: float, metric: str = "cosine", *, block: int = BLOCK,
            edge_budget: int = EDGE_BUDGET) -> tuple[np.ndarray, np.ndarray]:
     """(group, size): (N,) int64 each item's group, numbered 0, 1, ... in the order of each group's
@@ -112,25 +128,17 @@ def groups(vectors, threshold: float, metric: str = "cosine", *, block: int = BL
     if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
         raise InputError("block", f"must be a whole number of at least 1, got {block!r}")
     n = x.shape[0]
-    all_norms = norms(x, "vectors")
     parent = np.arange(n)
     held_a, held_b, held = [], [], 0
-    flat = np.empty(min(block, n) ** 2, np.float32)  # every pair of blocks' scores, in turn
-    for a0 in range(0, n, block):
-        a_rows, a_norms = np.asarray(x[a0:a0 + block]), all_norms[a0:a0 + block]
-        left = left_operand(a_rows, a_norms, metric)
-        for b0 in range(a0, n, block):
-            b_rows, b_norms = np.asarray(x[b0:b0 + block]), all_norms[b0:b0 + block]
-            s = block_scores(left, operand(b_rows, b_norms, metric), b_norms, metric,
-                             buffer(flat, (len(left), len(b_rows))))
-            i, j = _block_edges(a_rows, a_norms, b_rows, b_norms, s, t, metric, a0 == b0, parent[a0:a0 + block],
-                                parent[b0:b0 + block])
-            held_a.append(a0 + i)
-            held_b.append(b0 + j)
-            held += i.size
-            if held >= edge_budget:
-                parent = join(parent, np.concatenate(held_a), np.concatenate(held_b))
-                held_a, held_b, held = [], [], 0
+    for a0, b0, a_rows, a_norms, b_rows, b_norms, s in _block_pairs(x, block, metric):
+        i, j = _block_edges(a_rows, a_norms, b_rows, b_norms, s, t, metric, a0 == b0, parent[a0:a0 + block],
+                            parent[b0:b0 + block])
+        held_a.append(a0 + i)
+        held_b.append(b0 + j)
+        held += i.size
+        if held >= edge_budget:
+            parent = join(parent, np.concatenate(held_a), np.concatenate(held_b))
+            held_a, held_b, held = [], [], 0
     if held:
         parent = join(parent, np.concatenate(held_a), np.concatenate(held_b))
     _, group = np.unique(roots(parent), return_inverse=True)  # roots are first items: groups in their order
@@ -144,21 +152,12 @@ def couples(vectors, threshold: float, metric: str = "cosine", *, block: int = B
     group's size (a text repeated m times gives m (m - 1) / 2 couples)."""
     x = as_matrix(vectors, "vectors")
     t = check_threshold(threshold, metric)
-    n = x.shape[0]
-    all_norms = norms(x, "vectors")
     out_i, out_j, out_s = [], [], []
-    flat = np.empty(min(block, n) ** 2, np.float32)
-    for a0 in range(0, n, block):
-        a_rows, a_norms = np.asarray(x[a0:a0 + block]), all_norms[a0:a0 + block]
-        left = left_operand(a_rows, a_norms, metric)
-        for b0 in range(a0, n, block):
-            b_rows, b_norms = np.asarray(x[b0:b0 + block]), all_norms[b0:b0 + block]
-            s = block_scores(left, operand(b_rows, b_norms, metric), b_norms, metric,
-                             buffer(flat, (len(left), len(b_rows))))
-            i, j, sc = _block_edges(a_rows, a_norms, b_rows, b_norms, s, t, metric, a0 == b0, None, None, True)
-            out_i.append(a0 + i)
-            out_j.append(b0 + j)
-            out_s.append(sc)
+    for a0, b0, a_rows, a_norms, b_rows, b_norms, s in _block_pairs(x, block, metric):
+        i, j, sc = _block_edges(a_rows, a_norms, b_rows, b_norms, s, t, metric, a0 == b0, None, None, True)
+        out_i.append(a0 + i)
+        out_j.append(b0 + j)
+        out_s.append(sc)
     i, j, sc = np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_s)
     order = np.lexsort((j, i))
     return i[order], j[order], sc[order]

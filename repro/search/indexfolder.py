@@ -104,14 +104,6 @@ def _rows(path: str, n: int, width: int, dtype: str) -> np.ndarray:
     return np.memmap(path, dtype, "r", offset=HEADER, shape=(n, width))
 
 
-def sha256_file(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _sample_sha(vectors: np.ndarray) -> str:
     n = len(vectors)
     rows = np.unique(np.linspace(0, n - 1, min(n, SAMPLE_ROWS)).astype(np.int64)) if n else np.zeros(0, np.int64)
@@ -177,7 +169,7 @@ class Index:
 def _manifest(folder: str, n: int, dim: int, metric: str, encoder, cells: dict | None, ids: bool,
               vectors: np.ndarray, extra: list) -> dict:
     files = {name: {"bytes": os.path.getsize(os.path.join(folder, name)),
-                    "sha256": sha256_file(os.path.join(folder, name))}
+                    "sha256": store.sha256(os.path.join(folder, name))}
              for name in ([CENTROIDS, CELLS] if cells else []) + ([IDS] if ids else []) + list(extra)}
     return {"format": FORMAT, "version": VERSION, "n": n, "dim": dim, "metric": metric, "encoder": encoder,
             "cells": cells, "ids": ids, "files": files, "extra": list(extra),
@@ -322,7 +314,7 @@ def load(folder: str, verify: bool = False) -> Index:
             raise InputError(p, f"truncated: {os.path.getsize(p):,} bytes, the manifest says {meta['bytes']:,}")
         if name in (IDS,) or name == CELLS:
             continue  # may hold rows past the manifest's n (an interrupted add): checked below
-        if sha256_file(p) != meta["sha256"]:
+        if store.sha256(p) != meta["sha256"]:
             raise InputError(p, "changed since the index was written (SHA-256 differs from the manifest's)")
     index = Index(folder, m)
     if _sample_sha(index.vectors) != m["vectors"]["sample_sha256"]:

@@ -212,6 +212,12 @@ class TokenSpace:
         self._index: dict | None = None
         self._pieces: dict = {}  # piece -> its ids, kept from call to call (a stream's batches)
 
+    def __getstate__(self) -> dict:
+        """What pickling keeps (a Dask worker's copy): all but the pieces' cache."""
+        state = dict(self.__dict__)
+        state.pop("_pieces", None)
+        return state
+
     @property
     def tokenizer(self):
         """The tokenizer as the file says (padding and truncation off), read again on first use
@@ -246,8 +252,8 @@ class TokenSpace:
         text, every space to ``▁``) and cut into the pre-tokenizer's pieces (:data:`PIECE`). A text
         holding an added token's text goes through the tokenizer (added tokens match before the model)."""
         model, find = self._encoder.model, _PIECES.findall
-        cache = self._pieces if len(self._pieces) < PIECE_CACHE else {}  # kept across calls, up to its size
-        self._pieces = cache
+        cache = getattr(self, "_pieces", {})  # kept across calls (a stream's batches), up to its size
+        self._pieces = cache = cache if len(cache) < PIECE_CACHE else {}
         out = []
         odd = []
         for i, text in enumerate(texts):
