@@ -177,7 +177,10 @@ def one_size(n: int, args, sources: dict) -> dict:
         row["method_ours"] = str(z["method"])
     row["copies_dropped_ours"], row["largest_first_ours"] = dropped_copies(os.path.join(work, f"ours-first-{n}.npz"),
                                                                            path + ".planted.npy")
-    if n <= args.exact_max:
+    kept = _peers_of(args.keep_peers, n)
+    if kept:  # the peers' runs of an earlier run on the same texts and vectors (their code has not changed)
+        row.update(kept)
+    elif n <= args.exact_max:
         out = os.path.join(work, f"exact-groups-{n}.npz")
         row["exact_groups"] = measured(repro("dedup", path, "--threshold", t, "--exact", "--out", out),
                                        "repro dedup --exact", env=e)
@@ -187,7 +190,9 @@ def one_size(n: int, args, sources: dict) -> dict:
     vec = os.path.join(work, f"vectors-{n}.npy")
     row["encode"] = measured(repro("encode", path, "--out", vec), "repro encode", env=e)
     sem = None
-    if args.semhash:
+    if args.semhash and kept:
+        sem = os.path.join(work, f"semhash-{n}.npz")
+    elif args.semhash:
         sem = os.path.join(work, f"semhash-{n}.npz")
         py = os.path.join(ROOT, args.semhash_venv, "bin", "python")
         row["semhash_run"] = measured([py, os.path.join(ROOT, "benchmarks", "semhash_dedup.py"), path, vec, t, sem],
@@ -199,6 +204,59 @@ def one_size(n: int, args, sources: dict) -> dict:
     row["quality"] = quality(path, vec, t, args.sample, args.seed + 1, sem)
     print(f"{n:,} texts: {row['quality']}", flush=True)
     return row
+
+
+BEFORE = "f0bc52b"  # the last commit before issue 58: its exact groups are "today's"
+
+
+def old_groups():
+    """``groups`` of repro/encode/dedup.py as commit :data:`BEFORE` had it (and the neighbours module it
+    imports), read from git into modules of their old names."""
+    import importlib.util
+    import types
+    for name in ("neighbours", "dedup"):
+        source = subprocess.run(["git", "show", f"{BEFORE}:repro/encode/{name}.py"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout
+        module = types.ModuleType(f"repro.encode.{name}")
+        sys.modules[module.__name__] = module
+        exec(compile(source, f"{BEFORE}:repro/encode/{name}.py", "exec"), module.__dict__)
+    return sys.modules["repro.encode.dedup"].groups
+
+
+def sts_bit_for_bit(sts_wheel: str, work: str, t: float) -> dict:
+    """The 17,256 STS-B sentences through ``repro dedup`` (below the crossover: the exact path) against
+    the groups of commit :data:`BEFORE` on the same encoder's vectors: equal arrays or not."""
+    from repro import Encoder
+    from benchmarks.dedupcorpus import sts_sentences
+    sentences = [s.replace("\n", " ") for s in sts_sentences(sts_wheel)]
+    path, out = os.path.join(work, "sts.txt"), os.path.join(work, "sts-groups.npz")
+    with store.atomic_file(path, "w") as f:
+        f.write("".join(s + "\n" for s in sentences))
+    subprocess.run(repro("dedup", path, "--threshold", t, "--out", out), check=True, capture_output=True)
+    x = Encoder.pretrained().transform(store.read_texts(path))
+    group, size = old_groups()(x, t, "cosine")
+    with np.load(out) as z:
+        same = bool(np.array_equal(z["group"], group) and np.array_equal(z["size"], size))
+        method = str(z["method"])
+    return {"sentences": len(sentences), "groups": int(size.size), "method": method, "same_as_before": same,
+            "before": BEFORE}
+
+
+PEER_KEYS = ("exact_groups", "largest_group_exact", "semhash_run", "semhash_seconds", "semhash_rss_mb",
+             "copies_dropped_semhash", "largest_first_semhash")
+
+
+def _peers_of(path: str | None, n: int) -> dict:
+    """The exact path's and semhash's results at ``n`` texts from an earlier result file (``--keep-peers``),
+    with the commit that measured them; {} without one."""
+    if not path:
+        return {}
+    with open(path, encoding="utf-8") as f:
+        old = json.load(f)
+    row = next((r for r in old["sizes"] if r["texts"] == n), None)
+    if row is None:
+        return {}
+    return {**{k: row[k] for k in PEER_KEYS if k in row}, "peers_from": old["commit"]}
 
 
 def crossover(path: str, t: float, sizes: list[int]) -> list[dict]:
@@ -239,7 +297,7 @@ def index_and_queries(path: str, args) -> dict:
     q = Encoder.pretrained().transform(store.read_texts(qpath))
     index = load(folder)
     t0 = time.perf_counter()
-    ids, _ = index.top_k(q, 10)
+    ids, _ = index.top_k(q, 10, exact=False)  # the cells' path, which a few queries take
     t1 = time.perf_counter()
     want, _ = top_k(q, index.vectors, 10, "cosine")
     t2 = time.perf_counter()
@@ -288,6 +346,10 @@ def main(argv=None) -> int:
     ap.add_argument("--crossover", default="5000,10000,20000,40000,80000")
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "dedup.json"))
     ap.add_argument("--no-docs", dest="docs", action="store_false")
+    ap.add_argument("--sts-only", action="store_true", help="only the STS-B check, added to the --out file")
+    ap.add_argument("--keep-peers", metavar="JSON", help="take the exact path's and semhash's runs from this earlier "
+                                                         "result file (the same texts, vectors and box) instead of "
+                                                         "running them again; their outputs must be in --work")
     args = ap.parse_args(argv)
     args.sizes = [int(s) for s in args.sizes.split(",")]
     args.windows = [int(s) for s in args.windows.split(",")]
@@ -298,6 +360,11 @@ def main(argv=None) -> int:
         args.sources["sts"] = fetch(os.path.join(args.fetch, "sts"))
         args.sources["tweets"] = (fetch_health(os.path.join(args.fetch, "tweet-sources"))[0] or [None])[0]
     os.makedirs(args.work, exist_ok=True)
+    if args.sts_only:
+        with open(args.out, encoding="utf-8") as f:
+            result = json.load(f)
+        result["sts"] = sts_bit_for_bit(args.sources["sts"], args.work, args.threshold)
+        return _write(result, args)
     rows = [one_size(n, args, args.sources) for n in args.sizes]
     largest = texts_of(args.work, args.sizes[-1], args.seed, args.sources)
     measured_exact = [r for r in rows if "exact_groups" in r]
@@ -309,12 +376,17 @@ def main(argv=None) -> int:
               "crossover": crossover(texts_of(args.work, args.sizes[0], args.seed, args.sources), args.threshold,
                                      [int(s) for s in args.crossover.split(",") if int(s) <= args.sizes[0]]),
               "index": index_and_queries(largest, args), "stream": stream(largest, args),
+              "sts": sts_bit_for_bit(args.sources["sts"], args.work, args.threshold) if args.sources["sts"] else None,
               "sources": {k: os.path.basename(v) for k, v in args.sources.items() if v},
               "commit": git_commit(), "hardware": hardware(), "versions": versions(),
               "semhash": _semhash_version(args) if args.semhash else None}
     top = rows[-1]
     if args.semhash:
         result["dedup_speedup_vs_semhash"] = round(top["semhash_seconds"] / top["ours_groups"]["seconds"], 2)
+    return _write(result, args)
+
+
+def _write(result: dict, args) -> int:
     store.write_json(args.out, result)
     if args.docs:
         from benchmarks.search_doc import write_blocks

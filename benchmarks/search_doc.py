@@ -33,9 +33,13 @@ def _gb(mb) -> str:
 def provenance(r: dict, source: str) -> str:
     hw = r.get("hardware", {})
     cpu = hw.get("cpu") or hw.get("processor") or "?"
+    kept = sorted({row["peers_from"] for row in r["sizes"] if row.get("peers_from")})
     return (f"Made by `make bench-dedup` ({source}) at commit {short_commit(r.get('commit', '?'))}, on {cpu} "
             f"({hw.get('cpus', '?')} cores); semhash {r.get('semhash') or 'not run'}; "
-            f"cosine >= {r['threshold']}, the default encoder, seed {r['seed']}.")
+            f"cosine >= {r['threshold']}, the default encoder, seed {r['seed']}."
+            + (f" The exact path's and semhash's runs are those of commit {', '.join(map(short_commit, kept))} on the "
+               "same texts, vectors and box (`--keep-peers`: neither depends on this project's search code)."
+               if kept else ""))
 
 
 def sizes_table(r: dict) -> list[str]:
@@ -87,6 +91,12 @@ def other_tables(r: dict) -> list[str]:
               "", "| rows | exact: s | cells: s |", "|---:|---:|---:|"]
     for c in r["crossover"]:
         lines.append(f"| {c['rows']:,} | {c['exact_s']:.2f} | {c['cells_s']:.2f} |")
+    if r.get("sts"):
+        st = r["sts"]
+        lines += ["", f"**Below the crossover, today's groups**: the {st['sentences']:,} STS-B sentences through `repro dedup` "
+                      f"({st['method']} path, {st['groups']:,} groups) gave "
+                      + ("the same arrays, bit for bit, as" if st["same_as_before"] else "**other groups** than")
+                      + f" the exact groups of commit {st['before']} (before issue 58) on the same vectors."]
     per = ix["memory_per_item_bytes"]
     lines += ["", f"**Past one machine** (arithmetic on the measured index, not a run): an item takes {per['float32']} "
                   f"bytes of float32 vector and {per['cells']} of cells; in float16 {per['float16']}, in int8 (with a "

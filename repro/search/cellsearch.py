@@ -25,7 +25,7 @@ QUERY_PROBES = 256
 #: rows of the probing items and of a cell's members per block product
 Q_BLOCK, M_BLOCK = 4096, 4096
 #: probed cells per item at most, and how much lower than its home's a probed centroid's score may be
-MAX_PROBES, MARGIN = 4, 0.09
+MAX_PROBES, MARGIN = 6, 0.15
 _UPPER = np.triu(np.ones((M_BLOCK, M_BLOCK), bool), 1)
 
 

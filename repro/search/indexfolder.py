@@ -47,6 +47,8 @@ HEADER = 128
 SAMPLE_ROWS = 64
 #: items below which a query scans every item exactly
 TOPK_CROSSOVER = 20_000
+#: queries at most that go through the cells (more: every item scanned, in blocks of queries)
+FEW_QUERIES = 32
 
 
 def _header(shape: tuple, dtype: str) -> bytes:
@@ -147,12 +149,14 @@ class Index:
 
     def top_k(self, queries, k: int, *, probes: int = cellsearch.QUERY_PROBES, exact: bool | None = None):
         """(rows, scores), (Q, k) each: the ``k`` items of highest score with each query (best first,
-        ties by the lower row): every item scanned exactly below :data:`TOPK_CROSSOVER` items, under
-        the Euclidean distance or with ``exact=True``; else the members of each query's ``probes``
-        nearest cells, scored exactly."""
+        ties by the lower row): every item scanned exactly below :data:`TOPK_CROSSOVER` items, for
+        more than :data:`FEW_QUERIES` queries (a batch scans every item faster than the cells, a
+        query at a time, do), under the Euclidean distance or with ``exact=True``; else
+        (``exact=False`` forces it) the members of each query's ``probes`` nearest cells, scored exactly."""
         queries = as_matrix(queries, "queries", self.dim, "the index's")
         k = min(int(k), self.n)
-        if exact or self.cells is None or (exact is None and self.n < TOPK_CROSSOVER):
+        few = len(queries) <= FEW_QUERIES
+        if exact or self.cells is None or (exact is None and (self.n < TOPK_CROSSOVER or not few)):
             return exact_top_k(queries, self.vectors, k, self.metric)
         q_cells, _ = cellmod.nearest_cells(queries, self.centroids, self.metric, probes)
         return cellsearch.top_k(self.vectors, np.asarray(self.cells[:, 0]), self.centroids, queries, q_cells, k,
