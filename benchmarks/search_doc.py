@@ -61,13 +61,13 @@ def sizes_table(r: dict) -> list[str]:
 
 
 def quality_table(r: dict) -> list[str]:
-    lines = ["| texts | couples of the sample (exact) | recall: ours | recall: semhash | planted couples found: exact "
+    lines = ["| texts | exact couples of the sampled items | recall: ours | recall: semhash | planted couples found: exact "
              "| ours | semhash | copies dropped (keep first): ours | semhash | largest group: exact | ours, groups "
              "| ours, keep first | semhash |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in r["sizes"]:
         q = row["quality"]
-        lines.append(f"| {row['texts']:,} | {q['sample_couples']:,} of {q['sample']:,} items | {_pct(q['recall_ours'])} | "
+        lines.append(f"| {row['texts']:,} | {q['sample_couples']:,} ({q['sample']:,} items) | {_pct(q['recall_ours'])} | "
                      f"{_pct(q.get('recall_semhash'))} | {_pct(q['planted_found_exact'])} | "
                      f"{_pct(q['planted_found_ours'])} | {_pct(q.get('planted_found_semhash'))} | "
                      f"{_pct(row['copies_dropped_ours'])} | {_pct(row.get('copies_dropped_semhash'))} | "
