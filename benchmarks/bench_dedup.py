@@ -346,7 +346,8 @@ def main(argv=None) -> int:
     ap.add_argument("--crossover", default="5000,10000,20000,40000,80000")
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "dedup.json"))
     ap.add_argument("--no-docs", dest="docs", action="store_false")
-    ap.add_argument("--sts-only", action="store_true", help="only the STS-B check, added to the --out file")
+    ap.add_argument("--sts-only", action="store_true", help="only the STS-B check, into the --out file")
+    ap.add_argument("--index-only", action="store_true", help="only the index's part, into the --out file")
     ap.add_argument("--keep-peers", metavar="JSON", help="take the exact path's and semhash's runs from this earlier "
                                                          "result file (the same texts, vectors and box) instead of "
                                                          "running them again; their outputs must be in --work")
@@ -360,11 +361,8 @@ def main(argv=None) -> int:
         args.sources["sts"] = fetch(os.path.join(args.fetch, "sts"))
         args.sources["tweets"] = (fetch_health(os.path.join(args.fetch, "tweet-sources"))[0] or [None])[0]
     os.makedirs(args.work, exist_ok=True)
-    if args.sts_only:
-        with open(args.out, encoding="utf-8") as f:
-            result = json.load(f)
-        result["sts"] = sts_bit_for_bit(args.sources["sts"], args.work, args.threshold)
-        return _write(result, args)
+    if args.sts_only or args.index_only:
+        return _one_part(args)
     rows = [one_size(n, args, args.sources) for n in args.sizes]
     largest = texts_of(args.work, args.sizes[-1], args.seed, args.sources)
     measured_exact = [r for r in rows if "exact_groups" in r]
@@ -383,6 +381,18 @@ def main(argv=None) -> int:
     top = rows[-1]
     if args.semhash:
         result["dedup_speedup_vs_semhash"] = round(top["semhash_seconds"] / top["ours_groups"]["seconds"], 2)
+    return _write(result, args)
+
+
+def _one_part(args) -> int:
+    """One part again (the STS-B check, or the index's), into the --out file of a whole run."""
+    with open(args.out, encoding="utf-8") as f:
+        result = json.load(f)
+    if args.sts_only:
+        result["sts"] = sts_bit_for_bit(args.sources["sts"], args.work, args.threshold)
+    else:
+        result["index"] = index_and_queries(texts_of(args.work, args.sizes[-1], args.seed, args.sources), args)
+        result["index"]["commit"] = git_commit()
     return _write(result, args)
 
 

@@ -78,11 +78,13 @@ def quality_table(r: dict) -> list[str]:
 
 def other_tables(r: dict) -> list[str]:
     ix, top = r["index"], r["sizes"][-1]["texts"]
-    lines = ["", f"**The index** of the {top:,} texts: `repro index` took {ix['build']['seconds']:.1f} s "
+    at = f" (at commit {short_commit(ix['commit'])})" if ix.get("commit") else ""
+    lines = ["", f"**The index** of the {top:,} texts{at}: `repro index` took {ix['build']['seconds']:.1f} s "
                  f"(peak RSS {_gb(ix['build']['max_process_rss_mb'])} GB); a second `repro neighbours INDEX \"query\" -k 10` "
-                 f"took {ix['second_call']['seconds']:.2f} s. On {ix['queries']:,} held-out texts the index's top 10 held "
-                 f"{_pct(ix['top10_recall'])} of the exact top 10 ({ix['index_query_ms']} ms a query, against "
-                 f"{ix['exact_query_ms']} ms for the exact scan of every item in batches).",
+                 f"(exact: every item scanned) took {ix['second_call']['seconds']:.2f} s. On {ix['queries']:,} held-out "
+                 f"texts the cells' top 10 (`--cells`) held {_pct(ix['top10_recall'])} of the exact top 10 "
+                 f"({ix['index_query_ms']} ms a query, one at a time, against {ix['exact_query_ms']} ms for the exact "
+                 "scan of every item, the queries in one batch).",
              "", "**The stream** of the same texts (`repro stream --window W`, exact):", "",
              "| window (texts) | seconds | texts a second | peak RSS, GB |", "|---:|---:|---:|---:|"]
     for s in r["stream"]:
@@ -111,7 +113,6 @@ def summary_lines(r: dict, link: str) -> list[str]:
     row = r["sizes"][-1]
     g, q = row["ours_groups"], row["quality"]
     sem = row.get("semhash_seconds")
-    stream = max(r["stream"], key=lambda s: s["window"])
     parts = [f"On {row['texts']:,} short texts (cosine >= {r['threshold']}, the default encoder, "
              f"{r['hardware'].get('cpus', '?')} cores), `repro dedup` took "
              f"**{g['seconds']:.0f} s** end to end (read, encode, index, groups) with a peak of "
@@ -127,9 +128,9 @@ def summary_lines(r: dict, link: str) -> list[str]:
         parts.append(f"the exact path would take about {row['exact_projected_seconds'] / 60:.0f} minutes (n², "
                      "projected)")
     ix = r["index"]
-    text = "; ".join(parts) + (f". A second `repro neighbours INDEX \"query\"` took {ix['second_call']['seconds']:.2f} s "
-                               f"(top-10 recall {_pct(ix['top10_recall'])}); `repro stream` ran at "
-                               f"{stream['texts_per_s']:,} texts a second with a window of {stream['window']:,} texts. "
+    rates = " and ".join(f"{s['texts_per_s']:,} with a window of {s['window']:,} texts" for s in r["stream"])
+    text = "; ".join(parts) + (f". A second `repro neighbours INDEX \"query\"` (exact) took "
+                               f"{ix['second_call']['seconds']:.2f} s; `repro stream` ran at {rates} a second. "
                                f"Every figure: [{link}]({link}).")
     return [text]
 

@@ -196,8 +196,7 @@ def test_the_exact_path_is_chosen_below_the_crossover_and_forced_by_exact():
 
 # ---- the index folder ---------------------------------------------------------------------------
 
-def test_adds_after_a_load_equal_a_build_at_once(tmp_path, small_cells, monkeypatch):
-    monkeypatch.setattr(indexfolder, "TOPK_CROSSOVER", 100)
+def test_adds_after_a_load_equal_a_build_at_once(tmp_path, small_cells):
     x, _ = planted(2000, d=16, copies=200)
     whole = indexfolder.create(str(tmp_path / "whole"), x, "cosine", encoder="E")
     indexfolder.create(str(tmp_path / "parts"), x[:500], "cosine", encoder="E", ids=[f"a{i}" for i in range(500)])
@@ -207,8 +206,10 @@ def test_adds_after_a_load_equal_a_build_at_once(tmp_path, small_cells, monkeypa
     np.testing.assert_array_equal(np.load(tmp_path / "parts" / "vectors.npy"), x)  # a plain .npy
     np.testing.assert_array_equal(np.asarray(parts.cells), np.asarray(whole.cells))
     np.testing.assert_array_equal(parts.centroids, whole.centroids)
-    for a, b in zip(parts.top_k(x[:40], 5), whole.top_k(x[:40], 5)):
-        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(parts.norms, whole.norms)
+    for exact in (True, False):
+        for a, b in zip(parts.top_k(x[:40], 5, exact=exact), whole.top_k(x[:40], 5, exact=exact)):
+            np.testing.assert_array_equal(a, b)
     for rule in ("groups", "first"):
         a, b = parts.duplicates(0.9, rule, exact=False), whole.duplicates(0.9, rule, exact=False)
         assert a.method == b.method == "cells"
@@ -217,19 +218,20 @@ def test_adds_after_a_load_equal_a_build_at_once(tmp_path, small_cells, monkeypa
     assert parts.id_of([0, 499, 500, 1299, 1300]) == ["a0", "a499", "500", "1299", "z"]
 
 
-def test_the_index_top_k_is_exact_below_its_crossover_and_close_above(tmp_path, small_cells, monkeypatch):
+def test_the_index_top_k_is_exact_and_through_its_cells_scores_exactly(tmp_path, small_cells):
     from repro.search.neighbours import top_k
     x, _ = planted(2000, d=16, copies=200)
     index = indexfolder.create(str(tmp_path / "ix"), x, "cosine")
     want = top_k(x[:50], x, 10, "cosine")
-    got = index.top_k(x[:50], 10)  # 2,000 items: below the crossover, every item scanned
+    got = index.top_k(x[:50], 10)  # every item scanned, with the kept lengths
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
-    monkeypatch.setattr(indexfolder, "TOPK_CROSSOVER", 100)
-    ids, scores = index.top_k(x[:50], 10)
+    ids, scores = index.top_k(x[:50], 10, exact=False, probes=3)
     exact_s = vector_scores(np.repeat(x[:50], 10, 0), x[ids.ravel()], "cosine").reshape(50, 10)
     np.testing.assert_array_equal(scores, exact_s)  # every score exact
     assert (np.diff(scores, axis=1) <= 0).all() and (ids[:, 0] == np.arange(50)).all()
+    everything = index.top_k(x[:50], 10, exact=False, probes=len(index.centroids))
+    np.testing.assert_array_equal(everything[0], want[0])  # every cell probed: the exact top 10
 
 
 def test_a_tampered_or_truncated_index_is_refused_with_one_line(tmp_path, small_cells):

@@ -9,9 +9,9 @@ ITEMS is a file of texts (one per line, or JSON lines), a .npy of their vectors 
 encode's output, memory-mapped: read a block at a time) or an index folder of repro index; an
 item's id is its row, from 0 (a line of the texts file, as repro encode numbers its rows), or
 in an index folder the id it was given. An index folder encodes the queries with its own
-encoder, and from 20,000 items on scans the items of each query's 256 nearest k-means cells
-(of 2,048 for a large index: approximate, docs/SEARCH.md gives its recall of the exact top 10;
-every score exact; --exact scans every item). The queries are the TEXTs given, or
+encoder and scans its vectors once (their lengths are kept); with --cells, only the items of
+each query's 256 nearest k-means cells (of 2,048 for a large index: approximate, docs/SEARCH.md
+gives its recall of the exact top 10; every score exact). The queries are the TEXTs given, or
 --queries FILE (texts, or a .npy). A score is the couple's score of repro similarity, higher =
 more similar: the metric --model records, else the shipped model's (the cosine for --pretrained
 best, the default), or --metric, which is needed when no encoder is named and every input is a
@@ -50,7 +50,8 @@ def main(argv=None) -> int:
     ap.add_argument("texts", nargs="*", metavar="TEXT", help="query texts (or --queries)")
     ap.add_argument("--queries", help="a file of query texts, or a .npy of query vectors")
     ap.add_argument("-k", type=int, default=10, help="neighbours per query (default: 10)")
-    ap.add_argument("--exact", action="store_true", help="in an index folder, scan every item")
+    ap.add_argument("--cells", action="store_true", help="in an index folder, scan only the items of each query's "
+                                                         "nearest k-means cells (approximate)")
     ap.add_argument("--out", help="the .npz to write: ids and scores, (queries, k) each (default: TSV on standard "
                                   "output)")
     add_common_options(ap)
@@ -95,7 +96,7 @@ def _from_index(args, queries) -> int:
             if enc is None:
                 raise InputError(args.items, "holds no encoder (built from vectors): give the queries as a .npy")
             q = enc.transform(queries)
-        rows, scores = index.top_k(q, args.k, exact=args.exact or None)
+        rows, scores = index.top_k(q, args.k, exact=not args.cells)
     report_warnings(caught)
     names = index.id_of(rows)
     k = rows.shape[1]

@@ -8,6 +8,7 @@ Files (no pickle anywhere):
   64 rows spread over the set and the length (a full check: :func:`verify`);
 - ``vectors.npy``: (n, dim) float32, the vectors as given, row i the i-th item added
   (``np.load(..., mmap_mode="r")`` reads it); its header has room to grow, so an add appends;
+- ``norms.npy``: (n, 1) float64, each vector's length (a query reads the vectors once);
 - ``centroids.npy``, ``cells.npy`` (cosine only): the cells' (C, dim) float32 centroids and each
   item's probed cells, (n, P) int32, its home first, -1 for none (:mod:`repro.search.cells`);
 - ``ids.txt``: one id per line, where ids were given (otherwise an item's id is its row);
@@ -40,15 +41,12 @@ from repro.search import cellsearch
 from repro.search.neighbours import as_matrix, norms, top_k as exact_top_k
 
 FORMAT, VERSION = "repro-index", 1
-MANIFEST, VECTORS, CENTROIDS, CELLS, IDS = "manifest.json", "vectors.npy", "centroids.npy", "cells.npy", "ids.txt"
+MANIFEST, VECTORS, NORMS, CENTROIDS, CELLS, IDS = ("manifest.json", "vectors.npy", "norms.npy", "centroids.npy", "cells.npy",
+                                                   "ids.txt")
 #: bytes of a growable .npy header (magic, version, length and the padded dict)
 HEADER = 128
 #: rows whose SHA-256 the manifest keeps (the vectors' cheap check on every load)
 SAMPLE_ROWS = 64
-#: items below which a query scans every item exactly
-TOPK_CROSSOVER = 20_000
-#: queries at most that go through the cells (more: every item scanned, in blocks of queries)
-FEW_QUERIES = 32
 
 
 def _header(shape: tuple, dtype: str) -> bytes:
@@ -122,6 +120,7 @@ class Index:
         self.n, self.dim, self.metric = int(manifest["n"]), int(manifest["dim"]), manifest["metric"]
         self.encoder = manifest.get("encoder")
         self.vectors = _rows(self.path(VECTORS), self.n, self.dim, "<f4")
+        self.norms = np.asarray(_rows(self.path(NORMS), self.n, 1, "<f8")).ravel()
         self.centroids = self.cells = None
         if manifest.get("cells"):
             c = manifest["cells"]
@@ -147,21 +146,18 @@ class Index:
         every = self.ids()
         return [every[int(r)] for r in rows]
 
-    def top_k(self, queries, k: int, *, probes: int = cellsearch.QUERY_PROBES, exact: bool | None = None):
+    def top_k(self, queries, k: int, *, probes: int = cellsearch.QUERY_PROBES, exact: bool = True):
         """(rows, scores), (Q, k) each: the ``k`` items of highest score with each query (best first,
-        ties by the lower row): every item scanned exactly below :data:`TOPK_CROSSOVER` items, for
-        more than :data:`FEW_QUERIES` queries (a batch scans every item faster than the cells, a
-        query at a time, do), under the Euclidean distance or with ``exact=True``; else
-        (``exact=False`` forces it) the members of each query's ``probes`` nearest cells, scored exactly."""
+        ties by the lower row), every item scanned exactly (its kept lengths, ``norms.npy``: one
+        read of the vectors); with ``exact=False`` (cosine only) the members of each query's
+        ``probes`` nearest cells only, scored exactly (approximate: docs/SEARCH.md)."""
         queries = as_matrix(queries, "queries", self.dim, "the index's")
         k = min(int(k), self.n)
-        few = len(queries) <= FEW_QUERIES
-        if exact or self.cells is None or (exact is None and (self.n < TOPK_CROSSOVER or not few)):
-            return exact_top_k(queries, self.vectors, k, self.metric)
+        if exact or self.cells is None:
+            return exact_top_k(queries, self.vectors, k, self.metric, corpus_norms=self.norms)
         q_cells, _ = cellmod.nearest_cells(queries, self.centroids, self.metric, probes)
         return cellsearch.top_k(self.vectors, np.asarray(self.cells[:, 0]), self.centroids, queries, q_cells, k,
                                 self.metric)
-
 
     def duplicates(self, threshold: float, rule: str = "groups", exact: bool | None = None):
         """:func:`repro.search.duplicates.near_duplicates` of the folder's items, through its own cells."""
@@ -174,7 +170,7 @@ def _manifest(folder: str, n: int, dim: int, metric: str, encoder, cells: dict |
               vectors: np.ndarray, extra: list) -> dict:
     files = {name: {"bytes": os.path.getsize(os.path.join(folder, name)),
                     "sha256": store.sha256(os.path.join(folder, name))}
-             for name in ([CENTROIDS, CELLS] if cells else []) + ([IDS] if ids else []) + list(extra)}
+             for name in [NORMS] + ([CENTROIDS, CELLS] if cells else []) + ([IDS] if ids else []) + list(extra)}
     return {"format": FORMAT, "version": VERSION, "n": n, "dim": dim, "metric": metric, "encoder": encoder,
             "cells": cells, "ids": ids, "files": files, "extra": list(extra),
             "vectors": {"bytes": HEADER + n * dim * 4, "sample_sha256": _sample_sha(vectors),
@@ -242,6 +238,7 @@ def create(folder: str, vectors, metric: str, *, rep=None, encoder=None, ids=Non
             shutil.copyfile(src, os.path.join(tmp, name))
         _write_items(os.path.join(tmp, VECTORS), x, rep, 0)
         stored = _rows(os.path.join(tmp, VECTORS), n, x.shape[1], "<f4")
+        _write_rows(os.path.join(tmp, NORMS), norms(stored, "vectors")[:, None], 0, "<f8")
         cells = _place(tmp, stored, metric, 0, seed, None)
         has_ids = ids is not None
         if has_ids:
@@ -271,6 +268,7 @@ def add(folder: str, vectors, *, rep=None, encoder=None, ids=None) -> Index:
     _write_items(os.path.join(folder, VECTORS), x, rep, n_old)
     n = n_old + added
     stored = _rows(os.path.join(folder, VECTORS), n, m["dim"], "<f4")
+    _write_rows(os.path.join(folder, NORMS), norms(stored[n_old:], "vectors")[:, None], n_old, "<f8")
     start = (n_old // cellmod.BLOCK) * cellmod.BLOCK
     cells = _place(folder, stored, m["metric"], start, m["cells"]["seed"] if m.get("cells") else 0, m.get("cells"))
     has_ids = bool(m.get("ids")) or ids is not None
@@ -316,7 +314,7 @@ def load(folder: str, verify: bool = False) -> Index:
             raise InputError(p, "missing")
         if os.path.getsize(p) < meta["bytes"]:
             raise InputError(p, f"truncated: {os.path.getsize(p):,} bytes, the manifest says {meta['bytes']:,}")
-        if name in (IDS,) or name == CELLS:
+        if name in (IDS, CELLS, NORMS):
             continue  # may hold rows past the manifest's n (an interrupted add): checked below
         if store.sha256(p) != meta["sha256"]:
             raise InputError(p, "changed since the index was written (SHA-256 differs from the manifest's)")
@@ -324,7 +322,7 @@ def load(folder: str, verify: bool = False) -> Index:
     if _sample_sha(index.vectors) != m["vectors"]["sample_sha256"]:
         raise InputError(index.path(VECTORS), "changed since the index was written (its sampled rows' SHA-256 "
                                               "differs from the manifest's)")
-    for name in (CELLS, IDS):
+    for name in (NORMS, CELLS, IDS):
         meta = m.get("files", {}).get(name)
         if meta and _prefix_sha(index.path(name), meta["bytes"]) != meta["sha256"]:
             raise InputError(index.path(name), "changed since the index was written (SHA-256 differs from the manifest's)")

@@ -242,14 +242,16 @@ def _search_block(pool: Pool, s: np.ndarray, c0: int, filling: np.ndarray) -> No
 
 
 def top_k(queries, corpus, k: int, metric: str = "cosine", *, query_block: int = QUERY_BLOCK,
-          corpus_block: int = CORPUS_BLOCK) -> tuple[np.ndarray, np.ndarray]:
+          corpus_block: int = CORPUS_BLOCK, corpus_norms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(ids, scores) of the ``k`` corpus items that score highest with each query: (Q, k) int64
     row indices of ``corpus`` and (Q, k) float64 scores, best first, ties by the lower index.
 
     ``queries``: (Q, d) vectors; ``corpus``: (N, d) vectors (an array or a memory map, read one
     block at a time); ``metric``: "cosine" or "euclidean" (minus the distance), as
     :func:`repro.core.textmetric.vector_scores` scores a couple. ``k`` larger than N is cut to N (a
-    warning). Bad input raises :class:`repro.errors.InputError` naming the argument.
+    warning). ``corpus_norms``: :func:`norms` of ``corpus``, where kept (an index folder's), so that a
+    few queries do not read every row twice. Bad input raises :class:`repro.errors.InputError`
+    naming the argument.
     """
     check_metric(metric)
     queries, corpus = as_matrix(queries, "queries"), as_matrix(corpus, "corpus")
@@ -260,7 +262,8 @@ def top_k(queries, corpus, k: int, metric: str = "cosine", *, query_block: int =
             raise InputError(name, f"must be a whole number of at least 1, got {size!r}")
     (nq, dim), n = queries.shape, corpus.shape[0]
     k = check_k(k, n)
-    q_all, c_all = norms(queries, "queries"), norms(corpus, "corpus")
+    q_all = norms(queries, "queries")
+    c_all = norms(corpus, "corpus") if corpus_norms is None else corpus_norms  # :func:`norms` of it, kept (an index's)
     ids, scores = np.empty((nq, k), np.int64), np.empty((nq, k))
     flat = np.empty(min(query_block, nq) * min(corpus_block, n), np.float32)  # every block's scores, in turn
     kept = {} if nq > query_block and n * dim * 4 <= OPERAND_CACHE_BYTES else None  # c0 -> the block's operand
