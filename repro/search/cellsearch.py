@@ -13,6 +13,8 @@ couple is reported that the exact path would not report, with the same score.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from repro.search.neighbours import PAIR_CHUNK, block_scores, down32, exact, left_operand, operand, rounding_bound
@@ -26,7 +28,12 @@ QUERY_PROBES = 256
 Q_BLOCK, M_BLOCK = 4096, 4096
 #: probed cells per item at most, and how much lower than its home's a probed centroid's score may be
 MAX_PROBES, MARGIN = 6, 0.15
-_UPPER = np.triu(np.ones((M_BLOCK, M_BLOCK), bool), 1)
+
+
+@functools.cache
+def _upper() -> np.ndarray:
+    """(M_BLOCK, M_BLOCK) bool, True above the diagonal (made on first use: 16 MB, a tenth of a second)."""
+    return np.triu(np.ones((M_BLOCK, M_BLOCK), bool), 1)
 
 
 def inverted(cells: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -63,7 +70,7 @@ def _passing(s: np.ndarray, bound32: np.ndarray, q_ids: np.ndarray, m_ids: np.nd
     a cell's members against themselves)."""
     mask = s >= bound32[:, None]
     if upper:
-        mask &= _UPPER[:mask.shape[0], :mask.shape[1]]
+        mask &= _upper()[:mask.shape[0], :mask.shape[1]]
     flat = np.flatnonzero(mask)  # faster than a 2-d nonzero
     i, j = q_ids[flat // s.shape[1]], m_ids[flat % s.shape[1]]
     i, j = i[i != j], j[i != j]
