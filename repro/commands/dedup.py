@@ -47,7 +47,7 @@ from repro.commands.options import report_warnings
 from repro.commands.vectorsource import (add_common_options, check_dims, encoder_for, is_index, metric_of, parser,
                                          read_items)
 from repro.search.dedup import check_threshold
-from repro.search.duplicates import Duplicates, near_duplicates, uses_cells
+from repro.search.duplicates import Duplicates, near_duplicates
 
 
 def summary(group: np.ndarray, size: np.ndarray) -> str:
@@ -64,7 +64,7 @@ def tsv(r: Duplicates) -> str:
                    for i, (k, d, s) in enumerate(zip(r.kept, r.duplicate_of, r.score)))
 
 
-def find(args, metric_hint=None) -> tuple[Duplicates, float, str]:
+def find(args) -> tuple[Duplicates, float, str]:
     """The near-duplicates of ITEMS by the options: (result, threshold, metric)."""
     exact = True if args.exact else (False if args.cells else None)
     if is_index(args.items):
@@ -79,11 +79,7 @@ def find(args, metric_hint=None) -> tuple[Duplicates, float, str]:
     check_dims({args.items: items}, enc)
     if isinstance(items, np.ndarray):
         return near_duplicates(items, t, metric, rule=args.keep, exact=exact), t, metric
-    if uses_cells(len(items), t, metric, exact):
-        from repro.encode.distinct import transform_distinct
-        v, rep = transform_distinct(enc, items, args.processes)
-        return near_duplicates(v, t, metric, rule=args.keep, rep=rep, exact=False), t, metric
-    return near_duplicates(enc.transform(items), t, metric, rule=args.keep, exact=True), t, metric
+    return enc.dedup(items, t, keep=args.keep, exact=exact, metric=metric, processes=args.processes), t, metric
 
 
 def main(argv=None) -> int:

@@ -20,15 +20,14 @@ temporary folder renamed at the end; an add writes the manifest last (docs/SEARC
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import warnings
 
+from repro.io import store
 from repro.errors import InputError, run
 from repro.commands.options import encoder_from, report_warnings
-from repro.commands.vectorsource import (ENCODER_FILE, add_common_options, index_encoder, metric_of, names_encoder,
-                                         parser, read_items)
+from repro.commands.vectorsource import (add_common_options, check_dims, index_encoder, metric_of, names_encoder, parser,
+                                         read_items)
 from repro.search import indexfolder
 
 
@@ -42,44 +41,26 @@ def main(argv=None) -> int:
     npy = args.items.endswith(".npy")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if args.add:
-            index = indexfolder.load(args.index)
-            enc = index_encoder(args, index) if (not npy or names_encoder(args)) else None
+        index = indexfolder.load(args.index) if args.add else None
+        enc = None
+        if not npy or names_encoder(args):  # texts, or vectors of a named encoder
+            enc = index_encoder(args, index) if args.add else encoder_from(args)
             if enc is None and not npy:
                 raise InputError(args.index, "holds no encoder (built from vectors): add a .npy of vectors")
-            v, rep, ids = _items(args, enc)
-            index = indexfolder.add(args.index, v, rep=rep, ids=ids, encoder=enc.identity if enc else None)
+        items, ids = (read_items(args.items), None) if npy else store.read_texts_ids(args.items, args.format)
+        check_dims({args.items: items}, enc)
+        if enc is not None:
+            index = enc.index(items, args.index, ids=ids, add=args.add, metric=None if args.add else metric_of(args, enc),
+                              processes=args.processes)
+        elif args.add:
+            index = indexfolder.add(args.index, items)
         else:
-            enc = encoder_from(args) if (not npy or names_encoder(args)) else None
-            metric = metric_of(args, enc)
-            v, rep, ids = _items(args, enc)
-            with tempfile.TemporaryDirectory() as tmp:
-                files = {}
-                if enc is not None:
-                    enc.save(os.path.join(tmp, ENCODER_FILE))
-                    files = {ENCODER_FILE: os.path.join(tmp, ENCODER_FILE),
-                             "encoder.json": os.path.join(tmp, "encoder.json")}
-                index = indexfolder.create(args.index, v, metric, rep=rep, ids=ids, files=files,
-                                           encoder=enc.identity if enc else None)
+            index = indexfolder.create(args.index, items, metric_of(args, None))
     report_warnings(caught)
     cells = index.manifest.get("cells")
     print(f"index: {index.n:,} items, {index.dim}-d, {index.metric}"
           + (f", {cells['count']:,} cells" if cells else "") + f" -> {args.index}")
     return 0
-
-
-def _items(args, enc):
-    """(rows, rep, ids) of ITEMS: a .npy's rows (rep None), or the distinct texts' vectors and each text's row."""
-    from repro.io import store
-    if args.items.endswith(".npy"):
-        x = read_items(args.items)
-        if enc is not None and x.shape[1] != enc.dim:
-            raise InputError(args.items, f"{x.shape[1]}-d vectors, but the encoder's are {enc.dim}-d")
-        return x, None, None
-    from repro.encode.distinct import transform_distinct
-    texts, ids = store.read_texts_ids(args.items, args.format)
-    v, rep = transform_distinct(enc, texts, args.processes)
-    return v, rep, ids
 
 
 if __name__ == "__main__":

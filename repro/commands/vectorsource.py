@@ -83,9 +83,6 @@ def names_encoder(args) -> bool:
     return bool(args.model or args.vectors or args.df or args.corpus or getattr(args, "pretrained", "default") != "default")
 
 
-ENCODER_FILE = "encoder.npz"
-
-
 def index_encoder(args, index):
     """The encoder of an index folder: the one the options name, refused unless it is the one the
     folder was built with; else the one it holds (``encoder.npz``); None for a folder of vectors
@@ -96,7 +93,8 @@ def index_encoder(args, index):
             raise InputError(index.folder, "was built by another encoder than the one the options name (leave "
                                            "them out to use the index's own)")
         return enc
-    held = index.path(ENCODER_FILE)
+    from repro.search.indexfolder import ENCODER
+    held = index.path(ENCODER)
     if os.path.exists(held):
         from repro.encode.encoder import Encoder
         return Encoder.load(held)

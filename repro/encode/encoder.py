@@ -466,22 +466,29 @@ class Encoder:
         rows, rep = transform_distinct(self, list(items), processes)
         return near_duplicates(rows, threshold, metric, rule=keep, rep=rep, exact=False)
 
-    def index(self, texts, folder: str, *, ids=None, add: bool = False, processes: int | None = 1):
-        """An index folder of ``texts`` (built; with ``add=True`` grown) that :meth:`neighbours`,
+    def index(self, items, folder: str, *, ids=None, add: bool = False, metric: str | None = None,
+              processes: int | None = 1):
+        """An index folder of ``items`` (texts, encoded once per distinct text, or an (n, d) array of
+        this encoder's vectors; built, or with ``add=True`` grown) that :meth:`neighbours`,
         :meth:`dedup`, ``repro neighbours FOLDER`` and ``repro dedup FOLDER`` search
-        (:mod:`repro.search.indexfolder`); it holds this encoder (``encoder.npz``).
+        (:mod:`repro.search.indexfolder`), scored by ``metric`` (default: the encoder's; a grown
+        folder keeps its own); it holds this encoder (``encoder.npz``). ``ids``: one per item (None
+        for an item's row), or None; ``processes``: those that encode (:mod:`repro.encode.distinct`).
 
         Returns:
           The :class:`repro.search.indexfolder.Index`, loaded.
         """
-        rows, rep = transform_distinct(self, list(texts), processes)
+        if isinstance(items, np.ndarray):
+            rows, rep = vectors_of(items, "items", self.dim, self.transform), None
+        else:
+            rows, rep = transform_distinct(self, list(items), processes)
         if add:
             return indexfolder.add(folder, rows, rep=rep, ids=ids, encoder=self.identity)
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "encoder.npz")
-            self.save(path)
-            return indexfolder.create(folder, rows, self.metric, rep=rep, ids=ids, encoder=self.identity,
-                                      files={"encoder.npz": path, "encoder.json": path[:-4] + ".json"})
+            self.save(os.path.join(tmp, indexfolder.ENCODER))
+            files = {name: os.path.join(tmp, name) for name in os.listdir(tmp)}  # the .npz and its .json
+            return indexfolder.create(folder, rows, check_metric(metric or self.metric), rep=rep, ids=ids,
+                                      encoder=self.identity, files=files)
 
     def _check_index(self, index, metric) -> None:
         if index.encoder is not None and index.encoder != self.identity:

@@ -20,13 +20,12 @@ import numpy as np
 from repro.search.neighbours import PAIR_CHUNK, block_scores, down32, exact, left_operand, operand, rounding_bound
 from repro.search.neighbours import norms as row_norms
 
-#: probed cells per item for the couples of a set (symmetric: a couple is found from either side)
-PROBES = 3
 #: probed cells per query for the top k
 QUERY_PROBES = 256
 #: rows of the probing items and of a cell's members per block product
 Q_BLOCK, M_BLOCK = 4096, 4096
-#: probed cells per item at most, and how much lower than its home's a probed centroid's score may be
+#: probed cells per item at most (a couple is found from either side), and how much lower than its
+#: home's a probed centroid's score may be
 MAX_PROBES, MARGIN = 6, 0.15
 
 
@@ -78,7 +77,7 @@ def _passing(s: np.ndarray, bound32: np.ndarray, q_ids: np.ndarray, m_ids: np.nd
 
 
 def candidates(x, x_norms: np.ndarray, cells: np.ndarray, count: int, threshold: float, metric: str,
-               probes: int = PROBES, progress=None) -> np.ndarray:
+               probes: int = MAX_PROBES, progress=None) -> np.ndarray:
     """Sorted distinct keys i * n + j (i < j) of the candidate couples (module docstring) whose float32
     score reaches the threshold less the rounding bound: a cell's members against themselves (each
     couple once) and the items that probe it from another home against its members."""
@@ -134,8 +133,12 @@ def exact_scores(x, i: np.ndarray, j: np.ndarray, metric: str, norms64: np.ndarr
     :func:`float64_norms` ``norms64`` when given (the same per-row operations, not done twice)."""
     if metric != "cosine" or norms64 is None:
         return exact(x, i, x, j, metric)
-    a, b = np.asarray(x[i], np.float64), np.asarray(x[j], np.float64)
-    norms = norms64[i] * norms64[j]
+    return _cosine(np.asarray(x[i], np.float64), np.asarray(x[j], np.float64), norms64[i] * norms64[j])
+
+
+def _cosine(a: np.ndarray, b: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """The cosine of float64 rows a[i], b[i] from the product of their lengths, by the operations of
+    :func:`repro.core.textmetric.vector_scores` (0 where a length is 0; clipped to [-1, 1])."""
     dots = np.einsum("ij,ij->i", a, b)
     cosine = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
     return np.clip(cosine, -1.0, 1.0, out=cosine)
@@ -151,9 +154,7 @@ def self_scores(x, metric: str, block: int = 65536) -> np.ndarray:
             out[lo:lo + len(a)] = -np.linalg.norm(a - a, axis=1)
             continue
         n = np.linalg.norm(a, axis=1)
-        norms, dots = n * n, np.einsum("ij,ij->i", a, a)
-        cosine = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
-        out[lo:lo + len(a)] = np.clip(cosine, -1.0, 1.0, out=cosine)
+        out[lo:lo + len(a)] = _cosine(a, a, n * n)
     return out
 
 
@@ -178,7 +179,7 @@ def scored(x, keys: np.ndarray, threshold: float, metric: str,
 
 
 def couples(x, x_norms: np.ndarray, cells: np.ndarray, count: int, threshold: float, metric: str,
-            probes: int = PROBES, progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            probes: int = MAX_PROBES, progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(i, j, score): the candidate couples (module docstring) scoring at least ``threshold``, each
     once with i < j, sorted by (i, j); scores exact (float64). ``x``: (n, d) vectors; ``x_norms``:
     their lengths; ``cells``: (n, P) each item's nearest cells, nearest first (P >= ``probes``);

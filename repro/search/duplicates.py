@@ -70,9 +70,10 @@ def uses_cells(rows: int, threshold: float, metric: str, exact: bool | None) -> 
 
 
 def cell_couples(v, threshold: float, metric: str = "cosine", *, seed: int = 0, probes: int = cellsearch.MAX_PROBES,
-                 margin: float = cellsearch.MARGIN, progress=None):
-    """(i, j, score) of the rows of ``v`` through k-means cells learned on its first rows."""
-    v_norms = norms(v, "vectors")
+                 margin: float = cellsearch.MARGIN, v_norms: np.ndarray | None = None, progress=None):
+    """(i, j, score) of the rows of ``v`` through k-means cells learned on its first rows
+    (``v_norms``: their lengths, where known)."""
+    v_norms = norms(v, "vectors") if v_norms is None else v_norms
     centroids = cellmod.train_cells(v, metric, seed=seed)
     near, near_scores = cellmod.nearest_cells(v, centroids, metric, probes, x_norms=v_norms)
     probed = cellsearch.probed(near, near_scores, probes, margin)
@@ -80,12 +81,14 @@ def cell_couples(v, threshold: float, metric: str = "cosine", *, seed: int = 0, 
 
 
 def near_duplicates(vectors, threshold: float, metric: str = "cosine", *, rule: str = "groups", rep=None,
-                    exact: bool | None = None, seed: int = 0, cells_of=None, progress=None) -> Duplicates:
+                    exact: bool | None = None, seed: int = 0, cells_of=None, row_norms: np.ndarray | None = None,
+                    progress=None) -> Duplicates:
     """The near-duplicates of a set under ``rule`` ("groups": single linkage; "first": keep the first,
     drop what scores at least ``threshold`` with a kept item). ``vectors``: (R, d) rows (an array or
     a memory map); ``rep``: (N,) each item's row (default: item i is row i); ``exact``: True forces
     the exact scan, False the cells, None chooses by size (:func:`uses_cells`); ``cells_of``: the
-    rows' probed cells and their number, where known (an index folder's), else learned here."""
+    rows' probed cells and their number, where known (an index folder's), else learned here;
+    ``row_norms``: the rows' lengths (:func:`repro.search.neighbours.norms`), where known."""
     v = as_matrix(vectors, "vectors")
     t = dedup.check_threshold(threshold, metric)
     check_rule(rule)
@@ -97,9 +100,10 @@ def near_duplicates(vectors, threshold: float, metric: str = "cosine", *, rule: 
         return Duplicates("groups", "exact", -1, group=group, size=size)
     if cells and cells_of is not None:
         probed, count = cells_of
-        i, j, s = cellsearch.couples(v, norms(v, "vectors"), probed, count, t, metric, probed.shape[1], progress)
+        v_norms = norms(v, "vectors") if row_norms is None else row_norms
+        i, j, s = cellsearch.couples(v, v_norms, probed, count, t, metric, probed.shape[1], progress)
     elif cells:
-        i, j, s = cell_couples(v, t, metric, seed=seed, progress=progress)
+        i, j, s = cell_couples(v, t, metric, seed=seed, v_norms=row_norms, progress=progress)
     else:
         i, j, s = dedup.couples(v, t, metric)
     self_score = cellsearch.self_scores(v, metric)

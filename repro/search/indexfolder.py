@@ -5,7 +5,7 @@ Files (no pickle anywhere):
 
 - ``manifest.json``: what the folder holds (``n``, ``dim``, ``metric``, the encoder's identity, the
   cells' settings) and a SHA-256 of every file but the vectors, of which it keeps the SHA-256 of
-  64 rows spread over the set and the length (a full check: :func:`verify`);
+  64 rows spread over the set, the length and (checked by ``load(verify=True)``) a SHA-256 of every byte;
 - ``vectors.npy``: (n, dim) float32, the vectors as given, row i the i-th item added
   (``np.load(..., mmap_mode="r")`` reads it); its header has room to grow, so an add appends;
 - ``norms.npy``: (n, 1) float64, each vector's length (a query reads the vectors once);
@@ -43,6 +43,8 @@ from repro.search.neighbours import as_matrix, norms, top_k as exact_top_k
 FORMAT, VERSION = "repro-index", 1
 MANIFEST, VECTORS, NORMS, CENTROIDS, CELLS, IDS = ("manifest.json", "vectors.npy", "norms.npy", "centroids.npy", "cells.npy",
                                                    "ids.txt")
+#: the encoder a folder holds, where it holds one (its .json beside it), written by the caller
+ENCODER = "encoder.npz"
 #: bytes of a growable .npy header (magic, version, length and the padded dict)
 HEADER = 128
 #: rows whose SHA-256 the manifest keeps (the vectors' cheap check on every load)
@@ -163,7 +165,8 @@ class Index:
         """:func:`repro.search.duplicates.near_duplicates` of the folder's items, through its own cells."""
         from repro.search.duplicates import near_duplicates
         cells_of = None if self.cells is None else (np.asarray(self.cells), len(self.centroids))
-        return near_duplicates(self.vectors, threshold, self.metric, rule=rule, exact=exact, cells_of=cells_of)
+        return near_duplicates(self.vectors, threshold, self.metric, rule=rule, exact=exact, cells_of=cells_of,
+                               row_norms=self.norms)
 
 
 def _manifest(folder: str, n: int, dim: int, metric: str, encoder, cells: dict | None, ids: bool,
@@ -177,9 +180,11 @@ def _manifest(folder: str, n: int, dim: int, metric: str, encoder, cells: dict |
                         "sha256": _prefix_sha(os.path.join(folder, VECTORS), HEADER + n * dim * 4, skip=HEADER)}}
 
 
-def _place(folder: str, vectors: np.ndarray, metric: str, start: int, seed: int, cells: dict | None) -> dict | None:
+def _place(folder: str, vectors: np.ndarray, v_norms: np.ndarray, metric: str, start: int, seed: int,
+           cells: dict | None) -> dict | None:
     """Learn the cells (when the training prefix changed) and write every item's probed cells from
-    ``start`` on (a multiple of :data:`repro.search.cells.BLOCK`); the cells' settings, or None."""
+    ``start`` on (a multiple of :data:`repro.search.cells.BLOCK`); ``v_norms``: the vectors'
+    lengths (``norms.npy``); the cells' settings, or None."""
     if metric != "cosine":
         return None
     n = len(vectors)
@@ -191,9 +196,7 @@ def _place(folder: str, vectors: np.ndarray, metric: str, start: int, seed: int,
     else:
         centroids = np.asarray(_rows(os.path.join(folder, CENTROIDS), cells["count"], vectors.shape[1], "<f4"))
     probes, margin = cellsearch.MAX_PROBES, cellsearch.MARGIN
-    tail_norms = np.zeros(n)
-    tail_norms[start:] = norms(vectors[start:], "vectors")
-    near, near_scores = cellmod.nearest_cells(vectors, centroids, metric, probes, start=start, x_norms=tail_norms)
+    near, near_scores = cellmod.nearest_cells(vectors, centroids, metric, probes, start=start, x_norms=v_norms)
     probed = cellsearch.probed(near, near_scores, near.shape[1], margin)
     _write_rows(os.path.join(folder, CELLS), probed.astype(np.int32), start, "<i4")
     return {"count": len(centroids), "train": n_train, "seed": seed, "probes": int(probed.shape[1]),
@@ -238,8 +241,9 @@ def create(folder: str, vectors, metric: str, *, rep=None, encoder=None, ids=Non
             shutil.copyfile(src, os.path.join(tmp, name))
         _write_items(os.path.join(tmp, VECTORS), x, rep, 0)
         stored = _rows(os.path.join(tmp, VECTORS), n, x.shape[1], "<f4")
-        _write_rows(os.path.join(tmp, NORMS), norms(stored, "vectors")[:, None], 0, "<f8")
-        cells = _place(tmp, stored, metric, 0, seed, None)
+        v_norms = norms(stored, "vectors")
+        _write_rows(os.path.join(tmp, NORMS), v_norms[:, None], 0, "<f8")
+        cells = _place(tmp, stored, v_norms, metric, 0, seed, None)
         has_ids = ids is not None
         if has_ids:
             _write_ids(tmp, ids, 0, False)
@@ -269,8 +273,10 @@ def add(folder: str, vectors, *, rep=None, encoder=None, ids=None) -> Index:
     n = n_old + added
     stored = _rows(os.path.join(folder, VECTORS), n, m["dim"], "<f4")
     _write_rows(os.path.join(folder, NORMS), norms(stored[n_old:], "vectors")[:, None], n_old, "<f8")
+    v_norms = np.asarray(_rows(os.path.join(folder, NORMS), n, 1, "<f8")).ravel()
     start = (n_old // cellmod.BLOCK) * cellmod.BLOCK
-    cells = _place(folder, stored, m["metric"], start, m["cells"]["seed"] if m.get("cells") else 0, m.get("cells"))
+    cells = _place(folder, stored, v_norms, m["metric"], start, m["cells"]["seed"] if m.get("cells") else 0,
+                   m.get("cells"))
     has_ids = bool(m.get("ids")) or ids is not None
     if has_ids:
         _write_ids(folder, ids if ids is not None else range(n_old, n), n_old, bool(m.get("ids")))

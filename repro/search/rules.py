@@ -66,10 +66,9 @@ def keep_first(i: np.ndarray, j: np.ndarray, score: np.ndarray, rep: np.ndarray,
     kept = np.ones(n, bool)
     dup = np.full(n, -1, np.int64)
     dup_score = np.full(n, np.nan)
-    first_kept = np.full(rows, -1, np.int64)  # a row's first kept item
     count = np.bincount(rep, minlength=rows)
     busy = (starts[1:] > starts[:-1]) | (self_ok & (count > 1))  # rows whose items may be dropped
-    first_kept_l, busy_l, self_ok_l = [-1] * rows, busy.tolist(), self_ok.tolist()
+    first_kept_l, busy_l, self_ok_l = [-1] * rows, busy.tolist(), self_ok.tolist()  # a row's first kept item
     starts_l, b_l, s_l, self_score_l = starts.tolist(), b.tolist(), s.tolist(), self_score.tolist()
     for item, r in enumerate(rep.tolist()):
         if not busy_l[r]:
@@ -87,7 +86,6 @@ def keep_first(i: np.ndarray, j: np.ndarray, score: np.ndarray, rep: np.ndarray,
             kept[item], dup[item], dup_score[item] = False, best, best_s
         elif first_kept_l[r] < 0:
             first_kept_l[r] = item
-    del first_kept
     return kept, dup, dup_score
 
 

@@ -51,6 +51,8 @@ class Window:
         self.t = check_threshold(threshold, metric)
         self.metric, self.count, self.span = metric, count, span
         self.x = np.zeros((0, dim), np.float32)
+        self.norms = np.zeros(0)  # the window's lengths and float32 operands, kept from batch to batch
+        self.op = np.zeros((0, dim), np.float32)
         self.ids: list = []
         self.times = np.zeros(0)
         self.seen = 0  # texts so far: the stream position of the window's first one is seen - len(x)
@@ -72,7 +74,9 @@ class Window:
                                          "(a stream's times must not decrease)")
         every = np.concatenate([self.x, x])
         first = self.seen - len(self.x)  # stream position of every[0]
-        e_norms, q_norms = norms(every, "vectors"), norms(x, "vectors")
+        q_norms = norms(x, "vectors")
+        e_norms = np.concatenate([self.norms, q_norms])
+        e_op = np.concatenate([self.op, operand(x, q_norms, self.metric)])
         left = left_operand(x, q_norms, self.metric)
         bound = down32(threshold_bound(q_norms, self.t, self.metric) - rounding_bound(
             q_norms, e_norms.max(initial=0), x.shape[1], self.metric))
@@ -81,7 +85,7 @@ class Window:
         found_r, found_c = [], []
         for c0 in range(0, len(every), COLUMNS):
             cols = slice(c0, c0 + COLUMNS)
-            s = block_scores(left, operand(every[cols], e_norms[cols], self.metric), e_norms[cols], self.metric)
+            s = block_scores(left, e_op[cols], e_norms[cols], self.metric)
             flat = np.flatnonzero(s >= bound[:, None])  # few: the window's rule is applied to them only
             r, c = flat // s.shape[1], c0 + flat % s.shape[1]
             pos_r, pos_c = pos_new[r], first + c
@@ -99,19 +103,19 @@ class Window:
         all_ids = self.ids + list(ids)
         out = Related(pos_new[r], first + c, sc, [all_ids[len(self.x) + i] for i in r.tolist()],
                       [all_ids[i] for i in c.tolist()])
-        self._slide(every, x, ids, times)
+        self._slide(every, e_norms, e_op, all_ids, t_all)
         return out
 
-    def _slide(self, every, x, ids, times) -> None:
-        """The window after a batch: the last ``count`` texts, or those within the span of the last time."""
-        self.seen += len(x)
-        all_ids = self.ids + list(ids)
+    def _slide(self, every, e_norms, e_op, all_ids: list, t_all) -> None:
+        """The window after a batch (``every``: the window and the batch, with their lengths, operands,
+        ids and times): the last ``count`` texts, or those within the span of the last time."""
+        self.seen += len(every) - len(self.x)
         if self.count is not None:
             keep = max(0, len(every) - self.count)
         else:
-            t_all = np.concatenate([self.times, times])
             keep = int(np.searchsorted(t_all, t_all[-1] - self.span, side="left")) if t_all.size else 0
             self.times = t_all[keep:]
         self.x = np.ascontiguousarray(every[keep:])
+        self.norms, self.op = e_norms[keep:], np.ascontiguousarray(e_op[keep:])
         self.ids = all_ids[keep:]
 
