@@ -216,6 +216,21 @@ def test_kernel_pieces():
     np.testing.assert_allclose(got, [[3.0, 1.0], [0, 0], [0, 4.0]])  # 2 (1, 0) + 1 (1, 1); 4 (0, 1)
 
 
+def test_small_sums_are_scipys_bits(monkeypatch):
+    # below SMALL words a chunk's sums are a NumPy loop: the same bits as SciPy's kernel above it
+    rng = np.random.default_rng(3)
+    table = rng.standard_normal((500, 24)).astype(np.float32)
+    lengths = rng.integers(0, 30, 60).astype(np.int32)
+    ranks = np.sort(rng.integers(0, 500, (60, 30)), axis=1).astype(np.int32)
+    coef = weightedsums.coefficient_table(rng.uniform(0.1, 2.0, 12).astype(np.float32), 30)
+    small = weightedsums.weighted_sums(ranks, lengths, coef, table)
+    monkeypatch.setattr(weightedsums, "SMALL", 0)
+    big = weightedsums.weighted_sums(ranks, lengths, coef, table)
+    assert int(lengths.sum()) < 2048  # so the first call took the loop
+    np.testing.assert_array_equal(small, big)
+    np.testing.assert_array_equal(small[lengths == 0], 0.0)
+
+
 def test_similarity_by_cosine(enc, matrix, corpus):
     # token lists: the paper's rule would read every string "w3" as "w0" (numbers become 0)
     a = [["w1", "w2"], ["w3"], ["w1", "w2", "w7"], ["nothing", "known"]]

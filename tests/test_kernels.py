@@ -114,3 +114,9 @@ def test_an_experiment_warns_where_numpy_came_first_and_not_otherwise():
     # the Makefile exports the pin, so a make target's NumPy is pinned whatever it imports first
     assert run_code("import numpy, experiments", {"NPY_DISABLE_CPU_FEATURES": pins.numpy_features()}).stderr == ""
     assert run_code("import numpy, experiments", {"REPRO_NATIVE_KERNELS": "1"}).stderr == ""
+
+
+def test_numpy_version_read_without_numpy_is_its_metadata():
+    from importlib import metadata
+
+    assert pins._numpy_version() == metadata.version("numpy")

@@ -171,3 +171,16 @@ def test_translated_counts_keep_corpus_counts_and_give_others_one():
     freq = DocFreq(CORPUS, np.arange(1, 1 + len(CORPUS)), 100, np.arange(10, 10 + len(CORPUS))).translate(OTHER)
     np.testing.assert_array_equal(freq.counts, [{w: 10 + i for i, w in enumerate(CORPUS)}.get(w, 1) for w in OTHER])
     assert freq.words == list(OTHER) and freq.n_docs == 100 and freq.counts.dtype == np.int64
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, ">f4"])
+def test_the_finite_check_reads_every_kind_of_nan_and_infinity(dtype):
+    from repro.spaces.vectors import _finite
+
+    info = np.finfo(np.dtype(dtype).newbyteorder("="))
+    ok = np.array([[0.0, -0.0, info.max, -info.max], [info.tiny / 4, 1.0, -1.0, info.eps]], dtype=dtype)
+    assert _finite(ok) and _finite(ok[:, ::2]) and _finite(ok[:0])
+    for bad in (np.nan, np.inf, -np.inf, -np.nan):
+        m = ok.copy()
+        m[1, 3] = bad
+        assert not _finite(m) and not _finite(m[:, 1:]) and not _finite(m.T)

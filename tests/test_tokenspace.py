@@ -281,8 +281,8 @@ def test_wordfreq_counts_are_cached_beside_the_space_by_content(tmp_path, monkey
     fake_wordfreq(monkeypatch, {"cat": 0.6, "cats": 0.3, "the": 0.1})
     listed = fake_list(monkeypatch, tmp_path, b"one list")
     counted = tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx")
-    entries = cache_entries(home + ".mapped")
-    assert len(entries) == 1 and entries[0].startswith(tokenspace.COUNTS_PREFIX)
+    entries = [n for n in cache_entries(home + ".mapped") if n.startswith(tokenspace.COUNTS_PREFIX)]
+    assert len(entries) == 1
     with monkeypatch.context() as m:
         uncomputable(m, (tokenspace, "_count_wordfreq"))
         read = tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx")
@@ -292,13 +292,15 @@ def test_wordfreq_counts_are_cached_beside_the_space_by_content(tmp_path, monkey
         f.write(b"another list")
     fake_wordfreq(monkeypatch, {"cat": 0.1, "the": 0.9})
     other = tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx")
-    assert not np.array_equal(other, counted) and len(cache_entries(home + ".mapped")) == 2
+    assert not np.array_equal(other, counted) and \
+        len([n for n in cache_entries(home + ".mapped") if n.startswith(tokenspace.COUNTS_PREFIX)]) == 2
     path2, size2 = llama_like(tmp_path / "other.json", extra=("▁cats",))
     assert tokenspace.counts_key(tokenspace.TokenSpace(path2, size2, home), "xx") != \
         tokenspace.counts_key(tokenspace.TokenSpace(path, size, home), "xx")
     # a damaged entry is counted again and rewritten
     for name in cache_entries(home + ".mapped"):
-        (tmp_path / "space.mapped" / name).write_bytes(b"not an array")
+        if name.startswith(tokenspace.COUNTS_PREFIX):
+            (tmp_path / "space.mapped" / name).write_bytes(b"not an array")
     np.testing.assert_array_equal(tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx"), other)
     assert np.load(tmp_path / "space.mapped" / f"{tokenspace.COUNTS_PREFIX}"
                    f"{tokenspace.counts_key(tokenspace.TokenSpace(path, size, home), 'xx')}.npy").tobytes() == other.tobytes()
@@ -313,10 +315,11 @@ def test_wordfreq_counts_are_not_cached_without_a_folder_or_a_list_file(tmp_path
     monkeypatch.setenv("REPRO_MAP_CACHE", str(tmp_path / "named"))  # the folder the environment names
     tokenspace.TokenSpace(path, size, str(tmp_path / "b")).wordfreq_counts("xx")
     assert not os.path.exists(tmp_path / "a.mapped") and not os.path.exists(tmp_path / "b.mapped")
-    assert len(cache_entries(tmp_path / "named")) == 1
+    counts = lambda: [n for n in cache_entries(tmp_path / "named") if n.startswith(tokenspace.COUNTS_PREFIX)]
+    assert len(counts()) == 1
     tokenspace.TokenSpace(path, size).wordfreq_counts("yy")  # wordfreq matches "yy" only approximately: no file
     assert tokenspace.counts_key(tokenspace.TokenSpace(path, size), "yy") is None
-    assert len(cache_entries(tmp_path / "named")) == 1
+    assert len(counts()) == 1
 
 
 @pytest.mark.skipif(vectors.importlib.util.find_spec("wordfreq") is None, reason="wordfreq not installed")
@@ -463,3 +466,47 @@ def test_wordllama_from_its_wheel():
         warnings.simplefilter("ignore")
         words, unit = vectors.load_word_vectors("wordllama")
     assert words == names and np.allclose(np.linalg.norm(unit[3:], axis=1), 1.0, atol=1e-5)
+
+
+def test_a_spaces_facts_are_cached_beside_it_and_read_back_the_same(tmp_path, monkeypatch, cache_beside_the_vectors,
+                                                                    cache_entries, uncomputable):
+    """The names, ids and flags a space reads from its tokenizer's JSON are written once beside
+    it, read back equal (its ids too) without parsing the JSON, and computed again from a damaged
+    entry, another tokenizer's bytes, or with the cache off."""
+    path, size = llama_like(tmp_path / "tokenizer.json")
+    home = str(tmp_path / "space")
+    first = tokenspace.TokenSpace(path, size, home)
+    tok = tokenizers.Tokenizer.from_file(path)
+    assert tokenspace.facts_of(tok, size) == tokenspace.Facts(first.size, first.names, first.unknown, first.special,
+                                                             first._added, first.presplit)
+    entries = [n for n in cache_entries(home + ".mapped") if n.startswith(tokenspace.FACTS_PREFIX)]
+    assert len(entries) == 1
+    with monkeypatch.context() as m:
+        uncomputable(m, (tokenspace, "facts_of"))
+        again = tokenspace.TokenSpace(path, size, home)
+    assert (again.size, again.names, again.unknown, again.special, again._added, again.presplit) == \
+        (first.size, first.names, first.unknown, first.special, first._added, first.presplit)
+    texts = ["the cats sat", "a  cat\tsat ", ""]
+    assert again.encode_batch(texts) == first.encode_batch(texts) == \
+        [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)]
+    (tmp_path / "space.mapped" / entries[0]).write_bytes(b"not an archive")
+    assert tokenspace.TokenSpace(path, size, home).names == first.names
+    path2, size2 = llama_like(tmp_path / "other.json", extra=("▁cats",))
+    assert tokenspace.TokenSpace(path2, size2, home).names != first.names
+    assert len([n for n in cache_entries(home + ".mapped") if n.startswith(tokenspace.FACTS_PREFIX)]) == 2
+    monkeypatch.setenv("REPRO_MAP_CACHE", "0")
+    tokenspace.TokenSpace(path, size, str(tmp_path / "off"))
+    assert not os.path.exists(tmp_path / "off.mapped")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_a_safetensors_matrix_is_memory_mapped_as_the_library_reads_it(tmp_path, dtype):
+    rng = np.random.default_rng(0)
+    want = rng.standard_normal((7, 5)).astype(dtype)
+    path = str(tmp_path / "m.safetensors")
+    safetensors_numpy.save_file({"other": np.zeros(3, np.float32), "embeddings": want}, path)
+    got = tokenspace._safetensors_matrix(path)
+    assert isinstance(got, np.memmap) and got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert tokenspace._mapped_tensor(path, "other") is None  # not 2-D: the library reads it (and says so)
+    (tmp_path / "bad.safetensors").write_bytes(b"\xff" * 16)
+    assert tokenspace._mapped_tensor(str(tmp_path / "bad.safetensors"), None) is None

@@ -34,7 +34,6 @@ and the top-mean divides by n. Empty texts (n = 0) get the zero vector for every
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from repro.checks import check_idf, check_table, check_texts
 from repro.core.chunks import CHUNK, host_chunks
@@ -174,7 +173,7 @@ def _tfidf_idf(table, idf) -> np.ndarray:
     return _check_idf(idf, None if table is None else table.shape[0], "tfidf")
 
 
-def tfidf_vectors(tokens, lengths, idf) -> sp.csr_matrix:
+def tfidf_vectors(tokens, lengths, idf) -> "sp.csr_matrix":
     """Sparse (P, V) tf x idf matrix: entry (p, w) = count of word w in text p times idf_w.
 
     Repeated words are summed into one entry (their count), so norms are exact. A text
@@ -185,7 +184,9 @@ def tfidf_vectors(tokens, lengths, idf) -> sp.csr_matrix:
     return tfidf_block(tokens, lengths, idf)
 
 
-def tfidf_block(tokens, lengths, idf) -> sp.csr_matrix:
+def tfidf_block(tokens, lengths, idf) -> "sp.csr_matrix":
+    import scipy.sparse as sp  # here, not at import: the encoder's path never builds tf-idf (a CLI call's 0.2 s)
+
     mask = np.arange(tokens.shape[1]) < lengths[:, None]
     rows = np.nonzero(mask)[0]
     cols = tokens[mask].astype(np.int64)
@@ -223,7 +224,8 @@ def baseline_vectors(method: str, table, tokens, lengths, idf=None, *, top_rule:
 # pair scores
 # ---------------------------------------------------------------------------------------
 
-def row_dot(x: sp.csr_matrix, y: sp.csr_matrix) -> np.ndarray:
+def row_dot(x, y) -> np.ndarray:
+    """Row-wise dot products of two scipy CSR matrices of one shape; (P,)."""
     return np.asarray(x.multiply(y).sum(axis=1)).ravel()
 
 

@@ -53,12 +53,12 @@ benchmarks/bench_encode.py (make bench).
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import os
 
 import numpy as np
-import scipy.sparse as sp
 
 from repro.encode import longtext
 from repro.words import numbakernels
@@ -68,10 +68,32 @@ from repro.progress import bar as progress_bar
 #: Texts per chunk: the chunk's (B, d) output and sparse matrix stay within a few MB.
 CHUNK = 4096
 
-try:  # the loop behind scipy's ``csr_matrix @ dense``, called so that it writes into our output
-    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
-except ImportError:  # a scipy without it: the public product, and one copy per chunk
-    _csr_matvecs = None
+#: Below this many words in a chunk, :func:`weighted_sums` adds the rows in a NumPy loop over
+#: rank positions (the same products and sums, in the same order, as SciPy's kernel): a call on a
+#: few texts never imports SciPy (0.1 to 0.2 s of a command-line call).
+SMALL = 2048
+
+
+@functools.lru_cache(maxsize=None)
+def _csr_matvecs():
+    """The loop behind scipy's ``csr_matrix @ dense``, called so that it writes into our output;
+    None for a scipy without it (the public product then, and one copy per chunk)."""
+    try:
+        from scipy.sparse._sparsetools import csr_matvecs
+    except ImportError:
+        return None
+    return csr_matvecs
+
+
+def _small_sums(ranks, lengths, coef, table, out) -> None:
+    """``out`` += the rows of :func:`weighted_sums`, one rank position j at a time: each row's
+    terms coef * table, a float32 product then a float32 sum, in rank order from its current
+    value, as SciPy's kernel adds them (the same bits, tests/test_encoder.py)."""
+    for j in range(ranks.shape[1]):
+        rows = np.flatnonzero(lengths > j)
+        if rows.size == 0:
+            break
+        out[rows] += coef[lengths[rows], j][:, None] * table[ranks[rows, j]]
 
 
 #: Coefficient tables computed once and shipped in the package (``make weights`` writes them, one
@@ -150,11 +172,19 @@ def weighted_sums(ranks: np.ndarray, lengths: np.ndarray, coef: np.ndarray, tabl
     indices = ranks[keep].astype(index, copy=False)
     if out is None:
         out = np.empty((b, table.shape[1]), np.float32)
-    if _csr_matvecs is not None and out.flags.c_contiguous and table.flags.c_contiguous:
+    if data.size < SMALL:
+        if not zeroed:
+            out.fill(0.0)
+        _small_sums(ranks, lengths, coef, table, out)
+        return out
+    matvecs = _csr_matvecs()
+    if matvecs is not None and out.flags.c_contiguous and table.flags.c_contiguous:
         if not zeroed:  # y += S x, in place: scipy's own kernel of S @ x, without its result array
             out.fill(0.0)
-        _csr_matvecs(b, table.shape[0], table.shape[1], indptr, indices, data, table.ravel(), out.ravel())
+        matvecs(b, table.shape[0], table.shape[1], indptr, indices, data, table.ravel(), out.ravel())
     else:
+        import scipy.sparse as sp
+
         out[...] = sp.csr_matrix((data, indices, indptr), shape=(b, table.shape[0])) @ table
     return out
 

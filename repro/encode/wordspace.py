@@ -51,9 +51,10 @@ from repro.words.vocabulary import Vocabulary
 
 
 def read_vectors(vectors, lowercase: bool, progress: bool = False):
-    """(words, (V, d) float32 matrix as stored, source label, token space or None) by
-    :func:`repro.spaces.vectors.load_space`; :meth:`WordSpace.build` normalises them into its table."""
-    words, matrix, space = load_space(vectors, normalize=False, lowercase=lowercase, progress=progress)
+    """(words, (V, d) matrix as stored: float32, or a token space's own float type, source label,
+    token space or None) by :func:`repro.spaces.vectors.load_space`; :meth:`WordSpace.build`
+    normalises them into its float32 table."""
+    words, matrix, space = load_space(vectors, normalize=False, lowercase=lowercase, progress=progress, as_stored=True)
     return words, matrix, source_label(vectors), space
 
 

@@ -10,8 +10,9 @@ index, whatever the block sizes.
 How (NumPy only). Queries go ``query_block`` at a time; for each, the corpus goes
 ``corpus_block`` rows at a time:
 
-1. one float32 matrix product scores the block (cosine: unit rows; Euclidean: the proxy
-   2 q.c - |c|^2 = |q|^2 - |q - c|^2, which orders the corpus as the distance does);
+1. one float32 matrix product scores the block (cosine: the queries' unit rows times the raw
+   rows, each column then scaled by 1 / |c|; Euclidean: the proxy 2 q.c - |c|^2 = |q|^2 - |q - c|^2,
+   which orders the corpus as the distance does);
 2. each query keeps a pool of the items that may still be in its exact top k: those whose
    float32 score reaches its k-th best float32 score so far less twice a bound e on float32's
    rounding (e = 2 (d + 6) 2^-24 for the cosine, about 4 (d + 3) 2^-24 |q| max|c| for the
@@ -266,7 +267,11 @@ def top_k(queries, corpus, k: int, metric: str = "cosine", *, query_block: int =
     c_all = norms(corpus, "corpus") if corpus_norms is None else corpus_norms  # :func:`norms` of it, kept (an index's)
     ids, scores = np.empty((nq, k), np.int64), np.empty((nq, k))
     flat = np.empty(min(query_block, nq) * min(corpus_block, n), np.float32)  # every block's scores, in turn
-    kept = {} if nq > query_block and n * dim * 4 <= OPERAND_CACHE_BYTES else None  # c0 -> the block's operand
+    # cosine: the raw rows times the queries' unit rows, each column then scaled by 1 / |c| (no unit
+    # copy of the corpus to make: the same rounding bound, float32's error of the product and two scalings)
+    inverse = np.divide(1.0, c_all, out=np.zeros_like(c_all), where=c_all > 0).astype(np.float32) \
+        if metric == "cosine" else None
+    kept = {} if metric != "cosine" and nq > query_block and n * dim * 4 <= OPERAND_CACHE_BYTES else None
     for q0 in range(0, nq, query_block):
         q_rows, q_norms = np.asarray(queries[q0:q0 + query_block]), q_all[q0:q0 + query_block]
         qa = left_operand(q_rows, q_norms, metric)
@@ -277,10 +282,14 @@ def top_k(queries, corpus, k: int, metric: str = "cosine", *, query_block: int =
         for c0 in range(0, n, corpus_block):
             c_rows, c_norms = np.asarray(corpus[c0:c0 + corpus_block]), c_all[c0:c0 + corpus_block]
             filling = (np.bincount(pool.r, minlength=len(q_rows)) < k) & ~skip
-            ca = kept[c0] if kept and c0 in kept else operand(c_rows, c_norms, metric)
-            if kept is not None:
-                kept[c0] = ca
-            s = block_scores(qa, ca, c_norms, metric, buffer(flat, (len(qa), len(c_rows))))
+            if inverse is not None:
+                s = np.matmul(qa, np.asarray(c_rows, np.float32).T, out=buffer(flat, (len(qa), len(c_rows))))
+                s *= inverse[c0:c0 + corpus_block][None, :]
+            else:
+                ca = kept[c0] if kept and c0 in kept else operand(c_rows, c_norms, metric)
+                if kept is not None:
+                    kept[c0] = ca
+                s = block_scores(qa, ca, c_norms, metric, buffer(flat, (len(qa), len(c_rows))))
             _search_block(pool, s, c0, filling)
         block_ids, block_scores_ = ids[q0:q0 + len(q_rows)], scores[q0:q0 + len(q_rows)]
         block_ids[skip], block_scores_[skip] = np.arange(k), 0.0

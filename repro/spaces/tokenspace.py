@@ -55,6 +55,7 @@ import itertools
 import json
 import os
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -154,25 +155,115 @@ _PIECES = re.compile(PIECE + "|▁+")
 PIECE_CACHE = 1 << 20
 
 
-def presplit(tokenizer, spec: dict | None = None, copy: bool = True):
-    """A copy of a Llama-style BPE tokenizer (no pre-tokenizer; spaces to ``▁``) that splits the
-    normalised text before every ``▁`` run following another character, or None where that could
-    change an id: another tokenizer, or a vocabulary with a token that holds a character other
-    than ``▁`` followed by ``▁`` (only such a token could straddle a split point). ``spec``: the
-    tokenizer's JSON, parsed, where the caller has it; ``copy=False``: ``tokenizer`` itself is
-    given the pre-tokenizer and returned (no copy to build: a tenth of a second for Llama's)."""
-    tokenizers = _tokenizers("tokenizer")
-    spec = json.loads(tokenizer.to_str()) if spec is None else spec
+def presplit_holds(spec: dict) -> bool:
+    """Whether :func:`presplit` keeps every id of the tokenizer whose JSON is ``spec``: a Llama-style
+    BPE (no pre-tokenizer, no dropout, spaces to ``▁``) none of whose tokens holds a character
+    other than ``▁`` followed by ``▁`` (only such a token could straddle a split point)."""
     model = spec.get("model") or {}
     if spec.get("pre_tokenizer") is not None or model.get("type") != "BPE" or model.get("dropout") or \
             not _normalizer_is_metaspace(spec.get("normalizer")):
-        return None
+        return False
     vocab = list(model.get("vocab") or {}) + [t.get("content", "") for t in spec.get("added_tokens") or []]
-    if any("▁" in t.lstrip("▁") for t in vocab):  # a ▁ after another character somewhere
+    return not any("▁" in t.lstrip("▁") for t in vocab)  # no ▁ after another character anywhere
+
+
+def _split_pieces(tokenizer):
+    """``tokenizer`` given the pre-tokenizer that splits before every ``▁`` run after another character."""
+    tokenizers = _tokenizers("tokenizer")
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Split(tokenizers.Regex(PIECE), "isolated")
+    return tokenizer
+
+
+def presplit(tokenizer, spec: dict | None = None, copy: bool = True):
+    """A copy of a Llama-style BPE tokenizer (no pre-tokenizer; spaces to ``▁``) that splits the
+    normalised text before every ``▁`` run following another character, or None where that could
+    change an id (:func:`presplit_holds`). ``spec``: the tokenizer's JSON, parsed, where the caller
+    has it; ``copy=False``: ``tokenizer`` itself is given the pre-tokenizer and returned (no copy
+    to build: a tenth of a second for Llama's)."""
+    tokenizers = _tokenizers("tokenizer")
+    spec = json.loads(tokenizer.to_str()) if spec is None else spec
+    if not presplit_holds(spec):
         return None
-    fast = tokenizers.Tokenizer.from_str(tokenizer.to_str()) if copy else tokenizer
-    fast.pre_tokenizer = tokenizers.pre_tokenizers.Split(tokenizers.Regex(PIECE), "isolated")
-    return fast
+    return _split_pieces(tokenizers.Tokenizer.from_str(tokenizer.to_str()) if copy else tokenizer)
+
+
+class Facts(NamedTuple):
+    """What a :class:`TokenSpace` reads from its tokenizer's JSON besides the tokenizer itself
+    (cached by :func:`facts`): the id count (added tokens included, at least the rows), each row's
+    name (:func:`token_names`), the unknown token's id (none or one), the special tokens' ids, the
+    added tokens' texts, and whether :func:`presplit` keeps the ids."""
+    size: int
+    names: list
+    unknown: tuple
+    special: tuple
+    added: tuple
+    presplit: bool
+
+
+def facts_of(tok, rows: int) -> Facts:
+    """The :class:`Facts` of a loaded tokenizer over a ``rows``-row matrix (a tenth of a second for Llama's)."""
+    spec = json.loads(tok.to_str())
+    model = spec.get("model") or {}
+    unk = model.get("unk_token")
+    unk_id = tok.token_to_id(unk) if isinstance(unk, str) else model.get("unk_id")
+    added = tok.get_added_tokens_decoder()
+    return Facts(max(tok.get_vocab_size(with_added_tokens=True), rows), token_names(tok, rows),
+                 () if unk_id is None else (int(unk_id),),
+                 tuple(sorted(int(i) for i, t in added.items() if t.special)),
+                 tuple(t.content for t in added.values() if t.content), presplit_holds(spec))
+
+
+#: A cached entry of a token space's :class:`Facts` (``tokenfacts-<key>.npz``, in the cache folder
+#: beside the space's matrix); the format, bumped when what it holds changes.
+FACTS_VERSION = 1
+FACTS_PREFIX = "tokenfacts-"
+FACTS_KEEP = 4
+
+
+def facts(tok, path: str, rows: int, home: str | None) -> Facts:
+    """The :class:`Facts` of the tokenizer ``tok`` read from ``path``: from the cache folder of
+    ``home`` (:func:`repro.io.cachefolder.folder`) where an entry for the file's bytes, ``rows``
+    and this tokenizers version is there, else computed by :func:`facts_of` and written there. A
+    command-line call on a few texts then parses the tokenizer's JSON once, not three times."""
+    where = cachefolder.folder(home)
+    if where is None:
+        return facts_of(tok, rows)
+    import hashlib
+
+    tokenizers = _tokenizers(path)
+    h = hashlib.sha256(repr((FACTS_VERSION, rows, tokenizers.__version__, PIECE)).encode())
+    with open(path, "rb") as f:
+        h.update(f.read())
+    entry = os.path.join(where, f"{FACTS_PREFIX}{h.hexdigest()[:32]}.npz")
+    held = _read_facts(entry, rows)
+    if held is not None:
+        return held
+    found = facts_of(tok, rows)
+    meta = json.dumps({"size": found.size, "unknown": found.unknown, "special": found.special,
+                       "added": found.added, "presplit": found.presplit})
+
+    def save(f):
+        np.savez(f, names=np.frombuffer("\n".join(found.names).encode(), np.uint8),
+                 meta=np.frombuffer(meta.encode(), np.uint8))
+
+    cachefolder.write_entry(entry, save, FACTS_PREFIX, FACTS_KEEP)
+    return found
+
+
+def _read_facts(entry: str, rows: int) -> Facts | None:
+    """The :class:`Facts` of a cached entry, or None when it is missing or not well formed."""
+    try:
+        with np.load(entry, allow_pickle=False) as z:
+            names = z["names"].tobytes().decode().split("\n")
+            meta = json.loads(z["meta"].tobytes().decode())
+        held = Facts(int(meta["size"]), names, tuple(meta["unknown"]), tuple(meta["special"]),
+                     tuple(meta["added"]), bool(meta["presplit"]))
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
+        return None
+    if len(held.names) != rows or held.size < rows:
+        return None
+    cachefolder.touch(entry)
+    return held
 
 
 class TokenSpace:
@@ -195,19 +286,11 @@ class TokenSpace:
         tok.no_padding()
         tok.no_truncation()
         self.path, self.rows, self.home = os.path.abspath(os.fspath(tokenizer)), int(rows), home
-        self.size = max(tok.get_vocab_size(with_added_tokens=True), self.rows)
-        self.names = token_names(tok, self.rows)
-        spec = json.loads(tok.to_str())
-        model = spec.get("model") or {}
-        unk = model.get("unk_token")
-        unk_id = tok.token_to_id(unk) if isinstance(unk, str) else model.get("unk_id")
-        self.unknown = () if unk_id is None else (int(unk_id),)
-        added = tok.get_added_tokens_decoder()
-        self.special = tuple(sorted(int(i) for i, t in added.items() if t.special))
-        self._added = tuple(t.content for t in added.values() if t.content)
-        fast = presplit(tok, spec, copy=False)  # the same ids as the file's tokenizer (checked in the tests)
-        self.presplit = fast is not None
-        self._encoder = fast or tok
+        known = facts(tok, self.path, self.rows, home)
+        self.size, self.names, self.unknown, self.special = known.size, known.names, known.unknown, known.special
+        self._added = known.added
+        self.presplit = known.presplit  # the same ids as the file's tokenizer (checked in the tests)
+        self._encoder = _split_pieces(tok) if self.presplit else tok
         self._file_tokenizer = None if self.presplit else tok
         self._index: dict | None = None
         self._pieces: dict = {}  # piece -> its ids, kept from call to call (a stream's batches)
@@ -467,25 +550,61 @@ class IdLookup(RankLookup):
 # ---- sources -----------------------------------------------------------------------------------
 
 
+#: safetensors dtypes that NumPy holds as they are stored (little-endian), for :func:`_mapped_tensor`
+MAPPED_DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8"}
+
+
+def _matrix_key(path: str, shapes: dict, key: str | None) -> str:
+    """The tensor of ``shapes`` (name: shape) that holds the token matrix: ``key``, else one of
+    :data:`MATRIX_TENSORS`, else the only 2-D tensor; InputError naming ``path`` otherwise."""
+    if key is None:
+        key = next((k for k in MATRIX_TENSORS if k in shapes), None)
+    if key is None:
+        two_d = [k for k, shape in shapes.items() if len(shape) == 2]
+        key = two_d[0] if len(two_d) == 1 else None
+    if key is None or key not in shapes:
+        raise InputError(path, f"no token matrix: expected a tensor named {' or '.join(MATRIX_TENSORS)}, or "
+                               f"one 2-D tensor; it holds {', '.join(shapes) or 'none'}")
+    return key
+
+
+def _mapped_tensor(path: str, key: str | None) -> np.ndarray | None:
+    """The token matrix of a .safetensors file memory-mapped as stored (read-only; pages read on
+    demand: no copy of the matrix), from the format's header (8 bytes of little-endian length, then
+    JSON: each tensor's dtype, shape and byte offsets after the header); None where NumPy cannot
+    hold its dtype as stored (bfloat16) or the header is not as the format says (the safetensors
+    package then reads it, and says what is wrong)."""
+    try:
+        with open(path, "rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            if not 2 <= size <= min(os.path.getsize(path) - 8, 1 << 26):
+                return None
+            header = json.loads(f.read(size))
+        shapes = {k: v["shape"] for k, v in header.items() if k != "__metadata__"}
+        entry = header[_matrix_key(path, shapes, key)]
+        dtype, shape = np.dtype(MAPPED_DTYPES[entry["dtype"]]), tuple(int(n) for n in entry["shape"])
+        start, end = (int(n) for n in entry["data_offsets"])
+        if len(shape) != 2 or end - start != shape[0] * shape[1] * dtype.itemsize or \
+                8 + size + end > os.path.getsize(path) or shape[0] * shape[1] == 0:
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return np.memmap(path, dtype=dtype, mode="r", offset=8 + size + start, shape=shape)
+
+
 def _safetensors_matrix(path: str, key: str | None = None) -> np.ndarray:
     """The token matrix of a .safetensors file: tensor ``key``, else one of :data:`MATRIX_TENSORS`,
-    else its only 2-D tensor."""
+    else its only 2-D tensor; memory-mapped where its dtype allows (:func:`_mapped_tensor`)."""
+    mapped = _mapped_tensor(path, key)
+    if mapped is not None:
+        return mapped
     try:
         from safetensors import safe_open
     except ImportError:
         raise InputError(path, f"reading .safetensors needs the safetensors package: {EXTRA}") from None
     try:
         with safe_open(path, framework="numpy") as f:
-            keys = list(f.keys())
-            if key is None:
-                key = next((k for k in MATRIX_TENSORS if k in keys), None)
-            if key is None:
-                two_d = [k for k in keys if len(f.get_slice(k).get_shape()) == 2]
-                key = two_d[0] if len(two_d) == 1 else None
-            if key is None or key not in keys:
-                raise InputError(path, f"no token matrix: expected a tensor named {' or '.join(MATRIX_TENSORS)}, or "
-                                       f"one 2-D tensor; it holds {', '.join(keys) or 'none'}")
-            return f.get_tensor(key)
+            return f.get_tensor(_matrix_key(path, {k: f.get_slice(k).get_shape() for k in f.keys()}, key))
     except InputError:
         raise
     except Exception as err:  # safetensors raises its own types for a bad file

@@ -59,14 +59,28 @@ def normalise(matrix: np.ndarray, out: np.ndarray | None = None, rows=None) -> n
     return out
 
 
+#: The exponent bits of IEEE floats by size: all set means NaN or infinite.
+_EXPONENT = {2: (np.uint16, 0x7C00), 4: (np.uint32, 0x7F800000), 8: (np.uint64, 0x7FF0000000000000)}
+
+
 def _finite(matrix: np.ndarray) -> bool:
-    """True when no value is NaN or infinite (a block of rows at a time: no (V, d) temporary)."""
-    return all(np.isfinite(matrix[lo:lo + 16 * BLOCK]).all() for lo in range(0, matrix.shape[0], 16 * BLOCK))
+    """True when no value is NaN or infinite (a block of rows at a time: no (V, d) temporary). An
+    IEEE float matrix is read as integers, its exponent bits compared (three times faster than
+    ``np.isfinite`` on WordLlama's float16 matrix)."""
+    bits = _EXPONENT.get(matrix.dtype.itemsize) if matrix.dtype.kind == "f" and matrix.dtype.isnative \
+        and matrix.flags.c_contiguous else None
+    if bits is None:
+        return all(np.isfinite(matrix[lo:lo + 16 * BLOCK]).all() for lo in range(0, matrix.shape[0], 16 * BLOCK))
+    kind, mask = bits
+    flat = matrix.reshape(-1).view(kind)
+    step = 16 * BLOCK * max(matrix.shape[1], 1)
+    return not any(((flat[lo:lo + step] & kind(mask)) == kind(mask)).any() for lo in range(0, flat.size, step))
 
 
-def check_vectors(path: str, words: list, matrix) -> tuple[list[str], np.ndarray]:
+def check_vectors(path: str, words: list, matrix, dtype=np.float32) -> tuple[list[str], np.ndarray]:
     """(words, (V, d) float32 matrix) after checking them; ValueError naming ``path`` (or the
-    argument) otherwise: no vectors, a count mismatch, an empty or non-string word, NaN or inf."""
+    argument) otherwise: no vectors, a count mismatch, an empty or non-string word, NaN or inf.
+    ``dtype=None``: the matrix in its own type (an array, a memory map kept as one)."""
     matrix = np.asarray(matrix)
     if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise ValueError(f"{path}: no word vectors found (matrix shape {matrix.shape})")
@@ -77,7 +91,7 @@ def check_vectors(path: str, words: list, matrix) -> tuple[list[str], np.ndarray
         raise ValueError(f"{path}: every word must be a non-empty string")
     if not _finite(matrix):
         raise ValueError(f"{path}: vectors contain NaN or infinite values")
-    return list(words), matrix.astype(np.float32, copy=False)
+    return list(words), matrix if dtype is None else matrix.astype(dtype, copy=False)
 
 
 #: The name of the installed GloVe 6B 50d, which every loader takes (when no file of that name exists).
@@ -230,12 +244,14 @@ def default_vectors(prefer: str | None = None) -> str:
                                 "vectors")
 
 
-def load_space(source, *, normalize: bool = True, lowercase: bool = False,
-               progress: bool = False) -> tuple[list[str], np.ndarray, object]:
+def load_space(source, *, normalize: bool = True, lowercase: bool = False, progress: bool = False,
+               as_stored: bool = False) -> tuple[list[str], np.ndarray, object]:
     """(words, (V, d) float32 matrix, token space or None): :func:`load_word_vectors`, and for a
     token space (:func:`repro.spaces.tokenspace.load`) its token names, matrix and
     :class:`repro.spaces.tokenspace.TokenSpace`. A token space's tokens are its tokenizer's: ``lowercase``
-    is a ValueError there."""
+    is a ValueError there. ``as_stored`` (with ``normalize=False``): a token space's matrix in the
+    float type it is stored in, memory-mapped where it is (WordLlama's float16; no float32 copy:
+    the encoder converts it row by row into its rank-ordered table, the same values)."""
     from repro.spaces import tokenspace
 
     found = tokenspace.load(source)
@@ -244,8 +260,9 @@ def load_space(source, *, normalize: bool = True, lowercase: bool = False,
     if lowercase:
         raise ValueError("lowercase: a token space's tokens are its tokenizer's; it folds case itself or not at all")
     names, matrix, space = found
-    words, matrix = check_vectors(tokenspace.describe(source), names, matrix)
-    return words, (normalise(matrix) if normalize else np.asarray(matrix, dtype=np.float32)), space
+    stored = as_stored and not normalize and np.issubdtype(np.asarray(matrix[:0]).dtype, np.floating)
+    words, matrix = check_vectors(tokenspace.describe(source), names, matrix, None if stored else np.float32)
+    return words, (normalise(matrix) if normalize else matrix), space
 
 
 def load_word_vectors(source, *, normalize: bool = True, lowercase: bool = False,
