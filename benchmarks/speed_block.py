@@ -126,7 +126,16 @@ def second_call_lines(second: dict) -> list[str]:
                 f"of CPU; target {second['target_s']:g} s: {'met' if second['within_target'] else 'MISSED'}), "
                 f"{second['default_uncached_s']:.2f} s without the cache, {second['default_first_call_s']:.2f} s "
                 f"for the call that wrote it; ")
-    return [head + tail + f" (benchmarks/bench_second_call.py, commit `{str(second.get('commit', '?'))[:12]}`).", ""]
+    lines = [head + tail + f" (benchmarks/bench_second_call.py, commit `{str(second.get('commit', '?'))[:12]}`).", ""]
+    cli = second.get("cli")
+    if cli:
+        calls = ", ".join(f"`repro {c}` **{cli[c]['second_call_s']:.2f} s**" for c in ("encode", "similarity", "neighbours"))
+        met = all(cli[c]["within_target"] for c in ("encode", "similarity", "neighbours"))
+        lines += [f"Second calls on three texts with the default model (median of {cli['runs']}): {calls}; "
+                  f"`python -c \"import numpy\"` {cli['numpy_s']:.2f} s beside them (target: at most "
+                  f"{cli['target_s']:g} s and {cli['over_numpy_target_s']:g} s above NumPy's import: "
+                  f"{'met' if met else 'MISSED'}).", ""]
+    return lines
 
 
 def block(train: dict, extract: dict, enc: dict | None = None, gpu: dict | None = None,

@@ -24,6 +24,11 @@ def test_bench_second_call_runs_at_a_tiny_size(tmp_path):
     installed = all(importlib.util.find_spec(m) for m in ("tokenizers", "safetensors", "wordllama"))
     if installed:  # its first call wrote the wordfreq counts of the token space; the others read them
         assert result["default_call_s"] > 0 and result["default_first_call_s"] > 0 and result["default_uncached_s"] > 0
-        assert [n.split("-")[0] for n in result["default_cache_entries"]] == ["wfcounts"]
+        assert [n.split("-")[0] for n in result["default_cache_entries"]] == \
+            ["tokenfacts", "tokenpieceids", "tokenpieces", "wfcounts"]
         assert isinstance(result["within_target"], bool)
         float(result["default_score"])
+        cli = result["cli"]  # issue 60: each command's second call beside NumPy's import
+        assert cli["numpy_s"] > 0 and cli["target_s"] == 0.3
+        for c in ("encode", "similarity", "neighbours"):
+            assert cli[c]["second_call_s"] > 0 and len(cli[c]["runs_s"]) == 1 and isinstance(cli[c]["within_target"], bool)

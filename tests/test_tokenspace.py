@@ -510,3 +510,46 @@ def test_a_safetensors_matrix_is_memory_mapped_as_the_library_reads_it(tmp_path,
     assert tokenspace._mapped_tensor(path, "other") is None  # not 2-D: the library reads it (and says so)
     (tmp_path / "bad.safetensors").write_bytes(b"\xff" * 16)
     assert tokenspace._mapped_tensor(str(tmp_path / "bad.safetensors"), None) is None
+
+
+def test_an_installed_version_is_read_as_importlib_metadata_reads_it():
+    from importlib.metadata import version
+
+    for package in ("numpy", "tokenizers"):
+        assert tokenspace.installed_version(package) == version(package)
+
+
+def test_the_pieces_met_counting_wordfreq_are_kept_and_spare_a_later_call_the_tokenizer(
+        tmp_path, monkeypatch, cache_beside_the_vectors, cache_entries):
+    """After the counts, the words' pieces are kept beside the space: a new space of the same file
+    encodes texts made of them without reading the tokenizer, with the tokenizer's own ids; one
+    unkept piece reads it, and the ids are still the file tokenizer's."""
+    path, size = llama_like(tmp_path / "tokenizer.json")
+    home = str(tmp_path / "space")
+    fake_wordfreq(monkeypatch, {"cat": 0.5, "cats": 0.2, "the": 0.2, "sat": 0.1})
+    fake_list(monkeypatch, tmp_path, b"a list")
+    tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx")
+    names = cache_entries(home + ".mapped")
+    assert any(n.startswith(tokenspace.PIECES_PREFIX) for n in names)
+    assert any(n.startswith(tokenspace.PIECE_IDS_PREFIX) for n in names)
+    tok = tokenizers.Tokenizer.from_file(path)
+    want = lambda texts: [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)]
+    space = tokenspace.TokenSpace(path, size, home)
+    assert space._fast is None  # facts cached: the tokenizer not read
+    known = ["the cat sat", "cats sat the cat", ""]
+    assert space.encode_batch(known) == want(known) and space._fast is None
+    assert space.known_pieces().get("▁cat") == want(["cat"])[0]
+    assert space.known_pieces().get("▁dog") is None
+    other = ["the dog sat", "a  cat"]
+    assert space.encode_batch(other) == want(other) and space._fast is not None
+    assert space.encode_batch(known) == want(known)  # the tokenizer read: the pieces as before
+
+
+def test_known_pieces_keep_only_what_fixed_width_strings_hold(tmp_path):
+    pieces = {"▁a": [1], "▁" + "x" * 30: [2], "▁b\x00": [3], "▁c": list(range(9)), "▁d": [4, 5]}
+    tokenspace.KnownPieces.write(str(tmp_path), "k", pieces)
+    kept = tokenspace.KnownPieces.read(str(tmp_path), "k")
+    assert kept.pieces.tolist() == ["▁a", "▁d"] and kept.get("▁d") == [4, 5] and kept.get("▁b") is None
+    assert tokenspace.KnownPieces.read(str(tmp_path), "other") is None
+    os.remove(tmp_path / f"{tokenspace.PIECES_PREFIX}k.npy")
+    assert tokenspace.KnownPieces.read(str(tmp_path), "k") is None

@@ -13,7 +13,6 @@ Warnings raised in a child (unknown letters, empty texts) are not shown.
 from __future__ import annotations
 
 import mmap
-import multiprocessing
 import os
 import warnings
 
@@ -43,6 +42,8 @@ def transform_distinct(enc, texts: list, processes: int | None = None) -> tuple[
     """(vectors, rep): (R, d) float32 the encoder's vectors of the R distinct texts of ``texts``, and
     (N,) int64 each text's row. ``processes``: how many encode side by side (default: the cores,
     at most 8); 1, or fewer than :data:`FORK_MIN` distinct texts, encodes in this process."""
+    import multiprocessing  # here: a command-line call on a few texts never starts a process
+
     rows, rep = distinct(texts)
     processes = min(os.cpu_count() or 1, 8) if processes is None else max(1, int(processes))
     if processes == 1 or len(rows) < FORK_MIN or "fork" not in multiprocessing.get_all_start_methods():

@@ -220,25 +220,40 @@ FACTS_PREFIX = "tokenfacts-"
 FACTS_KEEP = 4
 
 
-def facts(tok, path: str, rows: int, home: str | None) -> Facts:
-    """The :class:`Facts` of the tokenizer ``tok`` read from ``path``: from the cache folder of
-    ``home`` (:func:`repro.io.cachefolder.folder`) where an entry for the file's bytes, ``rows``
-    and this tokenizers version is there, else computed by :func:`facts_of` and written there. A
-    command-line call on a few texts then parses the tokenizer's JSON once, not three times."""
-    where = cachefolder.folder(home)
-    if where is None:
-        return facts_of(tok, rows)
+def facts_key(path: str, rows: int) -> str:
+    """The content key of a tokenizer's cached :class:`Facts` and pieces: the SHA-256 of the file's
+    bytes, ``rows``, this tokenizers version and :data:`PIECE` (a thousandth of a second); InputError
+    naming the file when it cannot be read."""
     import hashlib
 
     tokenizers = _tokenizers(path)
     h = hashlib.sha256(repr((FACTS_VERSION, rows, tokenizers.__version__, PIECE)).encode())
-    with open(path, "rb") as f:
-        h.update(f.read())
-    entry = os.path.join(where, f"{FACTS_PREFIX}{h.hexdigest()[:32]}.npz")
-    held = _read_facts(entry, rows)
-    if held is not None:
-        return held
+    try:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    except OSError as err:
+        raise InputError(path, f"cannot read the tokenizer ({err.strerror or err})") from None
+    return h.hexdigest()[:32]
+
+
+def cached_facts(path: str, rows: int, home: str | None) -> tuple[Facts | None, str | None]:
+    """(the cached :class:`Facts` of the tokenizer at ``path`` over ``rows`` rows, or None; the
+    entry's path, None without a cache folder): read from the cache folder of ``home``
+    (:func:`repro.io.cachefolder.folder`), where :func:`facts` wrote them."""
+    where = cachefolder.folder(home)
+    if where is None:
+        return None, None
+    entry = os.path.join(where, f"{FACTS_PREFIX}{facts_key(path, rows)}.npz")
+    return _read_facts(entry, rows), entry
+
+
+def facts(tok, entry: str | None, rows: int) -> Facts:
+    """The :class:`Facts` of the loaded tokenizer ``tok`` by :func:`facts_of`, written at ``entry``
+    (:func:`cached_facts`; None: nowhere), so that a later command-line call on a few texts reads
+    them instead of parsing the tokenizer's JSON (and, with its pieces, does not load it at all)."""
     found = facts_of(tok, rows)
+    if entry is None:
+        return found
     meta = json.dumps({"size": found.size, "unknown": found.unknown, "special": found.special,
                        "added": found.added, "presplit": found.presplit})
 
@@ -278,27 +293,48 @@ class TokenSpace:
     """
 
     def __init__(self, tokenizer: str, rows: int, home: str | None = None):
-        tokenizers = _tokenizers(tokenizer)
-        try:
-            tok = tokenizers.Tokenizer.from_file(os.fspath(tokenizer))
-        except Exception as err:  # tokenizers raises its own Exception type for a bad file
-            raise InputError(os.fspath(tokenizer), f"cannot read the tokenizer ({err})") from None
-        tok.no_padding()
-        tok.no_truncation()
+        _tokenizers(tokenizer)
         self.path, self.rows, self.home = os.path.abspath(os.fspath(tokenizer)), int(rows), home
-        known = facts(tok, self.path, self.rows, home)
+        known, entry = cached_facts(self.path, self.rows, home)
+        tok = None
+        if known is None:  # parsed once, then cached: a later call reads the facts, not the JSON
+            tok = self._read()
+            known = facts(tok, entry, self.rows)
         self.size, self.names, self.unknown, self.special = known.size, known.names, known.unknown, known.special
         self._added = known.added
         self.presplit = known.presplit  # the same ids as the file's tokenizer (checked in the tests)
-        self._encoder = _split_pieces(tok) if self.presplit else tok
+        self._fast = None if tok is None else (_split_pieces(tok) if self.presplit else tok)
         self._file_tokenizer = None if self.presplit else tok
         self._index: dict | None = None
         self._pieces: dict = {}  # piece -> its ids, kept from call to call (a stream's batches)
+        self._known = None  # the cached pieces (:class:`KnownPieces`), read on first use
+
+    def _read(self):
+        """The tokenizer as the file says, padding and truncation off; InputError naming the file."""
+        try:
+            tok = _tokenizers(self.path).Tokenizer.from_file(self.path)
+        except Exception as err:  # tokenizers raises its own Exception type for a bad file
+            raise InputError(self.path, f"cannot read the tokenizer ({err})") from None
+        tok.no_padding()
+        tok.no_truncation()
+        return tok
+
+    @property
+    def _encoder(self):
+        """The tokenizer that :meth:`encode_batch` runs (a pre-split one's: :func:`presplit`), read
+        on first use (a call whose pieces are all cached never reads it: :class:`KnownPieces`)."""
+        if self._fast is None:
+            tok = self._read()
+            self._fast = _split_pieces(tok) if self.presplit else tok
+            if not self.presplit:
+                self._file_tokenizer = tok
+        return self._fast
 
     def __getstate__(self) -> dict:
-        """What pickling keeps (a Dask worker's copy): all but the pieces' cache."""
+        """What pickling keeps (a Dask worker's copy): all but the pieces' caches."""
         state = dict(self.__dict__)
         state.pop("_pieces", None)
+        state["_known"] = None
         return state
 
     @property
@@ -307,10 +343,7 @@ class TokenSpace:
         where :meth:`encode_batch` runs a pre-split copy (:func:`presplit`): what its ids are
         checked against."""
         if self._file_tokenizer is None:
-            tok = _tokenizers(self.path).Tokenizer.from_file(self.path)
-            tok.no_padding()
-            tok.no_truncation()
-            self._file_tokenizer = tok
+            self._file_tokenizer = self._read() if self.presplit else self._encoder
         return self._file_tokenizer
 
     def __len__(self) -> int:
@@ -334,7 +367,9 @@ class TokenSpace:
         piece of ``texts``: each text normalised as its normaliser does (``▁`` before a non-empty
         text, every space to ``▁``) and cut into the pre-tokenizer's pieces (:data:`PIECE`). A text
         holding an added token's text goes through the tokenizer (added tokens match before the model)."""
-        model, find = self._encoder.model, _PIECES.findall
+        find = _PIECES.findall
+        model = None if self._fast is None else self._fast.model
+        known = self.known_pieces() if model is None else None  # until the tokenizer is read
         cache = getattr(self, "_pieces", {})  # kept across calls (a stream's batches), up to its size
         self._pieces = cache = cache if len(cache) < PIECE_CACHE else {}
         out = []
@@ -349,12 +384,23 @@ class TokenSpace:
                 for piece in find("▁" + text.replace(" ", "▁")):
                     got = cache.get(piece)
                     if got is None:
-                        got = cache[piece] = [t.id for t in model.tokenize(piece)]
+                        got = known.get(piece) if known is not None else None
+                        if got is None:
+                            model, known = model or self._encoder.model, None
+                            got = [t.id for t in model.tokenize(piece)]
+                        cache[piece] = got
                     ids += got
             out.append(ids)
-        for i, ids in zip(odd, self._encode_batch([texts[i] for i in odd])):
+        for i, ids in zip(odd, self._encode_batch([texts[i] for i in odd]) if odd else []):
             out[i] = ids
         return out
+
+    def known_pieces(self) -> "KnownPieces | None":
+        """The pieces whose ids are cached beside the space (:class:`KnownPieces`), or None."""
+        if self._known is None and self.presplit:
+            where = cachefolder.folder(self.home)
+            self._known = False if where is None else KnownPieces.read(where, facts_key(self.path, self.rows)) or False
+        return self._known or None
 
     def encode(self, text: str) -> list:
         """One raw string to its token ids (the tokeniser of :func:`repro.words.text.tokens` for a token space)."""
@@ -450,7 +496,68 @@ def _wordfreq_counts(space: TokenSpace, lang: str) -> np.ndarray:
     counts = _count_wordfreq(space, lang)
     if path:
         cachefolder.write_entry(path, lambda f: np.save(f, counts, allow_pickle=False), COUNTS_PREFIX, COUNTS_KEEP)
+        if space.presplit and space.known_pieces() is None:  # the words' pieces, met while counting
+            KnownPieces.write(where, facts_key(space.path, space.rows), space._pieces)
     return counts
+
+
+#: Cached pieces (:class:`KnownPieces`): ``tokenpieces-<key>.npy`` (the sorted pieces, fixed-width
+#: strings) and ``tokenpieceids-<key>.npy`` (their ids, -1 padded), for the tokenizer's :func:`facts_key`
+PIECES_PREFIX, PIECE_IDS_PREFIX = "tokenpieces-", "tokenpieceids-"
+#: The longest piece kept (characters), and the most ids of one piece
+PIECE_CHARS, PIECE_WIDTH = 20, 8
+
+
+class KnownPieces:
+    """The ids of the pieces a pre-split space met while counting wordfreq's words (about 100,000
+    of a language's words, each as it reads inside a sentence, ``▁word``), kept beside the space:
+    a command-line call on a few texts looks its pieces up here, memory-mapped (a binary search
+    touches a few pages), and reads the tokenizer (a twentieth of a second) only for a piece
+    missing. The ids are the tokenizer's own for each piece (the model run on it when written), so
+    the result is the same with or without them (tests/test_tokenspace.py)."""
+
+    def __init__(self, pieces: np.ndarray, ids: np.ndarray):
+        self.pieces, self.ids = pieces, ids
+
+    def get(self, piece: str) -> list | None:
+        """The ids of ``piece``, or None when it is not kept."""
+        if len(piece) > PIECE_CHARS:
+            return None
+        i = int(np.searchsorted(self.pieces, piece))
+        if i == len(self.pieces) or self.pieces[i] != piece:
+            return None
+        row = self.ids[i]
+        return row[row >= 0].tolist()
+
+    @staticmethod
+    def write(where: str, key: str, pieces: dict) -> None:
+        """Keep ``pieces`` (piece -> ids) of at most :data:`PIECE_CHARS` characters and
+        :data:`PIECE_WIDTH` ids, ids first, then the pieces (a reader needs both)."""
+        kept = sorted(p for p, ids in pieces.items()  # a NUL would not survive NumPy's fixed-width strings
+                      if len(p) <= PIECE_CHARS and len(ids) <= PIECE_WIDTH and "\x00" not in p)
+        if not kept:
+            return
+        ids = np.full((len(kept), PIECE_WIDTH), -1, np.int32)
+        for i, p in enumerate(kept):
+            ids[i, :len(pieces[p])] = pieces[p]
+        strings = np.array(kept, dtype=f"<U{PIECE_CHARS}")
+        for prefix, array in ((PIECE_IDS_PREFIX, ids), (PIECES_PREFIX, strings)):
+            cachefolder.write_entry(os.path.join(where, f"{prefix}{key}.npy"),
+                                    lambda f, a=array: np.save(f, a, allow_pickle=False), prefix, FACTS_KEEP)
+
+    @classmethod
+    def read(cls, where: str, key: str) -> "KnownPieces | None":
+        """The pieces kept in ``where`` for the tokenizer key ``key``, memory-mapped; None when
+        either file is missing or they do not fit each other."""
+        try:
+            pieces = np.load(os.path.join(where, f"{PIECES_PREFIX}{key}.npy"), mmap_mode="r", allow_pickle=False)
+            ids = np.load(os.path.join(where, f"{PIECE_IDS_PREFIX}{key}.npy"), mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError, EOFError):
+            return None
+        if pieces.ndim != 1 or pieces.dtype != np.dtype(f"<U{PIECE_CHARS}") or ids.shape != (len(pieces), PIECE_WIDTH) \
+                or ids.dtype != np.int32:
+            return None
+        return cls(pieces, ids)
 
 
 def counts_key(space: TokenSpace, lang: str) -> str | None:
@@ -460,7 +567,6 @@ def counts_key(space: TokenSpace, lang: str) -> str | None:
     (:data:`COUNTS_VERSION`, tokenizers, wordfreq, NumPy). None where the list's file is not
     found (a language code wordfreq matches only approximately): the counts are then not cached."""
     import hashlib
-    from importlib.metadata import version
 
     from repro.words.wordfrequencies import DOMAIN, MISSING, frequency_file
 
@@ -468,13 +574,28 @@ def counts_key(space: TokenSpace, lang: str) -> str | None:
     if listed is None:
         return None
     h = hashlib.sha256(repr((COUNTS_VERSION, WORDFREQ_MIN, DOMAIN, MISSING, space.rows, np.__version__,
-                             version("tokenizers"), version("wordfreq"))).encode())
+                             _tokenizers(space.path).__version__, installed_version("wordfreq"))).encode())
     for path in (space.path, listed):
         with open(path, "rb") as f:
             data = f.read()
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
     return h.hexdigest()
+
+
+def installed_version(package: str) -> str:
+    """An installed package's version, from the name of the ``<package>-<version>.dist-info`` folder
+    beside it (no scan of every installed distribution: a hundredth of a second of a fresh
+    process), else from importlib.metadata."""
+    spec = importlib.util.find_spec(package)
+    for where in (spec.submodule_search_locations or ()) if spec is not None else ():
+        parent = os.path.dirname(os.path.abspath(where))
+        found = [n for n in os.listdir(parent) if n.startswith(package + "-") and n.endswith(".dist-info")]
+        if len(found) == 1:
+            return found[0][len(package) + 1:-len(".dist-info")]
+    from importlib.metadata import version
+
+    return version(package)
 
 
 def _read_counts(path: str, rows: int) -> np.ndarray | None:
