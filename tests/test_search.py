@@ -218,6 +218,20 @@ def test_adds_after_a_load_equal_a_build_at_once(tmp_path, small_cells):
     assert parts.id_of([0, 499, 500, 1299, 1300]) == ["a0", "a499", "500", "1299", "z"]
 
 
+def test_an_add_keeps_the_probes_its_folder_was_made_with(tmp_path, small_cells, monkeypatch):
+    from repro.search import cellsearch
+    x, _ = planted(1500, d=16, copies=150)
+    with monkeypatch.context() as m:  # a folder made under other defaults (as before 12 within 0.25)
+        m.setattr(cellsearch, "MAX_PROBES", 3)
+        m.setattr(cellsearch, "MARGIN", 0.1)
+        whole = indexfolder.create(str(tmp_path / "whole"), x, "cosine")
+        indexfolder.create(str(tmp_path / "parts"), x[:1000], "cosine")  # its training prefix (800) whole
+    parts = indexfolder.add(str(tmp_path / "parts"), x[1000:])  # under today's defaults
+    assert whole.cells.shape == parts.cells.shape == (1500, 3)
+    np.testing.assert_array_equal(np.asarray(parts.cells), np.asarray(whole.cells))
+    assert indexfolder.load(str(tmp_path / "parts")).manifest["cells"]["margin"] == 0.1
+
+
 def test_the_index_top_k_is_exact_and_through_its_cells_scores_exactly(tmp_path, small_cells):
     from repro.search.neighbours import top_k
     x, _ = planted(2000, d=16, copies=200)

@@ -55,7 +55,7 @@ def fitting_batch(labels, wanted: int, folds: int = 0, seed: int = 0, groups=Non
 
 def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *, kappa_source: str | None = None,
         grid=settings.KAPPA_GRID, folds: int = 5, seed: int = 0, batch_related: int = 50, groups=None,
-        progress: bool = False, **config) -> ModelRecord:
+        progress: bool = False, init=None, **config) -> ModelRecord:
     """Learn the weights on the prepared couples (paper, section 5.2); the record of the run.
 
     Args:
@@ -73,6 +73,9 @@ def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *,
         clusters (:func:`repro.core.crossval.fold_indices`). None: folds of single couples.
       progress: one bar "train" over the kappa search's calls and the final run, past a
         second, on a terminal (:mod:`repro.progress`).
+      init: None (the paper's constant start) or (n_max,) weights the final run starts from (a
+        warm start, beyond the paper: :mod:`repro.core.warmstart`); the kappa search, when it
+        runs, keeps the paper's start.
       config: other :class:`repro.core.train.TrainConfig` fields (``lam``, ``distance``,
         ``max_epochs``, ...).
 
@@ -99,7 +102,7 @@ def fit(prepared: Prepared, loss: str = "median", kappa: float | None = None, *,
                               step=lambda: shown.update(1))
             kappa, source = cv.kappa, "cv"
         t1 = time.perf_counter()
-        result = train(prepared, cfg, kappa, seed=seed)
+        result = train(prepared, cfg, kappa, seed=seed, init=init)
         t2 = time.perf_counter()
         shown.update(1)
     return ModelRecord(result.weights, result.history, result.etas, result.epochs, loss, kappa, source, cfg.lam,

@@ -151,8 +151,9 @@ def make_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
     """
     grid = make_grid_trainer(config, n_max, jitted=False)
 
-    def run(data, related, unrelated, kappa, key):
-        w, history, etas, epochs = grid(data, related, unrelated, jnp.reshape(jnp.asarray(kappa, jnp.float32), (1,)), key)
+    def run(data, related, unrelated, kappa, key, start=None):
+        w, history, etas, epochs = grid(data, related, unrelated, jnp.reshape(jnp.asarray(kappa, jnp.float32), (1,)),
+                                        key, start)
         return w[0], history[0], etas[0], epochs[0]
 
     return jit(run) if jitted else run
@@ -182,9 +183,10 @@ def make_grid_trainer(config: TrainConfig, n_max: int, jitted: bool = True):
         """``new`` where the run is on (K,), ``old`` elsewhere, for every array of a state."""
         return jax.tree_util.tree_map(lambda a, b: jnp.where(on.reshape(on.shape + (1,) * (a.ndim - 1)), a, b), new, old)
 
-    def run(data, related, unrelated, kappas, key):
+    def run(data, related, unrelated, kappas, key, start=None):
         k = kappas.shape[0]
-        w0 = jnp.broadcast_to(init_weights(n_max), (k, n_max))
+        # Algorithm 1, line 1 (the paper's constant start); ``start`` (n_max,): a warm start, not the paper's
+        w0 = jnp.broadcast_to(init_weights(n_max) if start is None else start, (k, n_max))
         hist0 = jnp.full((k, config.max_epochs), jnp.nan, jnp.float32)
         state = LoopState(w0, jax.vmap(opt.init)(w0), jnp.full((k,), config.eta, jnp.float32),
                           jnp.full((k,), jnp.inf, jnp.float32), jnp.zeros((k,), jnp.int32),
@@ -249,7 +251,7 @@ def _class_indices(labels, batch_related: int, name: str):
 
 
 def train(prepared: Prepared, config: TrainConfig = TrainConfig(), kappa: float | None = None, *,
-          seed: int = 0) -> TrainResult:
+          seed: int = 0, init=None) -> TrainResult:
     """Learn the weights on all of ``prepared``'s couples by Algorithm 1.
 
     Args:
@@ -257,13 +259,22 @@ def train(prepared: Prepared, config: TrainConfig = TrainConfig(), kappa: float 
       config: hyperparameters (paper defaults).
       kappa: the median loss's scale (eq. 8), required by it; the contrastive loss has none.
       seed: every batch draw flows from it; the same seed gives the same weights.
+      init: None, Algorithm 1's constant start (line 1, the paper's; the same program as before it
+        existed, so the same bits); or (n_max,) weights to start from (a warm start, not in the
+        paper; :mod:`repro.core.warmstart`). The learning-rate drop and stopping rule are the same.
     """
     check_config(config)
     check_distance(prepared, config)
     kappa = check_kappa(config.loss, kappa)  # repro.core.fit.fit chooses the median loss's by cross-validation
     rel, unrel = _class_indices(prepared.labels, config.batch_related, "pairs")
     run = make_trainer(config, prepared.n_max)
+    start = None
+    if init is not None:
+        start = np.asarray(init, np.float32)
+        if start.shape != (prepared.n_max,) or not np.isfinite(start).all():
+            raise ValueError(f"init: expected {prepared.n_max} finite weights, got shape {start.shape}")
+        start = jnp.asarray(start)
     w, hist, etas, epochs = run(prepared.form, jnp.asarray(rel), jnp.asarray(unrel),
-                                jnp.float32(0.0 if kappa is None else kappa), jax.random.PRNGKey(seed))
+                                jnp.float32(0.0 if kappa is None else kappa), jax.random.PRNGKey(seed), start)
     e = int(epochs)
     return TrainResult(np.asarray(w), np.asarray(hist)[:e], np.asarray(etas)[:e], e)

@@ -180,6 +180,7 @@ class Encoder:
         self.provenance_: dict = {}
         self.record_: ModelRecord | None = None  # how fit learned the weights (None: not learned here)
         self.weights_ = None
+        self.fit_report_ = None  # fit's report (issue 59: repro.encode.fitchoice.report)
         self.components_ = None  # common components removed from every vector (fit_components)
         if weights is not None:
             self._set_weights(weights)
@@ -513,7 +514,8 @@ class Encoder:
         return pairs, kept, tokens
 
     def fit(self, couples, labels, loss: str = "median", kappa: float | None = None, *, distance: str = "euclidean",
-            seed: int = 0, folds: int = 5, grid=None, batch_related: int = 50, **config) -> "Encoder":
+            seed: int = 0, folds: int = 5, grid=None, batch_related: int = 50, init=None, validation=None,
+            shrink=(), **config) -> "Encoder":
         """Learn the weights by :func:`repro.core.fit.fit` (paper, section 5.2) on related (label 1) and
         unrelated (label 0) couples of texts.
 
@@ -535,13 +537,30 @@ class Encoder:
         components of these texts are fitted afterwards, on the learned vectors. Only these couples are
         read. The encoder changes only when learning succeeds.
 
+        Beyond the paper (issue 59, :mod:`repro.encode.fitchoice`): ``init`` starts Algorithm 1
+        from other weights than the paper's constant: ``"shipped"`` (this encoder's weights, else
+        the shipped default's), ``"default"``, ``"best"``, ``"wikivar"``, a weights or encoder file,
+        or an array, interpolated to ``n_max`` as the model interpolates. ``validation``:
+        ``(couples, labels)`` or a share of these couples held out (drawn from ``seed``, never
+        trained on); then the start as it is, the fit from it, the fit from the paper's start and,
+        for each coefficient a of ``shrink``, start + a (fit - start) are compared by their split
+        error on the validation couples, and the best is kept, the start on a tie: learning
+        never ends worse than its start on validation (one warning line when the start is kept).
+        :attr:`fit_report_` holds the couples used, each candidate's validation error and the choice.
+
         Returns:
           This encoder, its weights (n_max,) float32 learned and :attr:`record_` the
           :class:`repro.core.modelrecord.ModelRecord` of the run.
         """
+        import dataclasses
+
         from repro.core.fit import fit
         from repro.core.prepared import prepare
+        from repro.core import warmstart
+        from repro.encode import fitchoice
 
+        start, start_name = fitchoice.start_of(init, self.weights_, self.n_max)
+        couples, labels, val_couples, val_labels, val_from = fitchoice.held_out(couples, labels, validation, seed)
         pairs, kept, texts = self._couples(couples, labels)
         self._check_df_coverage(texts)  # as encoding warns: the couples' words ordered by a df source that lacks them
         dropped = int(kept.size - kept.sum())
@@ -550,18 +569,53 @@ class Encoder:
                           stacklevel=2)
         opts = self._options
         space = self.word_space.refitted(recipe_of(opts), pairs)  # uSIF's length, cc: the training texts'
+        val_pairs = None if val_couples is None else self._couples(val_couples, val_labels)[0]
+        options = dict(grid=KAPPA_GRID if grid is None else grid, folds=folds, seed=seed, batch_related=batch_related,
+                       progress=self.progress, distance=distance, **config)
+        choice = None
         try:
             prepared = prepare(space.table[:-1], pairs, self.n_max, name="couples", distance=distance)
-            record = fit(prepared, loss, kappa, grid=KAPPA_GRID if grid is None else grid, folds=folds,
-                         seed=seed, batch_related=batch_related, progress=self.progress, distance=distance, **config)
+
+            def fit_warm(chosen_kappa):  # the paper's kappa (its search, run once), from the start
+                if start is None:
+                    return None
+                warm = fit(prepared, loss, chosen_kappa if loss == "median" else None, init=start, **options)
+                return warm if loss != "median" or kappa is not None else \
+                    dataclasses.replace(warm, kappa_source="cv", cv=paper_cv[0])
+
+            paper_cv = [None]
+
+            def fit_paper():
+                record = fit(prepared, loss, kappa, **options)
+                paper_cv[0] = record.cv
+                return record
+
+            if val_pairs is None:
+                record = fit(prepared, loss, kappa, init=start, **options)
+            else:
+                from repro.core.model import init_weights
+
+                choice = warmstart.choose(space.table[:-1], val_pairs,
+                                          np.asarray(init_weights(self.n_max)) if start is None else start,
+                                          fit_paper=fit_paper, fit_warm=fit_warm, shrink=shrink)
+                record = choice.records.get("warm" if choice.name.startswith("shrunk") else choice.name)
         except ValueError as err:
-            raise ValueError(str(err) if str(err).startswith("distance") else f"couples: {err}") from None
+            raise ValueError(str(err) if str(err).startswith(("distance", "init", "shrink")) else f"couples: {err}") from None
         self.word_space = space  # the one swap
-        self._set_weights(record.weights)
-        self.record_ = record
+        if choice is not None and choice.kept_start:
+            warnings.warn(f"fit: no fit beat the start ({start_name}) on the {val_pairs.size:,} validation couples "
+                          f"(split error {choice.errors['start']:.4f}, best fit {min(v for k, v in choice.errors.items() if k != 'start'):.4f}): "
+                          "the start's weights are kept", stacklevel=2)
+        self._set_weights(record.weights if choice is None else choice.weights)
+        if record is not None:
+            self.record_ = record if choice is None else dataclasses.replace(record, weights=choice.weights)
         if self.metric_from != "given":  # score as the weights were learned
             self.metric, self.metric_from = distance, "training"
-        self.provenance_ = {"fit": {**record.summary(), "dropped": dropped}}
+        self.fit_report_ = fitchoice.report(start_name, choice, int(kept.sum()),
+                                            0 if val_pairs is None else val_pairs.size, val_from)
+        self.provenance_ = {"fit": {**(record.summary() if record is not None else {}), "dropped": dropped,
+                                    "init": start_name, "choice": self.fit_report_["choice"],
+                                    "validation_errors": self.fit_report_["candidates"]}}
         if opts["components"]:  # the texts of the couples kept, each distinct one once
             where = np.flatnonzero(kept)
             self._fit_components([texts[i] for i in where] + [texts[kept.size + i] for i in where], opts["components"])

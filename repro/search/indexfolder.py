@@ -189,13 +189,14 @@ def _place(folder: str, vectors: np.ndarray, v_norms: np.ndarray, metric: str, s
         return None
     n = len(vectors)
     n_train = min(n, cellmod.TRAIN)
+    probes, margin = cellsearch.MAX_PROBES, cellsearch.MARGIN
     if cells is None or cells["train"] != n_train:
         centroids = cellmod.train_cells(vectors, metric, seed=seed)
         _write_rows(os.path.join(folder, CENTROIDS), centroids, 0, "<f4")
         start = 0
-    else:
+    else:  # an add keeps the folder's own probes (a folder made before a default changed stays whole)
         centroids = np.asarray(_rows(os.path.join(folder, CENTROIDS), cells["count"], vectors.shape[1], "<f4"))
-    probes, margin = cellsearch.MAX_PROBES, cellsearch.MARGIN
+        probes, margin = int(cells["probes"]), float(cells["margin"])
     near, near_scores = cellmod.nearest_cells(vectors, centroids, metric, probes, start=start, x_norms=v_norms)
     probed = cellsearch.probed(near, near_scores, near.shape[1], margin)
     _write_rows(os.path.join(folder, CELLS), probed.astype(np.int32), start, "<i4")
