@@ -99,7 +99,7 @@ COMMA := ,
 SPACE := $(subst ,, )
 deps = $(or $(subst $(COMMA), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(DEPS_TABLE)))),$(error deps: $(1) is not a module of this project))
 
-.PHONY: all install lock repro-check repro-checksums test test-slow test-gpu table1 table2 sts figures seeds seed-shared seed-scores check-set seeds-render publish bench bench-dedup bench-gpu scale scale-scoring scale-gpu weights default clean-data help
+.PHONY: all install lock repro-check repro-checksums test test-slow test-gpu table1 table2 sts figures fit-curves seeds seed-shared seed-scores check-set seeds-render publish bench bench-dedup bench-gpu scale scale-scoring scale-gpu weights default clean-data help
 all: table1
 
 help:
@@ -550,6 +550,14 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 	$(PY) -m benchmarks.bench_summary
 	$(PY) -m benchmarks.bench_pins
 	$(PY) -m benchmarks.speed_block benchmarks/results docs/RESULTS.md
+
+# make fit-curves: learning curves of a fit from a start and the choice on validation (issue 59) on the
+# STS-B couples (WordLlama's tokens, GloVe 6B 50d) and Tables 1 and 2's (their chains first);
+# results/fit_curves.json and .png, the generated blocks of docs/RESULTS.md and README.md
+FIT_CURVE_SEEDS ?= 0,1,2
+fit-curves: $(STAMP) $(DATA)/wikivar/summary.json $(TWEET_SPLITS) $(DATA)/models/twitter-median.npz \
+    $(DATA)/models/wikivar-median.npz
+	$(PY) -m experiments.fit_curves --data $(DATA) --seeds $(FIT_CURVE_SEEDS) --out $(COMMITTED)/fit_curves.json
 
 # make bench-dedup: near-duplicates, neighbours and a stream of 100k, 300k and 1M short texts with planted
 # copies (benchmarks/dedupcorpus.py), against the exact path and semhash 0.5 in a side environment (its

@@ -42,6 +42,9 @@ CLAIM_TITLES = {
     "encoder": "The `Encoder`'s shipped default (`Encoder.pretrained()`) against WordLlama's own pooling",
 }
 METRIC_SHORT = {"euclidean": "Euclidean", "cosine": "cosine"}
+#: The glance's column labels of the claims (the legend under the table gives each one's title).
+CLAIM_LABELS = {"paper": "Paper's weights vs best baseline", "peers": "Our best vs peers' best",
+                "wordllama": "Learned on WordLlama vs its pooling", "encoder": "Default `Encoder` vs WordLlama"}
 
 
 def seed_folder(data: str, seed: int) -> str:
@@ -265,8 +268,8 @@ def sts_markdown(sts: dict, seeds: list) -> str:
 
 
 def glance(provs: dict, checks: dict | None = None) -> str:
-    """The README's results at a glance, from the seed tables' JSON ``provs`` {table: JSON}: one row
-    per claim, one column per table column and metric, each cell the seed-aware word and the
+    """The README's results at a glance, from the seed tables' JSON ``provs`` {table: JSON}: one column
+    per claim (a short label, its title in the legend below), one row per table column and metric, each cell the seed-aware word and the
     seed-mean difference in points, checked against the check sets ``checks`` {table or "sts":
     [(name, JSON)]} (a claim they do not all read the same "depends on the seed")."""
     start, end = readme_markers("glance")
@@ -307,10 +310,13 @@ def glance(provs: dict, checks: dict | None = None) -> str:
         lines += ["Checked against " + "; ".join(f"{seedcompare.set_label(p)}" for p in sets.values())
                   + f" (`results/{seedcompare.CHECKS}/`): a claim that one of them reads with another word "
                   f"reads \"depends on the seed\", each set's word beside it ({differ} of {n} claims).", ""]
-    lines += ["| Claim | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
-    for name, row in ((n, r) for n, r in cells.items() if set(r) != {"–"}):
-        lines.append(f"| {CLAIM_TITLES[name]} | " + " | ".join(row) + " |")
-    lines += ["", end]
+    claims = [name for name, row in cells.items() if set(row) != {"–"}]  # one column per claim, one row per column
+    lines += ["| Task, metric | " + " | ".join(CLAIM_LABELS[c] for c in claims) + " |",
+              "|---|" + "---|" * len(claims)]
+    for i, head in enumerate(heads):
+        lines.append(f"| {head} | " + " | ".join(cells[c][i] for c in claims) + " |")
+    lines += ["", "The claims: " + "; ".join(f"**{CLAIM_LABELS[c]}**: {CLAIM_TITLES[c]}" for c in claims) + ".",
+              "", end]
     return "\n".join(lines)
 
 

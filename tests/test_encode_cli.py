@@ -301,3 +301,25 @@ def test_every_scoring_path_removes_the_common_components(files, tmp_path, capsy
     assert cli.main(["evaluate", "--couples", str(files / "couples.tsv"), "--model", model]) == 0
     result = json.loads(capsys.readouterr().out)
     assert abs(result["split_error"] - metrics.split_error(want, labels, want, labels)[0]) < 1e-9
+
+
+def test_train_from_a_start_chooses_on_validation_and_reports(files, capsys, cli_error, tmp_path):
+    base = ["--couples", str(files / "couples.tsv"), "--vectors", str(files / "vec.txt"), "--corpus",
+            str(files / "corpus.txt"), "--kappa", "40", "--n-max", "5"]
+    start = str(tmp_path / "start.npz")
+    assert cli.main(["train", *base, "--out", start]) == 0
+    capsys.readouterr()
+    out = str(tmp_path / "chosen.npz")
+    assert cli.main(["train", *base, "--init", start, "--validation", "0.25", "--shrink", "0.5", "--out", out]) == 0
+    printed = capsys.readouterr().out
+    assert "train: couples: 60 to train, 20 to validate (held out: 25% of the couples of each class, drawn from seed 0)" \
+        in printed
+    assert f"validation split error: start ({start})" in printed and "candidates: start " in printed
+    assert "shrunk-0.5" in printed and "warm" in printed and "paper" in printed and "; kept: " in printed
+    meta = json.loads((tmp_path / "chosen.json").read_text())
+    assert meta["provenance"]["fit"]["init"] == start
+    assert set(meta["provenance"]["fit"]["validation_errors"]) == {"start", "shrunk-0.5", "warm", "paper"}
+    assert "--validation: a share of the couples must lie strictly between 0 and 1, got 2" in cli_error(
+        ["train", *base, "--validation", "2", "--out", out])
+    assert "--init: 'nowhere.npz' is neither a weights or encoder file nor one of paper, shipped, default, best, wikivar" \
+        in cli_error(["train", *base, "--init", "nowhere.npz", "--out", out])

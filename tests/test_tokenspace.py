@@ -545,6 +545,25 @@ def test_the_pieces_met_counting_wordfreq_are_kept_and_spare_a_later_call_the_to
     assert space.encode_batch(known) == want(known)  # the tokenizer read: the pieces as before
 
 
+def test_counts_cached_before_the_pieces_get_them_on_the_next_call(tmp_path, monkeypatch, cache_beside_the_vectors,
+                                                                   cache_entries):
+    path, size = llama_like(tmp_path / "tokenizer.json")
+    home = str(tmp_path / "space")
+    fake_wordfreq(monkeypatch, {"cat": 0.5, "cats": 0.2, "the": 0.2, "sat": 0.1})
+    fake_list(monkeypatch, tmp_path, b"a list")
+    counted = tokenspace.TokenSpace(path, size, home).wordfreq_counts("xx")
+    for name in cache_entries(home + ".mapped"):  # as a cache written before the pieces were kept
+        if name.startswith((tokenspace.PIECES_PREFIX, tokenspace.PIECE_IDS_PREFIX)):
+            os.remove(os.path.join(home + ".mapped", name))
+    space = tokenspace.TokenSpace(path, size, home)
+    assert space.known_pieces() is None
+    space._known = None
+    np.testing.assert_array_equal(space.wordfreq_counts("xx"), counted)  # read, and the pieces written
+    again = tokenspace.TokenSpace(path, size, home)
+    assert again.known_pieces().get("▁cats") == tokenizers.Tokenizer.from_file(path).encode(
+        "cats", add_special_tokens=False).ids
+
+
 def test_known_pieces_keep_only_what_fixed_width_strings_hold(tmp_path):
     pieces = {"▁a": [1], "▁" + "x" * 30: [2], "▁b\x00": [3], "▁c": list(range(9)), "▁d": [4, 5]}
     tokenspace.KnownPieces.write(str(tmp_path), "k", pieces)

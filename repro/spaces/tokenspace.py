@@ -492,6 +492,11 @@ def _wordfreq_counts(space: TokenSpace, lang: str) -> np.ndarray:
     if path:
         held = _read_counts(path, space.rows)
         if held is not None:
+            if space.presplit and space.known_pieces() is None:  # counts cached before the pieces were kept
+                from repro.words.wordfrequencies import frequency_dict
+                freq = frequency_dict(lang)
+                space.encode_batch([w for w, f in freq.items() if f >= WORDFREQ_MIN])  # their pieces, as counting meets them
+                KnownPieces.write(where, facts_key(space.path, space.rows), space._pieces)
             return held
     counts = _count_wordfreq(space, lang)
     if path:
