@@ -556,7 +556,7 @@ bench: $(STAMP) $(FSE_VENV)/.installed
 # results/fit_curves.json and .png, the generated blocks of docs/RESULTS.md and README.md
 FIT_CURVE_SEEDS ?= 0,1,2
 fit-curves: $(STAMP) $(DATA)/wikivar/summary.json $(TWEET_SPLITS) $(DATA)/models/twitter-median.npz \
-    $(DATA)/models/wikivar-median.npz
+    $(DATA)/models/wikivar-median.npz $(call deps,experiments.fit_curves)
 	$(PY) -m experiments.fit_curves --data $(DATA) --seeds $(FIT_CURVE_SEEDS) --out $(COMMITTED)/fit_curves.json
 
 # make bench-dedup: near-duplicates, neighbours and a stream of 100k, 300k and 1M short texts with planted
@@ -574,6 +574,8 @@ DEDUP_SIZES ?= 100000,300000,1000000
 bench-dedup: $(STAMP) $(SEMHASH_VENV)/.installed $(OVOS_WHEEL)
 	$(PY) -m benchmarks.bench_dedup --sizes $(DEDUP_SIZES) --ovos $(OVOS_WHEEL) --fetch $(DATA) \
 	    --semhash-venv $(SEMHASH_VENV) --work $(DATA)/dedup
+	$(PY) -m benchmarks.bench_shards --index $(DATA)/dedup/index \
+	    --queries $(DATA)/dedup/queries-500-seed7.txt
 
 # the training epoch on a GPU (PY=python3 for the box's own JAX); its rows join the speed block (docs/RESULTS.md)
 bench-gpu: $(if $(filter $(VENV)/bin/python,$(PY)),$(STAMP))

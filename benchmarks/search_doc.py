@@ -23,7 +23,10 @@ def _s(x) -> str:
 
 
 def _pct(x) -> str:
-    return "" if x is None else f"{100 * x:.1f}%"
+    """A share in percent: one decimal, two where one would round a share below 1 up to 100%."""
+    if x is None:
+        return ""
+    return f"{100 * x:.2f}%" if x < 1 and round(100 * x, 1) >= 100 else f"{100 * x:.1f}%"
 
 
 def _gb(mb) -> str:

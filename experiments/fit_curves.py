@@ -147,7 +147,8 @@ def curve(d: Domain, seeds: list[int]) -> dict:
     points = []
     for size in sizes:
         runs = [one_run(d, size, seed) for seed in seeds]
-        wrong = {k: np.stack([r.pop("_wrong")[k] for r in runs]) for k in ROWS}
+        wrongs = [r.pop("_wrong") for r in runs]
+        wrong = {k: np.stack([w[k] for w in wrongs]) for k in ROWS}
         y = np.asarray(d.test.label)
         verdict = {against: seed_verdict(wrong["chosen"], wrong[against], y, d.groups)._asdict()
                    for against in ("start", "scratch")}

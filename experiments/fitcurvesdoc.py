@@ -26,6 +26,9 @@ def figure(result: dict, path: str) -> None:
         for row, style in zip(ROWS, ("k--", "C0-o", "C1-s", "C2-^")):
             ax.plot(x, [100 * p["mean"][row] for p in points], style, label=ROWS[row], markersize=4)
         ax.set_xscale("log")
+        ax.minorticks_off()
+        ax.set_xticks(x)
+        ax.set_xticklabels([f"{v:,}" for v in x], fontsize=7, rotation=30)
         ax.set_title(TITLES.get(name, name), fontsize=10)
         ax.set_xlabel("training couples")
         ax.grid(alpha=0.3)
@@ -72,13 +75,16 @@ def block(result: dict, png: str) -> str:
 
 
 def sentence(result: dict) -> str:
-    parts = []
-    for name, d in result["domains"].items():
-        n = pays_from(d)
-        parts.append(f"{TITLES.get(name, name)}: " + (f"from {n:,} couples" if n else "at no size tried"))
-    return ("Learning on your own couples beat its start (test split error, over seeds; `make fit-curves`, "
-            "[docs/RESULTS.md](docs/RESULTS.md#learning-curves)) " + "; ".join(parts)
-            + "; the result chosen on validation was never worse than the start where that held.")
+    pays = {TITLES.get(n, n): pays_from(d) for n, d in result["domains"].items()}
+    yes = [f"{t} from {n:,} couples" for t, n in pays.items() if n]
+    no = [t for t, n in pays.items() if not n]
+    held = all(p["verdict"]["start"]["word"] in ("better", "level") for d in result["domains"].values()
+               for p in d["points"])
+    return ("Does learning pay? Better than its start (test split error, over seeds): "
+            + ("; ".join(yes) if yes else "nowhere") + (f"; at no size tried: {', '.join(no)}" if no else "")
+            + ". The result chosen on validation was " + ("never worse than its start" if held else
+                                                          "worse than its start somewhere")
+            + " (`make fit-curves`, [docs/RESULTS.md](docs/RESULTS.md#learning-curves)).")
 
 
 def write_outputs(result: dict, json_path: str, results_md: str) -> None:

@@ -144,7 +144,8 @@ def test_the_encoder_holds_the_same_record(trained, tmp_path):
     enc.fit(couples, [1 - i % 2 for i in range(80)], kappa=40.0, max_epochs=2, batch_related=10)
     record = enc.record_
     assert record.kappa == 40.0 and record.kappa_source == "given" and record.train_pairs == 80
-    assert enc.provenance_["fit"] == {**record.summary(), "dropped": 0}
+    assert enc.provenance_["fit"] == {**record.summary(), "dropped": 0, "init": "paper", "choice": "paper",
+                                      "validation_errors": None}
     enc.save(str(tmp_path / "enc.npz"))
     back = Encoder.load(str(tmp_path / "enc.npz"), vectors=(words, table))
     assert same_arrays(back.record_.arrays(), record.arrays())

@@ -221,7 +221,7 @@ def test_adds_after_a_load_equal_a_build_at_once(tmp_path, small_cells):
 def test_an_add_keeps_the_probes_its_folder_was_made_with(tmp_path, small_cells, monkeypatch):
     from repro.search import cellsearch
     x, _ = planted(1500, d=16, copies=150)
-    with monkeypatch.context() as m:  # a folder made under other defaults (as before 12 within 0.25)
+    with monkeypatch.context() as m:  # a folder made under other defaults (as before 10 within 0.2)
         m.setattr(cellsearch, "MAX_PROBES", 3)
         m.setattr(cellsearch, "MARGIN", 0.1)
         whole = indexfolder.create(str(tmp_path / "whole"), x, "cosine")
@@ -359,3 +359,24 @@ def test_a_rows_score_with_itself_is_vector_scores_bit_for_bit(metric):
     x = np.random.default_rng(8).standard_normal((300, 17)).astype(np.float32) * 3
     x[5] = 0
     np.testing.assert_array_equal(cellsearch.self_scores(x, metric, block=64), vector_scores(x, x, metric))
+
+
+def test_the_shards_searched_with_dask_give_the_exact_top_k_of_the_whole_set(tmp_path):
+    pytest.importorskip("dask")
+    from repro.search import shards
+    from repro.search.neighbours import top_k
+    x, _ = planted(900, d=16, copies=90)
+    x[500] = x[10]  # a tie across shards: the lower row wins
+    np.save(tmp_path / "a.npy", x[:300])
+    indexfolder.create(str(tmp_path / "b"), x[300:700], "cosine")
+    np.save(tmp_path / "c.npy", x[700:])
+    q = x[[10, 20, 650, 899]]
+    want = top_k(q, x, 7, "cosine")
+    for scheduler in ("sync", "threads"):
+        got = shards.sharded_top_k(q, [str(tmp_path / "a.npy"), str(tmp_path / "b"), str(tmp_path / "c.npy")], 7,
+                                   scheduler=scheduler)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    assert 10 in got[0][0] and 500 in got[0][0] and list(got[0][0]).index(10) < list(got[0][0]).index(500)
+    with pytest.raises(InputError, match="a shard must be an index folder or a .npy of vectors"):
+        shards.sharded_top_k(q, [str(tmp_path / "nothing")], 3)

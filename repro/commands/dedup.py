@@ -24,7 +24,7 @@ How: below 40,000 items (or with --exact, under the Euclidean distance, or a cos
 every couple is scored, exactly, block by block in bounded memory (repro.search.dedup). From
 40,000 items on, each item is scanned against the items of its nearest few k-means cells
 (repro.search.cellsearch; --cells forces it): it can miss a couple (on the 1M-text benchmark it
-found 99.8% of them, docs/SEARCH.md) but every couple it reports is scored exactly. Texts are
+found 99.98% of them, docs/SEARCH.md) but every couple it reports is scored exactly. Texts are
 encoded once per distinct text there, on --processes processes.
 
 Output: with --out FILE.npz, groups: group (N,) int64 (numbered from 0 in the order of their first

@@ -26,7 +26,7 @@ QUERY_PROBES = 256
 Q_BLOCK, M_BLOCK = 4096, 4096
 #: probed cells per item at most (a couple is found from either side), and how much lower than its
 #: home's a probed centroid's score may be
-MAX_PROBES, MARGIN = 12, 0.25
+MAX_PROBES, MARGIN = 10, 0.2
 
 
 @functools.cache
