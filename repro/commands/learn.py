@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     ap.add_argument("--init", default="paper", help="where Algorithm 1 starts: paper (its constant, the default), "
                                                     "shipped or default (the shipped default model's weights), best, "
                                                     "wikivar (the paper's Wikipedia weights), or a weights or encoder "
-                                                    "file (beyond the paper: docs/ENCODING.md, Training)")
+                                                    "file (beyond the paper: the README's Training your own weights; docs/FIDELITY.md)")
     ap.add_argument("--validation", help="couples that choose (TSV or .jsonl), or a share of --couples to hold out "
                                          "(e.g. 0.2): the start, the fit from it and the fit from the paper's start are "
                                          "compared by their split error there, and the best kept (the start on a tie)")
