@@ -11,7 +11,7 @@ import pytest
 from repro import cli
 from repro.encode.encoder import Encoder
 from repro.search import dedup
-from test_neighbours_cli import tiny_files
+from test_neighbours_cli import encoder_options, tiny_files, tsv_rows
 
 TEXTS = ["alpha beta gamma", "beta delta", "epsilon zeta eta alpha", "theta beta", "Alpha beta gamma!",
          "gamma delta zeta", "eta theta", "alpha beta gamma"]
@@ -24,22 +24,14 @@ def files(tmp_path_factory):
     return d
 
 
-def options(files) -> list[str]:
-    return ["--vectors", str(files / "folder"), "--df", str(files / "df.npz")]
-
-
-def rows(text: str) -> list[list[str]]:
-    return [line.split("\t") for line in text.splitlines()]
-
-
 def test_an_index_is_built_added_to_and_searched_as_the_library_does(files, tmp_path, capsys):
     ix = str(tmp_path / "ix")
-    assert cli.main(["index", str(files / "texts.txt"), ix, *options(files)]) == 0
+    assert cli.main(["index", str(files / "texts.txt"), ix, *encoder_options(files)]) == 0
     assert capsys.readouterr().out.strip() == f"index: 8 items, 5-d, cosine, 1 cells -> {ix}"
     assert cli.main(["index", str(files / "more.jsonl"), ix, "--add"]) == 0  # the index's own encoder
     capsys.readouterr()
     assert cli.main(["neighbours", ix, "alpha gamma beta", "-k", "3"]) == 0
-    got = rows(capsys.readouterr().out)
+    got = tsv_rows(capsys.readouterr().out)
     enc = Encoder.pretrained(str(files / "folder"), str(files / "df.npz"))
     every = TEXTS + ["beta gamma alpha", "zeta eta"]
     ids, scores = enc.neighbours(["alpha gamma beta"], every, k=3)
@@ -49,9 +41,9 @@ def test_an_index_is_built_added_to_and_searched_as_the_library_does(files, tmp_
     # dedup of the index folder: the groups of its vectors; keep first drops the later spellings
     assert cli.main(["dedup", ix, "--threshold", "0.9999"]) == 0
     want_group, want_size = dedup.groups(enc.transform(every), 0.9999, "cosine")
-    assert [int(r[1]) for r in rows(capsys.readouterr().out)] == want_group.tolist()
+    assert [int(r[1]) for r in tsv_rows(capsys.readouterr().out)] == want_group.tolist()
     assert cli.main(["dedup", ix, "--threshold", "0.9999", "--keep", "first"]) == 0
-    first = rows(capsys.readouterr().out)
+    first = tsv_rows(capsys.readouterr().out)
     assert first[4][:3] == ["4", "0", "0"] and first[7][:3] == ["7", "0", "0"] and first[0] == ["0", "1", "-1", ""]
 
 
@@ -61,7 +53,7 @@ def test_dedup_keep_first_of_texts_into_an_npz_with_either_method(files, tmp_pat
     x = enc.transform(TEXTS)
     for method in ("--exact", "--cells"):
         assert cli.main(["dedup", str(files / "texts.txt"), "--threshold", "0.9999", "--keep", "first", method,
-                         "--out", str(out), *options(files)]) == 0
+                         "--out", str(out), *encoder_options(files)]) == 0
         with np.load(out) as z:
             assert z["kept"].tolist() == [True, True, True, True, False, True, True, False]
             assert z["duplicate_of"].tolist() == [-1, -1, -1, -1, 0, -1, -1, 0]
@@ -76,15 +68,15 @@ def test_the_stream_writes_each_texts_earlier_related_texts(files, tmp_path, cap
     src = tmp_path / "s.jsonl"
     src.write_text("".join(json.dumps(o) + "\n" for o in lines))
     capsys.readouterr()
-    assert cli.main(["stream", str(src), "--threshold", "0.9999", "--batch", "3", *options(files)]) == 0
+    assert cli.main(["stream", str(src), "--threshold", "0.9999", "--batch", "3", *encoder_options(files)]) == 0
     out = capsys.readouterr()
-    assert rows(out.out) == [["s4", "s0", rows(out.out)[0][2]], ["s7", "s0", "1.000000"], ["s7", "s4", "1.000000"]]
+    assert tsv_rows(out.out) == [["s4", "s0", tsv_rows(out.out)[0][2]], ["s7", "s0", "1.000000"], ["s7", "s4", "1.000000"]]
     assert out.err.startswith("stream: 8 texts, 3 related couples (cosine >= 0.9999)")
     # four minutes: s7 (minute 7) is too late for s0 (minute 0); s4 (minute 4) is not
-    assert cli.main(["stream", str(src), "--threshold", "0.9999", "--minutes", "4", *options(files)]) == 0
-    assert [r[:2] for r in rows(capsys.readouterr().out)] == [["s4", "s0"], ["s7", "s4"]]
+    assert cli.main(["stream", str(src), "--threshold", "0.9999", "--minutes", "4", *encoder_options(files)]) == 0
+    assert [r[:2] for r in tsv_rows(capsys.readouterr().out)] == [["s4", "s0"], ["s7", "s4"]]
     # a window of two texts: none of them
-    assert cli.main(["stream", str(src), "--threshold", "0.9999", "--window", "2", *options(files)]) == 0
+    assert cli.main(["stream", str(src), "--threshold", "0.9999", "--window", "2", *encoder_options(files)]) == 0
     assert capsys.readouterr().out == ""
 
 
@@ -110,7 +102,7 @@ def test_bad_input_is_one_error_line(files, capsys, args, line):
     (files / "empty.txt").write_text("")
     np.save(files / "wide.npy", np.ones((2, 4), np.float32))
     if not (files / "built").exists():
-        assert cli.main(["index", str(files / "texts.txt"), str(files / "built"), *options(files)]) == 0
+        assert cli.main(["index", str(files / "texts.txt"), str(files / "built"), *encoder_options(files)]) == 0
     capsys.readouterr()
     assert cli.main([a.format(d=files) for a in args]) == 1
     out = capsys.readouterr()
