@@ -116,7 +116,10 @@ def test_an_experiment_warns_where_numpy_came_first_and_not_otherwise():
     assert run_code("import numpy, experiments", {"REPRO_NATIVE_KERNELS": "1"}).stderr == ""
 
 
-def test_numpy_version_read_without_numpy_is_its_metadata():
+def test_an_installed_version_is_read_as_importlib_metadata_reads_it():
     from importlib import metadata
 
-    assert pins._numpy_version() == metadata.version("numpy")
+    for package in ("numpy", "tokenizers", "jax"):  # jax beside jaxlib: the dist-info of the name itself
+        assert pins.installed_version(package) == metadata.version(package)
+    with pytest.raises(LookupError):
+        pins.installed_version("no_such_package_here")

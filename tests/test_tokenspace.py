@@ -512,13 +512,6 @@ def test_a_safetensors_matrix_is_memory_mapped_as_the_library_reads_it(tmp_path,
     assert tokenspace._mapped_tensor(str(tmp_path / "bad.safetensors"), None) is None
 
 
-def test_an_installed_version_is_read_as_importlib_metadata_reads_it():
-    from importlib.metadata import version
-
-    for package in ("numpy", "tokenizers"):
-        assert tokenspace.installed_version(package) == version(package)
-
-
 def test_the_pieces_met_counting_wordfreq_are_kept_and_spare_a_later_call_the_tokenizer(
         tmp_path, monkeypatch, cache_beside_the_vectors, cache_entries):
     """After the counts, the words' pieces are kept beside the space: a new space of the same file

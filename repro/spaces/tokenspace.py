@@ -60,6 +60,7 @@ from typing import NamedTuple
 import numpy as np
 
 from repro.io import cachefolder
+from repro.pins import installed_version
 from repro.errors import InputError
 from repro.words.ranklookup import RankLookup
 
@@ -236,14 +237,13 @@ def facts_key(path: str, rows: int) -> str:
     return h.hexdigest()[:32]
 
 
-def cached_facts(path: str, rows: int, home: str | None) -> tuple[Facts | None, str | None]:
-    """(the cached :class:`Facts` of the tokenizer at ``path`` over ``rows`` rows, or None; the
-    entry's path, None without a cache folder): read from the cache folder of ``home``
+def cached_facts(key: str, rows: int, where: str | None) -> tuple[Facts | None, str | None]:
+    """(the cached :class:`Facts` of the tokenizer of :func:`facts_key` ``key`` over ``rows`` rows,
+    or None; the entry's path, None without a cache folder): read from the cache folder ``where``
     (:func:`repro.io.cachefolder.folder`), where :func:`facts` wrote them."""
-    where = cachefolder.folder(home)
     if where is None:
         return None, None
-    entry = os.path.join(where, f"{FACTS_PREFIX}{facts_key(path, rows)}.npz")
+    entry = os.path.join(where, f"{FACTS_PREFIX}{key}.npz")
     return _read_facts(entry, rows), entry
 
 
@@ -295,7 +295,10 @@ class TokenSpace:
     def __init__(self, tokenizer: str, rows: int, home: str | None = None):
         _tokenizers(tokenizer)
         self.path, self.rows, self.home = os.path.abspath(os.fspath(tokenizer)), int(rows), home
-        known, entry = cached_facts(self.path, self.rows, home)
+        where = cachefolder.folder(home)
+        # the tokenizer's content key, hashed once: the facts' and the pieces' entries share it
+        self._key = facts_key(self.path, self.rows) if where is not None else None
+        known, entry = cached_facts(self._key, self.rows, where)
         tok = None
         if known is None:  # parsed once, then cached: a later call reads the facts, not the JSON
             tok = self._read()
@@ -395,11 +398,18 @@ class TokenSpace:
             out[i] = ids
         return out
 
+    def cache_key(self) -> str:
+        """:func:`facts_key` of this space's tokenizer, hashed once (at construction where a cache
+        folder was set then, else here)."""
+        if self._key is None:
+            self._key = facts_key(self.path, self.rows)
+        return self._key
+
     def known_pieces(self) -> "KnownPieces | None":
         """The pieces whose ids are cached beside the space (:class:`KnownPieces`), or None."""
         if self._known is None and self.presplit:
             where = cachefolder.folder(self.home)
-            self._known = False if where is None else KnownPieces.read(where, facts_key(self.path, self.rows)) or False
+            self._known = False if where is None else KnownPieces.read(where, self.cache_key()) or False
         return self._known or None
 
     def encode(self, text: str) -> list:
@@ -493,16 +503,14 @@ def _wordfreq_counts(space: TokenSpace, lang: str) -> np.ndarray:
         held = _read_counts(path, space.rows)
         if held is not None:
             if space.presplit and space.known_pieces() is None:  # counts cached before the pieces were kept
-                from repro.words.wordfrequencies import frequency_dict
-                freq = frequency_dict(lang)
-                space.encode_batch([w for w, f in freq.items() if f >= WORDFREQ_MIN])  # their pieces, as counting meets them
-                KnownPieces.write(where, facts_key(space.path, space.rows), space._pieces)
+                space.encode_batch(_counted_words(lang)[0])  # their pieces, as counting meets them
+                KnownPieces.write(where, space.cache_key(), space._pieces)
             return held
     counts = _count_wordfreq(space, lang)
     if path:
         cachefolder.write_entry(path, lambda f: np.save(f, counts, allow_pickle=False), COUNTS_PREFIX, COUNTS_KEEP)
         if space.presplit and space.known_pieces() is None:  # the words' pieces, met while counting
-            KnownPieces.write(where, facts_key(space.path, space.rows), space._pieces)
+            KnownPieces.write(where, space.cache_key(), space._pieces)
     return counts
 
 
@@ -566,10 +574,11 @@ class KnownPieces:
 
 
 def counts_key(space: TokenSpace, lang: str) -> str | None:
-    """The content key of a space's wordfreq counts: the SHA-256 of the tokenizer file's bytes,
-    the bytes of the word list wordfreq reads for ``lang`` (:func:`repro.words.wordfrequencies.frequency_file`),
-    the matrix's rows, the constants of the count and the versions of what computes it
-    (:data:`COUNTS_VERSION`, tokenizers, wordfreq, NumPy). None where the list's file is not
+    """The content key of a space's wordfreq counts: the SHA-256 of the space's own key
+    (:meth:`TokenSpace.cache_key`: the tokenizer file's bytes, the matrix's rows, the tokenizers
+    version; hashed once per space), the bytes of the word list wordfreq reads for ``lang``
+    (:func:`repro.words.wordfrequencies.frequency_file`), the constants of the count and the versions
+    of what computes it (:data:`COUNTS_VERSION`, wordfreq, NumPy). None where the list's file is not
     found (a language code wordfreq matches only approximately): the counts are then not cached."""
     import hashlib
 
@@ -578,29 +587,11 @@ def counts_key(space: TokenSpace, lang: str) -> str | None:
     listed = frequency_file(lang)
     if listed is None:
         return None
-    h = hashlib.sha256(repr((COUNTS_VERSION, WORDFREQ_MIN, DOMAIN, MISSING, space.rows, np.__version__,
-                             _tokenizers(space.path).__version__, installed_version("wordfreq"))).encode())
-    for path in (space.path, listed):
-        with open(path, "rb") as f:
-            data = f.read()
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
+    h = hashlib.sha256(repr((COUNTS_VERSION, WORDFREQ_MIN, DOMAIN, MISSING, space.cache_key(), np.__version__,
+                             installed_version("wordfreq"))).encode())
+    with open(listed, "rb") as f:
+        h.update(f.read())
     return h.hexdigest()
-
-
-def installed_version(package: str) -> str:
-    """An installed package's version, from the name of the ``<package>-<version>.dist-info`` folder
-    beside it (no scan of every installed distribution: a hundredth of a second of a fresh
-    process), else from importlib.metadata."""
-    spec = importlib.util.find_spec(package)
-    for where in (spec.submodule_search_locations or ()) if spec is not None else ():
-        parent = os.path.dirname(os.path.abspath(where))
-        found = [n for n in os.listdir(parent) if n.startswith(package + "-") and n.endswith(".dist-info")]
-        if len(found) == 1:
-            return found[0][len(package) + 1:-len(".dist-info")]
-    from importlib.metadata import version
-
-    return version(package)
 
 
 def _read_counts(path: str, rows: int) -> np.ndarray | None:
@@ -615,12 +606,19 @@ def _read_counts(path: str, rows: int) -> np.ndarray | None:
     return counts
 
 
-def _count_wordfreq(space: TokenSpace, lang: str) -> np.ndarray:
-    from repro.words.wordfrequencies import DOMAIN, MISSING, frequency_dict
+def _counted_words(lang: str) -> tuple[list, np.ndarray]:
+    """wordfreq's words of ``lang`` that count (frequency at least :data:`WORDFREQ_MIN`), and their frequencies."""
+    from repro.words.wordfrequencies import frequency_dict
 
     freq = frequency_dict(lang)
     words = [w for w, f in freq.items() if f >= WORDFREQ_MIN]
-    f = np.fromiter((freq[w] for w in words), np.float64, len(words))
+    return words, np.fromiter((freq[w] for w in words), np.float64, len(words))
+
+
+def _count_wordfreq(space: TokenSpace, lang: str) -> np.ndarray:
+    from repro.words.wordfrequencies import DOMAIN, MISSING
+
+    words, f = _counted_words(lang)
     alone = space.encode_batch(words)
     inside = space.encode_batch([f"{w} {w}" for w in words])
     second = [b[len(a):] for a, b in zip(alone, inside)]  # the tokens of w inside a sentence
