@@ -132,8 +132,9 @@ def one_run(d: Domain, size: int | None, seed: int) -> dict:
     prepared = prepare(d.table, d.train.take(pick), d.n_max, distance=d.distance)
     start = d.start if d.start is not None else np.full(d.n_max, 0.5, np.float32)
     kw = dict(seed=seed, distance=d.distance)
+    warm = None if d.start is None else (lambda paper: fit(prepared, "median", paper.kappa, init=start, **kw))
     choice = warmstart.choose(d.table, d.val, start, fit_paper=lambda: fit(prepared, "median", **kw),
-                              fit_warm=lambda k: None if d.start is None else fit(prepared, "median", k, init=start, **kw))
+                              fit_warm=warm or (lambda paper: None))
     weights = {"start": start, "scratch": choice.records["paper"].weights,
                "warm": choice.records.get("warm", choice.records["paper"]).weights, "chosen": choice.weights}
     s = scored(d, weights)

@@ -13,6 +13,7 @@ makes. Sybil reads the pages (its Markdown parsers: no Markdown parser of our ow
 from __future__ import annotations
 
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -66,7 +67,7 @@ SYBIL = Sybil(parsers=[FreshPython(), CodeBlockParser("sh", run_shell), SkipPars
 @pytest.mark.parametrize("page", PAGES)
 def test_every_example_of_the_page_runs_as_written(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # empty: the blocks make every file they read
-    document = SYBIL.parse(__import__("pathlib").Path(ROOT, page))
+    document = SYBIL.parse(pathlib.Path(ROOT, page))
     for example in document:
         example.evaluate()
 

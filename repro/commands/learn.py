@@ -78,9 +78,10 @@ def main(argv=None) -> int:
             enc.fit(couples, labels, loss=args.loss, kappa=args.kappa, seed=args.seed, max_epochs=args.max_epochs,
                     distance=args.distance, init=args.init, validation=validation, shrink=tuple(args.shrink))
         except ValueError as err:
-            name = str(err).split(":")[0]
-            raise InputError(f"--{name}" if name in ("init", "validation", "shrink") else args.couples,
-                             str(err).split(": ", 1)[-1] if name in ("init", "validation", "shrink") else str(err)) from None
+            name, _, cause = str(err).partition(": ")
+            if name in ("init", "validation", "shrink"):  # an option's value: named as the option
+                raise InputError(f"--{name}", cause) from None
+            raise InputError(args.couples, str(err)) from None
     report_warnings(caught)
     enc.save(args.out)
     record = enc.record_

@@ -78,12 +78,12 @@ def validation_errors(table, pairs: PairSet, weights, distance: str) -> np.ndarr
 def choose(table, validation: PairSet, start, *, fit_paper, fit_warm, shrink=()) -> Choice:
     """The candidate of least validation split error (module docstring), the validation couples
     ``validation`` rows of ``table`` (rank-ordered, without its zero row). ``fit_paper()`` runs
-    Algorithm 1 from the paper's start and returns its :class:`ModelRecord`; ``fit_warm(kappa)``
-    from ``start`` with that record's kappa (None: no warm fit, the start is the paper's own)."""
+    Algorithm 1 from the paper's start and returns its :class:`ModelRecord`; ``fit_warm(paper)``
+    from ``start``, with that record's kappa, or returns None (no warm fit: the start is the paper's own)."""
     paper = fit_paper()
     records: dict = {"paper": paper}
     names, vectors = ["start"], [np.asarray(start, np.float32)]
-    warm: ModelRecord | None = fit_warm(paper.kappa)
+    warm: ModelRecord | None = fit_warm(paper)
     if warm is not None:
         records["warm"] = warm
         for a in shrink:

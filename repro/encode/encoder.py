@@ -576,19 +576,11 @@ class Encoder:
         try:
             prepared = prepare(space.table[:-1], pairs, self.n_max, name="couples", distance=distance)
 
-            def fit_warm(chosen_kappa):  # the paper's kappa (its search, run once), from the start
+            def fit_warm(paper):  # from the start, with the paper's fit's kappa (its search, run once)
                 if start is None:
                     return None
-                warm = fit(prepared, loss, chosen_kappa if loss == "median" else None, init=start, **options)
-                return warm if loss != "median" or kappa is not None else \
-                    dataclasses.replace(warm, kappa_source="cv", cv=paper_cv[0])
-
-            paper_cv = [None]
-
-            def fit_paper():
-                record = fit(prepared, loss, kappa, **options)
-                paper_cv[0] = record.cv
-                return record
+                warm = fit(prepared, loss, paper.kappa if loss == "median" else None, init=start, **options)
+                return warm if paper.cv is None else dataclasses.replace(warm, kappa_source="cv", cv=paper.cv)
 
             if val_pairs is None:
                 record = fit(prepared, loss, kappa, init=start, **options)
@@ -597,7 +589,8 @@ class Encoder:
 
                 choice = warmstart.choose(space.table[:-1], val_pairs,
                                           np.asarray(init_weights(self.n_max)) if start is None else start,
-                                          fit_paper=fit_paper, fit_warm=fit_warm, shrink=shrink)
+                                          fit_paper=lambda: fit(prepared, loss, kappa, **options), fit_warm=fit_warm,
+                                          shrink=shrink)
                 record = choice.records.get("warm" if choice.name.startswith("shrunk") else choice.name)
         except ValueError as err:
             raise ValueError(str(err) if str(err).startswith(("distance", "init", "shrink")) else f"couples: {err}") from None
